@@ -1,0 +1,126 @@
+// attention-wasm: the idiomatic JS surface over the Embind glue. Every public function checks
+// its arguments' types here (Embind would silently coerce), lets the C++ API check the shapes,
+// and turns its {error, kind} answers into TypeError / RangeError / Error.
+import createAttentionWasm from './attention_wasm.js';
+import { Tensor, formatTensor } from './tensor.js';
+import {
+  unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
+  describe,
+} from './validate.js';
+
+export { Tensor, formatTensor };
+
+/** The library bound to one instance of the wasm module (its own heap and random generator). */
+export class AttentionWasm {
+  /** @param {object} raw the Emscripten module */
+  constructor(raw) {
+    this.raw = raw;
+  }
+
+  /** torch.manual_seed: reseeds this module's generator. */
+  manualSeed(seed) {
+    integerArg(seed, 'manualSeed: seed');
+    if (seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
+      throw new RangeError(`manualSeed: seed must be in [0, 2^53), got ${seed}`);
+    }
+    unwrap(this.raw._manualSeed(seed));
+  }
+
+  /** torch.rand: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
+  rand(...size) {
+    return toTensor(unwrap(this.raw._rand(sizeArgs(size, 'rand'))));
+  }
+
+  /** torch.randn: standard normal float32, bit-compatible with torch's CPU generator. */
+  randn(...size) {
+    return toTensor(unwrap(this.raw._randn(sizeArgs(size, 'randn'))));
+  }
+
+  /** torch.matmul(input, other) */
+  matmul(input, other) {
+    floatArg(input, 'matmul: input');
+    floatArg(other, 'matmul: other');
+    return toTensor(unwrap(this.raw._matmul(input, other)));
+  }
+
+  /** torch.nn.functional.linear(input, weight, bias): input W^T + bias */
+  linear(input, weight, bias) {
+    floatArg(input, 'linear: input');
+    floatArg(weight, 'linear: weight');
+    if (bias !== undefined && bias !== null) floatArg(bias, 'linear: bias');
+    return toTensor(unwrap(this.raw._linear(input, weight, bias ?? null)));
+  }
+
+  /** torch.softmax(input, dim) — dim defaults to -1. */
+  softmax(input, options) {
+    floatArg(input, 'softmax: input');
+    const { dim = -1 } = optionsArg(options, ['dim'], 'softmax');
+    integerArg(dim, 'softmax: dim');
+    return toTensor(unwrap(this.raw._softmax(input, dim)));
+  }
+
+  /**
+   * torch.nn.functional.embedding(input, weight): rows of `weight` picked by integer ids.
+   * @param ids number[] | Int32Array (1-D) or {data: Int32Array, shape}
+   */
+  embedding(ids, weight) {
+    const where = 'embedding: input';
+    let idTensor;
+    if (Array.isArray(ids)) {
+      if (!ids.every(Number.isInteger)) throw new TypeError(`${where} must hold integers, got [${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}]`);
+      idTensor = { data: Int32Array.from(ids), shape: [ids.length] };
+    } else if (ids instanceof Int32Array) {
+      idTensor = { data: ids, shape: [ids.length] };
+    } else if (ids && ids.data instanceof Int32Array) {
+      checkTensorShape(ids, where);
+      idTensor = ids;
+    } else {
+      throw new TypeError(`${where} must be an array of integers, an Int32Array or {data: Int32Array, shape}, got ${describe(ids?.data ?? ids)}`);
+    }
+    floatArg(weight, 'embedding: weight');
+    return toTensor(unwrap(this.raw._embedding(idTensor, weight)));
+  }
+
+  /**
+   * torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
+   * is_causal, scale, enable_gqa), returning {output, weights?, scores?, scaled?, masked?}.
+   */
+  scaledDotProductAttention(query, key, value, options) {
+    const fn = 'scaledDotProductAttention';
+    floatArg(query, `${fn}: query`);
+    floatArg(key, `${fn}: key`);
+    floatArg(value, `${fn}: value`);
+    const o = optionsArg(options,
+      ['attnMask', 'dropoutP', 'isCausal', 'scale', 'enableGqa', 'returnWeights', 'returnIntermediates'], fn);
+    const dropoutP = numberOption(o.dropoutP, `${fn}: dropoutP`);
+    if (dropoutP !== undefined && dropoutP !== 0) {
+      throw new RangeError(`${fn}: dropoutP must be 0 (attention-wasm is an inference library), got ${dropoutP}`);
+    }
+    const mask = o.attnMask === undefined || o.attnMask === null ? null : maskArg(o.attnMask, `${fn}: attnMask`);
+    const raw = unwrap(this.raw._scaledDotProductAttention(query, key, value, {
+      attnMask: mask,
+      maskIsBool: mask !== null && mask.data instanceof Uint8Array,
+      isCausal: boolOption(o.isCausal, `${fn}: isCausal`),
+      scale: numberOption(o.scale, `${fn}: scale`) ?? null,
+      enableGqa: boolOption(o.enableGqa, `${fn}: enableGqa`),
+      returnWeights: boolOption(o.returnWeights, `${fn}: returnWeights`),
+      returnIntermediates: boolOption(o.returnIntermediates, `${fn}: returnIntermediates`),
+    }));
+    const result = {};
+    for (const [name, t] of Object.entries(raw)) result[name] = toTensor(t);
+    return result;
+  }
+}
+
+// Further method sets (one file each under src/js/) are mixed into AttentionWasm here, e.g.
+//   import { nnMethods } from './nn.js';  Object.assign(AttentionWasm.prototype, nnMethods);
+// Each method uses this.raw (the Embind module) and the helpers of validate.js.
+
+/**
+ * Loads the wasm module and returns the library bound to it. In browsers the .wasm is fetched
+ * from beside this file; Node uses the `node` export, which reads it from disk.
+ * @param {object} [moduleOptions] passed to the Emscripten factory (e.g. wasmBinary, locateFile)
+ */
+export async function init(moduleOptions = {}) {
+  return new AttentionWasm(await createAttentionWasm(moduleOptions));
+}

@@ -1,0 +1,191 @@
+// Matrix products: xsimd kernels and their scalar references. See matmul.hpp.
+#include "kernels/matmul.hpp"
+
+#include <xsimd/xsimd.hpp>
+
+namespace aw {
+namespace {
+
+using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
+constexpr std::size_t lanes = batch::size;
+
+// ---------------------------------------------------------------------------------------------
+// C = A B
+//
+// Register blocking: a tile of 4 rows x 2 vectors of C stays in registers while p runs over k;
+// each step loads 2 vectors of row p of b, broadcasts 4 values of column p of a and does 8 FMAs.
+// 8 accumulators + 2 loads + 1 broadcast fit the 16 SIMD registers of SSE/AVX2 and of V8's
+// wasm code on x86-64 (TOOLCHAIN.md: 14 accumulators already spill in V8).
+constexpr std::size_t matmul_tile_rows = 4;
+constexpr std::size_t matmul_tile_vectors = 2;
+
+// c[0:R, 0:V*lanes] = a[0:R, 0:k] b[0:k, 0:V*lanes]
+// a: R rows of stride k; b: k rows of stride n; c: R rows of stride n (pointers at the tile).
+template <std::size_t R, std::size_t V>
+inline void matmul_tile(const float* a, const float* b, float* c, std::size_t k, std::size_t n)
+{
+    batch acc[R][V];
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t v = 0; v < V; ++v) acc[r][v] = batch(0.0f);
+
+    for (std::size_t p = 0; p < k; ++p) {
+        batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
+        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + p * n + v * lanes);
+        for (std::size_t r = 0; r < R; ++r) {
+            const batch a_rp(a[r * k + p]);  // a[r, p] in every lane
+            for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(a_rp, b_p[v], acc[r][v]);
+        }
+    }
+
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * n + v * lanes);
+}
+
+// c[0:R, 0:n] = a[0:R, 0:k] b
+// Full tiles of 2 vectors, then one vector, then a scalar tail of the last n % lanes columns.
+template <std::size_t R>
+void matmul_rows(const float* a, const float* b, float* c, std::size_t k, std::size_t n)
+{
+    std::size_t j = 0;
+    for (; j + matmul_tile_vectors * lanes <= n; j += matmul_tile_vectors * lanes)
+        matmul_tile<R, matmul_tile_vectors>(a, b + j, c + j, k, n);
+    for (; j + lanes <= n; j += lanes) matmul_tile<R, 1>(a, b + j, c + j, k, n);
+
+    // scalar tail: columns that do not fill a vector
+    for (; j < n; ++j) {
+        for (std::size_t r = 0; r < R; ++r) {
+            float sum = 0.0f;
+            for (std::size_t p = 0; p < k; ++p) sum += a[r * k + p] * b[p * n + j];
+            c[r * n + j] = sum;
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// C = A B^T (+ bias)
+//
+// Every element is a dot product of two contiguous rows, vectorised over p. A tile computes
+// 4 rows of a against 2 rows of b: per step it loads 2 vectors of b and 4 of a for 8 FMAs into
+// 8 accumulators, which are summed across lanes (reduce_add) once at the end.
+constexpr std::size_t dot_tile_rows_a = 4;
+constexpr std::size_t dot_tile_rows_b = 2;
+
+// c[r, j] = sum_p a[r, p] * b[j, p] + bias[j]   for r < R, j < C
+// a: R rows of stride k; b: C rows of stride k; bias: C values or nullptr; c: R rows of stride n.
+template <std::size_t R, std::size_t C>
+inline void matmul_transposed_b_tile(const float* a, const float* b, const float* bias, float* c,
+                                     std::size_t k, std::size_t n)
+{
+    batch acc[R][C];
+    for (std::size_t r = 0; r < R; ++r)
+        for (std::size_t j = 0; j < C; ++j) acc[r][j] = batch(0.0f);
+
+    std::size_t p = 0;
+    for (; p + lanes <= k; p += lanes) {
+        batch b_p[C];  // b[j, p : p+lanes]
+        for (std::size_t j = 0; j < C; ++j) b_p[j] = batch::load_unaligned(b + j * k + p);
+        for (std::size_t r = 0; r < R; ++r) {
+            const batch a_rp = batch::load_unaligned(a + r * k + p);  // a[r, p : p+lanes]
+            for (std::size_t j = 0; j < C; ++j) acc[r][j] = xsimd::fma(a_rp, b_p[j], acc[r][j]);
+        }
+    }
+
+    for (std::size_t r = 0; r < R; ++r) {
+        for (std::size_t j = 0; j < C; ++j) {
+            float sum = xsimd::reduce_add(acc[r][j]);
+            // scalar tail: the last k % lanes products
+            for (std::size_t q = p; q < k; ++q) sum += a[r * k + q] * b[j * k + q];
+            c[r * n + j] = bias ? sum + bias[j] : sum;
+        }
+    }
+}
+
+// c[0:R, 0:n] = a[0:R, 0:k] b^T + bias: tiles of 2 rows of b, then one row of b at a time.
+template <std::size_t R>
+void matmul_transposed_b_rows(const float* a, const float* b, const float* bias, float* c,
+                              std::size_t k, std::size_t n)
+{
+    std::size_t j = 0;
+    for (; j + dot_tile_rows_b <= n; j += dot_tile_rows_b)
+        matmul_transposed_b_tile<R, dot_tile_rows_b>(a, b + j * k, bias ? bias + j : nullptr,
+                                                     c + j, k, n);
+    for (; j < n; ++j)
+        matmul_transposed_b_tile<R, 1>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, n);
+}
+
+// c = a b^T + bias; a (m, k), b (n, k), bias (n) or nullptr, c (m, n).
+// Shared by matmul_transposed_b (no bias) and linear.
+void matmul_transposed_b_plus_bias(const float* a, const float* b, const float* bias, float* c,
+                                   std::size_t m, std::size_t k, std::size_t n)
+{
+    std::size_t i = 0;
+    for (; i + dot_tile_rows_a <= m; i += dot_tile_rows_a)
+        matmul_transposed_b_rows<dot_tile_rows_a>(a + i * k, b, bias, c + i * n, k, n);
+    for (; i < m; ++i) matmul_transposed_b_rows<1>(a + i * k, b, bias, c + i * n, k, n);
+}
+
+// Scalar twin of matmul_transposed_b_plus_bias.
+void matmul_transposed_b_plus_bias_reference(const float* a, const float* b, const float* bias,
+                                             float* c, std::size_t m, std::size_t k,
+                                             std::size_t n)
+{
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float sum = 0.0f;
+            for (std::size_t p = 0; p < k; ++p) sum += a[i * k + p] * b[j * k + p];
+            c[i * n + j] = bias ? sum + bias[j] : sum;
+        }
+    }
+}
+
+}  // namespace
+
+// C = A B
+void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n)
+{
+    std::size_t i = 0;
+    for (; i + matmul_tile_rows <= m; i += matmul_tile_rows)
+        matmul_rows<matmul_tile_rows>(a + i * k, b, c + i * n, k, n);
+    // row tail: the last m % 4 rows one at a time
+    for (; i < m; ++i) matmul_rows<1>(a + i * k, b, c + i * n, k, n);
+}
+
+void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
+                      std::size_t n)
+{
+    for (std::size_t i = 0; i < m; ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+            float sum = 0.0f;
+            for (std::size_t p = 0; p < k; ++p) sum += a[i * k + p] * b[p * n + j];
+            c[i * n + j] = sum;
+        }
+    }
+}
+
+// C = A B^T
+void matmul_transposed_b(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
+                         std::size_t n)
+{
+    matmul_transposed_b_plus_bias(a, b, nullptr, c, m, k, n);
+}
+
+void matmul_transposed_b_reference(const float* a, const float* b, float* c, std::size_t m,
+                                   std::size_t k, std::size_t n)
+{
+    matmul_transposed_b_plus_bias_reference(a, b, nullptr, c, m, k, n);
+}
+
+// y = x W^T + bias
+void linear(const float* x, const float* w, const float* bias, float* y, std::size_t m,
+            std::size_t k, std::size_t n)
+{
+    matmul_transposed_b_plus_bias(x, w, bias, y, m, k, n);
+}
+
+void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m,
+                      std::size_t k, std::size_t n)
+{
+    matmul_transposed_b_plus_bias_reference(x, w, bias, y, m, k, n);
+}
+
+}  // namespace aw

@@ -1,0 +1,37 @@
+// Matrix products over row-major contiguous float32 arrays.
+//
+// Each kernel has a scalar twin `name_reference` with the same signature: the plain
+// loops that the tests compare the xsimd path against.
+//
+// Kernels never allocate, never throw and know nothing about JS. Pointers need no
+// particular alignment. Output buffers must not overlap any input.
+#pragma once
+
+#include <cstddef>
+
+namespace aw {
+
+// C = A B
+// c[i, j] = sum_p a[i, p] * b[p, j]
+// a (m, k), b (k, n), c (m, n). c must not alias a or b. k == 0 gives c = 0.
+void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
+void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
+                      std::size_t n);
+
+// C = A B^T
+// c[i, j] = sum_p a[i, p] * b[j, p]   (row i of a dot row j of b)
+// a (m, k), b (n, k), c (m, n). c must not alias a or b. k == 0 gives c = 0.
+void matmul_transposed_b(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
+                         std::size_t n);
+void matmul_transposed_b_reference(const float* a, const float* b, float* c, std::size_t m,
+                                   std::size_t k, std::size_t n);
+
+// y = x W^T + bias   (torch.nn.functional.linear)
+// y[i, j] = sum_p x[i, p] * w[j, p] + bias[j]
+// x (m, k), w (n, k), bias (n) or nullptr for none, y (m, n). y must not alias x, w or bias.
+void linear(const float* x, const float* w, const float* bias, float* y, std::size_t m,
+            std::size_t k, std::size_t n);
+void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m,
+                      std::size_t k, std::size_t n);
+
+}  // namespace aw

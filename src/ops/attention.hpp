@@ -1,0 +1,33 @@
+// torch.nn.functional.scaled_dot_product_attention with torch's semantics:
+//   out = softmax(scale * Q K^T + M) V
+// query (N..., Hq, L, E), key (N..., H, S, E), value (N..., H, S, Ev) -> out (N..., Hq, L, Ev).
+// Leading dims broadcast; with enable_gqa, H divides Hq and query head h reads key/value head
+// h / (Hq / H). M comes from attn_mask (float: added; bool: true = takes part, false = -inf) or
+// is_causal (upper-left tril(ones(L, S))). A row with nothing to attend to gives zeros.
+#pragma once
+#include <optional>
+
+#include "core/tensor.hpp"
+
+namespace aw {
+
+struct SdpaOptions {
+  const TensorRef* float_mask = nullptr;     // broadcastable to (N..., L, S)
+  const BoolTensorRef* bool_mask = nullptr;  // broadcastable to (N..., L, S); 1 = takes part
+  bool is_causal = false;
+  std::optional<double> scale;  // default 1 / sqrt(E)
+  bool enable_gqa = false;
+  bool return_weights = false;
+  bool return_intermediates = false;  // scores (Q K^T), scaled, masked, weights
+};
+
+struct SdpaResult {
+  Tensor output;   // (N..., Hq, L, Ev)
+  Tensor weights;  // (N..., Hq, L, S) when return_weights or return_intermediates
+  Tensor scores, scaled, masked;  // (N..., Hq, L, S) when return_intermediates
+};
+
+SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                                        const SdpaOptions& options = {});
+
+}  // namespace aw

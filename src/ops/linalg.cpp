@@ -1,0 +1,61 @@
+#include "ops/linalg.hpp"
+
+#include "core/error.hpp"
+#include "kernels/matmul.hpp"
+
+namespace aw {
+
+Tensor matmul(const TensorRef& input, const TensorRef& other) {
+  const Shape& a = input.shape;
+  const Shape& b = other.shape;
+  const std::string shapes = "input " + shape_str(a) + " and other " + shape_str(b);
+  if (a.empty() || b.empty())
+    fail(ErrorKind::Shape, "matmul: both arguments need at least 1 dimension, got " + shapes);
+  // View 1-D operands as matrices: input (k) -> (1, k), other (k) -> (k, 1).
+  const std::int64_t m = a.size() == 1 ? 1 : a[a.size() - 2];
+  const std::int64_t k = a.back();
+  const std::int64_t kb = b.size() == 1 ? b[0] : b[b.size() - 2];
+  const std::int64_t n = b.size() == 1 ? 1 : b.back();
+  if (k != kb)
+    fail(ErrorKind::Shape, "matmul: " + shapes + " cannot be multiplied (inner dimensions " + std::to_string(k) +
+                               " and " + std::to_string(kb) + " differ)");
+  const Shape a_batch = a.size() > 2 ? leading_dims(a, 2) : Shape{};
+  const Shape b_batch = b.size() > 2 ? leading_dims(b, 2) : Shape{};
+  const Shape batch = broadcast_shapes(a_batch, b_batch, "matmul: batch dims of " + shapes);
+  Shape out_shape = batch;
+  if (a.size() > 1) out_shape.push_back(m);
+  if (b.size() > 1) out_shape.push_back(n);
+  Tensor out = make_tensor(out_shape, "matmul: result");
+  if (out.data.empty()) return out;
+
+  const auto off_a = broadcast_offsets(batch, a_batch);
+  const auto off_b = broadcast_offsets(batch, b_batch);
+  const auto M = static_cast<std::size_t>(m), K = static_cast<std::size_t>(k), N = static_cast<std::size_t>(n);
+  for (std::size_t i = 0; i < off_a.size(); ++i)
+    aw::matmul(input.data + off_a[i] * M * K, other.data + off_b[i] * K * N, out.data.data() + i * M * N, M, K, N);
+  return out;
+}
+
+Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias) {
+  const Shape& x = input.shape;
+  const Shape& w = weight.shape;
+  std::string shapes = "input " + shape_str(x) + ", weight " + shape_str(w);
+  if (bias) shapes += ", bias " + shape_str(bias->shape);
+  if (x.empty()) fail(ErrorKind::Shape, "linear: input needs at least 1 dimension, got " + shapes);
+  if (w.size() != 2) fail(ErrorKind::Shape, "linear: weight must be 2-D (out_features, in_features), got " + shapes);
+  if (x.back() != w[1])
+    fail(ErrorKind::Shape, "linear: " + shapes + ": input's last dimension " + std::to_string(x.back()) +
+                               " must equal weight's in_features " + std::to_string(w[1]));
+  if (bias && !(bias->shape.size() == 1 && bias->shape[0] == w[0]) && !(bias->shape.empty() && w[0] == 1))
+    fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(w[0]) + "], got " + shapes);
+  Shape out_shape = x;
+  out_shape.back() = w[0];
+  Tensor out = make_tensor(out_shape, "linear: result");
+  const std::size_t K = static_cast<std::size_t>(w[1]), N = static_cast<std::size_t>(w[0]);
+  const std::size_t M = N == 0 ? 0 : out.data.size() / N;
+  if (M * N == 0) return out;
+  aw::linear(input.data, weight.data, bias ? bias->data : nullptr, out.data.data(), M, K, N);
+  return out;
+}
+
+}  // namespace aw

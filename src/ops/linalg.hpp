@@ -1,0 +1,17 @@
+// Matrix products with torch's semantics: validation and broadcasting here, arithmetic in
+// kernels/matmul.
+#pragma once
+#include "core/tensor.hpp"
+
+namespace aw {
+
+// torch.matmul(input, other): 1-D x 1-D is a dot product (shape []), a 1-D operand gets a
+// dimension prepended (input) or appended (other) that is removed afterwards, and the leading
+// (batch) dims of both broadcast.
+Tensor matmul(const TensorRef& input, const TensorRef& other);
+
+// torch.nn.functional.linear(input, weight, bias): y = x W^T + b.
+// input (..., in_features), weight (out_features, in_features), bias (out_features) or null.
+Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias);
+
+}  // namespace aw

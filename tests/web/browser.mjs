@@ -1,0 +1,52 @@
+// Headless Chromium (Debian's /usr/bin/chromium driven by playwright-core, which never downloads
+// a browser) against the bundled page, served by Vite's static preview server on a free port.
+import { chromium } from 'playwright-core';
+import { preview } from 'vite';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+export const artefacts = join(root, 'test-results');
+
+export async function openPage() {
+  const server = await preview({
+    configFile: join(root, 'vite.config.js'),
+    preview: { port: 0, strictPort: false, host: '127.0.0.1', open: false },
+    logLevel: 'silent',
+  });
+  const address = server.httpServer.address();
+  const origin = `http://127.0.0.1:${address.port}`;
+  const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1100, height: 900 },
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const outside = [];
+  const consoleErrors = [];
+  context.on('request', (req) => {
+    const url = req.url();
+    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+  });
+  page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+  page.on('pageerror', (err) => consoleErrors.push(String(err)));
+  page.on('response', (res) => { if (res.status() >= 400) consoleErrors.push(`HTTP ${res.status()} for ${res.url()}`); });
+  mkdirSync(artefacts, { recursive: true });
+  return {
+    page, origin, outside, consoleErrors,
+    async close() {
+      await context.close();
+      await new Promise((resolve) => server.httpServer.close(resolve));
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Every number in a printed result, in order ("tensor([ 0.3374, -0.1778" -> [0.3374, -0.1778]). */
+export function numbersIn(text) {
+  return (text.match(/-?\d+\.\d+(?:e[-+]?\d+)?|-?\d+(?=[.,\])\s]|$)/g) ?? []).map(Number);
+}
