@@ -54,6 +54,8 @@ fi
 
 if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
   echo "setup: installing npm dev dependencies"
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+  # `npm install --no-save` rather than `npm ci`: npm 11 rejects this lock file in `npm ci` for
+  # lacking other platforms' optional packages (rollup's native binaries), though it resolves.
+  npm install --no-audit --no-fund --no-save
 fi
 echo "setup: ok"
