@@ -3,6 +3,7 @@
 #include "kernels/matmul.hpp"
 
 #include <catch2/catch.hpp>
+#include <xsimd/xsimd.hpp>
 
 #include <cmath>
 #include <cstddef>
@@ -95,6 +96,18 @@ constexpr double rel_float64 = 1e-5, abs_float64 = 1e-6;
 constexpr double rel_tight = 1e-6, abs_tight = 0;
 
 }  // namespace
+
+TEST_CASE("kernels: a wasm build uses xsimd's wasm arch (4 lanes)", "[kernels]")
+{
+    // xsimd older than 13 has no wasm arch and silently falls back to SSE emulation (slow).
+#if defined(__wasm_simd128__)
+    CHECK(std::string(xsimd::default_arch::name()) == "wasm");
+    CHECK(xsimd::batch<float>::size == 4);
+#else
+    SUCCEED("native build, xsimd arch " << xsimd::default_arch::name() << ", "
+                                        << xsimd::batch<float>::size << " lanes");
+#endif
+}
 
 TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
 {
