@@ -7,6 +7,7 @@ import {
   unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
   describe,
 } from './validate.js';
+import { nnMethods } from './nn.js';
 
 export { Tensor, formatTensor };
 
@@ -115,6 +116,7 @@ export class AttentionWasm {
 // Further method sets (one file each under src/js/) are mixed into AttentionWasm here, e.g.
 //   import { nnMethods } from './nn.js';  Object.assign(AttentionWasm.prototype, nnMethods);
 // Each method uses this.raw (the Embind module) and the helpers of validate.js.
+Object.assign(AttentionWasm.prototype, nnMethods);
 
 /**
  * Loads the wasm module and returns the library bound to it. In browsers the .wasm is fetched
