@@ -7,6 +7,7 @@ import {
   unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
   describe,
 } from './validate.js';
+import { installModules } from './modules.js';
 
 export { Tensor, formatTensor };
 
@@ -15,6 +16,7 @@ export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
     this.raw = raw;
+    installModules(this); // A.MultiheadAttention, A.TransformerEncoderLayer, ... (src/js/modules.js)
   }
 
   /** torch.manual_seed: reseeds this module's generator. */
