@@ -222,6 +222,13 @@ export interface MultiheadAttention extends Module {
 export interface AttentionWasm {
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
   MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
+  /**
+   * Reads a safetensors file (`safetensors.torch.save_file` output) into name -> Tensor, e.g. for
+   * `module.loadStateDict(A.loadSafetensors(bytes))`. The same as the package's `loadSafetensors`.
+   * @throws TypeError for a dtype other than F32 (naming the tensor and dtype) or non-byte input;
+   *   Error for a truncated file, bad header JSON, or data_offsets out of range / not matching the shape.
+   */
+  loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
   /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
   Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
@@ -258,6 +265,14 @@ export interface InitOptions {
   /** Where to find the .wasm in a browser: `(path, prefix) => url`. */
   locateFile?: (path: string, prefix: string) => string;
 }
+
+/**
+ * Reads safetensors bytes (8-byte little-endian header length, JSON header
+ * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (header order; data
+ * copied into fresh Float32Arrays). Only F32: other dtypes throw a TypeError naming the tensor.
+ * @throws Error naming the problem for a truncated file, bad header JSON or out-of-range offsets.
+ */
+export function loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */
 export function init(options?: InitOptions): Promise<AttentionWasm>;

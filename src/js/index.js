@@ -10,6 +10,7 @@ import {
 import { installModules } from './modules.js';
 
 export { Tensor, formatTensor };
+export { loadSafetensors } from './safetensors.js';
 
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {

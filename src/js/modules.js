@@ -3,6 +3,7 @@
 // shape-checked when set and again when used); there is nothing to free. The classes are bound
 // to one library instance (its heap and generator): `new A.MultiheadAttention({...})`.
 import { Tensor } from './tensor.js';
+import { loadSafetensors } from './safetensors.js';
 import { unwrap, toTensor, floatArg, maskArg, optionsArg, boolOption, numberOption, integerArg, describe, shapeString } from './validate.js';
 
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
@@ -271,9 +272,10 @@ export function moduleClasses(lib) {
   return { Linear, LayerNorm, MultiheadAttention };
 }
 
-/** Adds the module classes to a library instance (called by the AttentionWasm constructor). */
+/** Adds the module classes (and loadSafetensors) to a library instance (called by the AttentionWasm constructor). */
 export function installModules(lib) {
   for (const [name, cls] of Object.entries(moduleClasses(lib))) {
     Object.defineProperty(lib, name, { value: cls, enumerable: false, writable: false });
   }
+  Object.defineProperty(lib, 'loadSafetensors', { value: loadSafetensors, enumerable: false, writable: false });
 }
