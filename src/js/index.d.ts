@@ -108,7 +108,7 @@ export interface MultiheadAttentionOptions {
   vdim?: number;
   /** Inputs and output are (N, L, E) instead of torch's default (L, N, E). Default false. */
   batchFirst?: boolean;
-  /** Must be 0 (inference only). */
+  /** Kept for torch compatibility (a probability) and never applied: modules run in eval mode. */
   dropout?: number;
 }
 
@@ -194,6 +194,7 @@ export interface MultiheadAttention extends Module {
   readonly kdim: number;
   readonly vdim: number;
   readonly batchFirst: boolean;
+  readonly dropout: number;
   /** (3E, E): rows [Wq; Wk; Wv]. Only when kdim == vdim == embedDim (otherwise undefined). */
   inProjWeight?: Tensor;
   /** (E, E), only when kdim or vdim differs from embedDim. */
@@ -218,8 +219,83 @@ export interface MultiheadAttention extends Module {
   forward(query: TensorLike, key: TensorLike, value: TensorLike, options?: MultiheadAttentionForwardOptions): MultiheadAttentionResult;
 }
 
+/** torch.nn.LayerNorm over the last dimension, as a parameter holder (weight 1, bias 0 initially). */
+export interface LayerNorm extends Module {
+  readonly features: number;
+  readonly eps: number;
+  /** (features) or null */
+  weight: Tensor | null;
+  /** (features) or null */
+  bias: Tensor | null;
+}
+
+/** Options of `new A.TransformerEncoderLayer({...})` (torch.nn.TransformerEncoderLayer's arguments). */
+export interface TransformerEncoderLayerOptions {
+  /** E: the model dimension. */
+  dModel: number;
+  /** Number of attention heads; must divide dModel. */
+  nhead: number;
+  /** Hidden size of the feed-forward block. Default 2048 (as torch). */
+  dimFeedforward?: number;
+  /** Kept for torch compatibility (default 0.1) and never applied: modules run in eval mode. */
+  dropout?: number;
+  /** Feed-forward activation: 'relu' (default) or 'gelu' (exact, erf form). */
+  activation?: 'relu' | 'gelu';
+  /** LayerNorm epsilon. Default 1e-5. */
+  layerNormEps?: number;
+  /** src is (N, L, E) instead of (L, N, E). Default false. */
+  batchFirst?: boolean;
+  /** Pre-norm `x + SA(norm1(x))`, `x + FF(norm2(x))` instead of post-norm. Default false. */
+  normFirst?: boolean;
+  /** Biases in the attention, linear and norm layers. Default true. */
+  bias?: boolean;
+}
+
+export interface TransformerEncoderLayerForwardOptions {
+  /** (L, L) or (N * nhead, L, L); boolean **true = not allowed** (torch's MHA polarity), float added. */
+  srcMask?: MaskLike | null;
+  /** (N, L), or (L) unbatched; boolean **true = ignore this position**, float added. */
+  srcKeyPaddingMask?: MaskLike | null;
+  /** Upper-left causal self-attention (with srcMask if given; torch needs srcMask, here it may stand alone). */
+  isCausal?: boolean;
+}
+
+/**
+ * torch.nn.TransformerEncoderLayer (eval mode): post-norm `x = norm1(x + SA(x)); x = norm2(x + FF(x))`
+ * or, with normFirst, pre-norm; `FF(x) = linear2(activation(linear1(x)))`. Parameters by torch name
+ * in stateDict/loadStateDict (`self_attn.in_proj_weight`, `linear1.weight`, `norm1.bias`, ...);
+ * initialised as torch, in torch's draw order (self_attn, linear1, linear2).
+ */
+export interface TransformerEncoderLayer extends Module {
+  readonly dModel: number;
+  readonly nhead: number;
+  readonly dimFeedforward: number;
+  readonly activation: 'relu' | 'gelu';
+  readonly layerNormEps: number;
+  readonly batchFirst: boolean;
+  readonly normFirst: boolean;
+  readonly dropout: number;
+  /** torch's `self_attn` */
+  readonly selfAttn: MultiheadAttention;
+  /** (dimFeedforward, dModel) */
+  readonly linear1: Linear;
+  /** (dModel, dimFeedforward) */
+  readonly linear2: Linear;
+  readonly norm1: LayerNorm;
+  readonly norm2: LayerNorm;
+  /**
+   * src (L, N, E), (N, L, E) with batchFirst, or (L, E) -> a Tensor of the same shape. A fully
+   * masked row attends to nothing (attention output 0) instead of giving NaN.
+   */
+  forward(src: TensorLike, options?: TransformerEncoderLayerForwardOptions): Tensor;
+}
+
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export interface AttentionWasm {
+  /** `torch.nn.TransformerEncoderLayer`: `new A.TransformerEncoderLayer({ dModel, nhead })`. */
+  TransformerEncoderLayer: new (options: TransformerEncoderLayerOptions) => TransformerEncoderLayer;
+  /** `torch.nn.LayerNorm` parameters: `new A.LayerNorm({ features, eps, bias })`. */
+  LayerNorm: new (options: { features: number; eps?: number; bias?: boolean }) => LayerNorm;
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
   MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
   /**

@@ -17,6 +17,13 @@ function uniform(lib, shape, bound) {
 }
 const filled = (shape, value) => new Tensor(new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(value), shape);
 
+/** A module's dropout probability: kept for torch compatibility, never applied (modules run in eval mode). */
+function dropoutOption(value, where, fallback) {
+  const p = numberOption(value, where) ?? fallback;
+  if (p < 0 || p > 1) throw new RangeError(`${where} must be a probability in [0, 1], got ${p}`);
+  return p;
+}
+
 function positiveInteger(value, where) {
   integerArg(value, where);
   if (value < 1) throw new RangeError(`${where} must be a positive integer, got ${value}`);
@@ -166,7 +173,10 @@ export function moduleClasses(lib) {
     }
   }
 
-  /** torch.nn.LayerNorm(normalizedShape = [features], eps): weight 1, bias 0. */
+  /**
+   * torch.nn.LayerNorm(normalizedShape = [features], eps) as a parameter holder: weight 1, bias 0.
+   * (The normalisation itself runs inside TransformerEncoderLayer's C++ forward.)
+   */
   class LayerNorm extends Module {
     constructor({ features, eps = 1e-5, bias = true } = {}) {
       super();
@@ -175,13 +185,6 @@ export function moduleClasses(lib) {
       this.eps = numberOption(eps, 'LayerNorm: eps');
       this._param('weight', 'weight', () => [features], filled([features], 1));
       this._param('bias', 'bias', () => [features], bias ? filled([features], 0) : null, true);
-    }
-
-    forward(input) {
-      if (typeof lib.layerNorm !== 'function') {
-        throw new Error('LayerNorm.forward: this build has no layerNorm op');
-      }
-      return lib.layerNorm(input, [this.features], { weight: this.weight, bias: this.bias, eps: this.eps });
     }
   }
 
@@ -203,10 +206,7 @@ export function moduleClasses(lib) {
       const kdim = o.kdim === undefined || o.kdim === null ? embedDim : positiveInteger(o.kdim, `${fn}: kdim`);
       const vdim = o.vdim === undefined || o.vdim === null ? embedDim : positiveInteger(o.vdim, `${fn}: vdim`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
-      const dropout = numberOption(o.dropout, `${fn}: dropout`);
-      if (dropout !== undefined && dropout !== 0) {
-        throw new RangeError(`${fn}: dropout must be 0 (attention-wasm is an inference library), got ${dropout}`);
-      }
+      this.dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0);
       this.embedDim = embedDim;
       this.numHeads = numHeads;
       this.headDim = embedDim / numHeads;
@@ -247,29 +247,95 @@ export function moduleClasses(lib) {
       floatArg(key, `${fn}: key`);
       floatArg(value, `${fn}: value`);
       const o = optionsArg(options, ['keyPaddingMask', 'attnMask', 'needWeights', 'averageAttnWeights', 'isCausal'], fn);
-      const kpm = o.keyPaddingMask === undefined || o.keyPaddingMask === null ? null : maskArg(o.keyPaddingMask, `${fn}: keyPaddingMask`);
-      const am = o.attnMask === undefined || o.attnMask === null ? null : maskArg(o.attnMask, `${fn}: attnMask`);
       this._checkParameters(fn);
+      const raw = unwrap(lib.raw._multiheadAttentionForward(query, key, value, this._rawParams(), {
+        ...this._rawOptions(o.keyPaddingMask, 'keyPaddingMask', o.attnMask, 'attnMask', o.isCausal, fn),
+        needWeights: boolOption(o.needWeights, `${fn}: needWeights`, true),
+        averageAttnWeights: boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true),
+      }));
+      return { output: toTensor(raw.output), weights: raw.weights ? toTensor(raw.weights) : null };
+    }
+    /** The parameters as the Embind glue reads them (checked by the caller). */
+    _rawParams() {
       const params = this.sameEmbedDim
         ? { inProjWeight: this.inProjWeight }
         : { qProjWeight: this.qProjWeight, kProjWeight: this.kProjWeight, vProjWeight: this.vProjWeight };
-      Object.assign(params, { inProjBias: this.inProjBias, outProjWeight: this.outProj.weight, outProjBias: this.outProj.bias });
-      const raw = unwrap(lib.raw._multiheadAttentionForward(query, key, value, params, {
+      return Object.assign(params, { inProjBias: this.inProjBias, outProjWeight: this.outProj.weight, outProjBias: this.outProj.bias });
+    }
+
+    /** Masks and flags as the Embind glue reads them; the masks' names are the caller's option names. */
+    _rawOptions(keyPaddingMask, kpmName, attnMask, amName, isCausal, fn) {
+      const kpm = keyPaddingMask === undefined || keyPaddingMask === null ? null : maskArg(keyPaddingMask, `${fn}: ${kpmName}`);
+      const am = attnMask === undefined || attnMask === null ? null : maskArg(attnMask, `${fn}: ${amName}`);
+      return {
         numHeads: this.numHeads,
         batchFirst: this.batchFirst,
         keyPaddingMask: kpm,
         kpmIsBool: kpm !== null && kpm.data instanceof Uint8Array,
         attnMask: am,
         amIsBool: am !== null && am.data instanceof Uint8Array,
-        isCausal: boolOption(o.isCausal, `${fn}: isCausal`),
-        needWeights: boolOption(o.needWeights, `${fn}: needWeights`, true),
-        averageAttnWeights: boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true),
-      }));
-      return { output: toTensor(raw.output), weights: raw.weights ? toTensor(raw.weights) : null };
+        isCausal: boolOption(isCausal, `${fn}: isCausal`),
+        needWeights: false,
+        averageAttnWeights: true,
+      };
     }
   }
 
-  return { Linear, LayerNorm, MultiheadAttention };
+  /**
+   * torch.nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
+   * layer_norm_eps, batch_first, norm_first, bias), inference (eval mode). See index.d.ts.
+   */
+  class TransformerEncoderLayer extends Module {
+    constructor(options) {
+      super();
+      const fn = 'TransformerEncoderLayer';
+      if (options === undefined || options === null) throw new TypeError(`${fn}: options {dModel, nhead} are required`);
+      const o = optionsArg(options, ['dModel', 'nhead', 'dimFeedforward', 'dropout', 'activation', 'layerNormEps',
+        'batchFirst', 'normFirst', 'bias'], fn);
+      const dModel = positiveInteger(o.dModel, `${fn}: dModel`);
+      const nhead = positiveInteger(o.nhead, `${fn}: nhead`);
+      if (dModel % nhead !== 0) throw new RangeError(`${fn}: dModel ${dModel} must be divisible by nhead ${nhead}`);
+      const dimFeedforward = positiveInteger(o.dimFeedforward ?? 2048, `${fn}: dimFeedforward`);
+      this.dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0.1);
+      const activation = o.activation ?? 'relu';
+      if (activation !== 'relu' && activation !== 'gelu') {
+        throw new TypeError(`${fn}: activation must be 'relu' or 'gelu', got ${typeof activation === 'string' ? `'${activation}'` : describe(activation)}`);
+      }
+      const eps = numberOption(o.layerNormEps, `${fn}: layerNormEps`) ?? 1e-5;
+      if (!(eps > 0)) throw new RangeError(`${fn}: layerNormEps must be positive, got ${eps}`);
+      const bias = boolOption(o.bias, `${fn}: bias`, true);
+      Object.assign(this, {
+        dModel, nhead, dimFeedforward, activation, layerNormEps: eps,
+        batchFirst: boolOption(o.batchFirst, `${fn}: batchFirst`), normFirst: boolOption(o.normFirst, `${fn}: normFirst`),
+      });
+      // torch's construction (and draw) order: self_attn, linear1, linear2, norm1, norm2.
+      this.selfAttn = this._child('self_attn', new MultiheadAttention({ embedDim: dModel, numHeads: nhead, bias, batchFirst: this.batchFirst }), 'selfAttn');
+      this.linear1 = this._child('linear1', new Linear({ inFeatures: dModel, outFeatures: dimFeedforward, bias }), 'linear1');
+      this.linear2 = this._child('linear2', new Linear({ inFeatures: dimFeedforward, outFeatures: dModel, bias }), 'linear2');
+      this.norm1 = this._child('norm1', new LayerNorm({ features: dModel, eps, bias }), 'norm1');
+      this.norm2 = this._child('norm2', new LayerNorm({ features: dModel, eps, bias }), 'norm2');
+    }
+
+    /** forward(src, {srcMask, srcKeyPaddingMask, isCausal}) -> Tensor shaped as src. */
+    forward(src, options) {
+      const fn = 'TransformerEncoderLayer.forward';
+      floatArg(src, `${fn}: src`);
+      const o = optionsArg(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], fn);
+      this._checkParameters(fn);
+      return toTensor(unwrap(lib.raw._transformerEncoderLayerForward(src, {
+        selfAttn: this.selfAttn._rawParams(),
+        linear1Weight: this.linear1.weight, linear1Bias: this.linear1.bias,
+        linear2Weight: this.linear2.weight, linear2Bias: this.linear2.bias,
+        norm1Weight: this.norm1.weight, norm1Bias: this.norm1.bias,
+        norm2Weight: this.norm2.weight, norm2Bias: this.norm2.bias,
+      }, {
+        ...this.selfAttn._rawOptions(o.srcKeyPaddingMask, 'srcKeyPaddingMask', o.srcMask, 'srcMask', o.isCausal, fn),
+        normFirst: this.normFirst, activation: this.activation, eps: this.layerNormEps,
+      })));
+    }
+  }
+
+  return { Linear, LayerNorm, MultiheadAttention, TransformerEncoderLayer };
 }
 
 /** Adds the module classes (and loadSafetensors) to a library instance (called by the AttentionWasm constructor). */

@@ -24,7 +24,8 @@ test('constructor: embedDim % numHeads, sizes, types, unknown options', () => {
   throwsLike(() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 2.5 }), RangeError, /kdim must be an integer, got 2.5/);
   throwsLike(() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, heads: 2 }), TypeError, /unknown option 'heads'/);
   throwsLike(() => new A.MultiheadAttention(), TypeError, /options \{embedDim, numHeads\} are required/);
-  throwsLike(() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, dropout: 0.1 }), RangeError, /dropout must be 0/);
+  throwsLike(() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, dropout: 1.5 }), RangeError, /dropout must be a probability in \[0, 1\], got 1.5/);
+  assert.equal(new A.MultiheadAttention({ embedDim: 8, numHeads: 2, dropout: 0.1 }).dropout, 0.1); // kept, never applied (eval mode)
   throwsLike(() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, batchFirst: 1 }), TypeError, /batchFirst must be a boolean/);
 });
 

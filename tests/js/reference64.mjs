@@ -202,3 +202,58 @@ export function matmul64(a, b, m, k, n) {
     }
   return c;
 }
+
+/** erf in float64: Taylor series below 3, the continued fraction of erfc above. */
+export function erf64(x) {
+  const ax = Math.abs(x);
+  if (ax < 3) {
+    let term = x, sum = x;
+    for (let n = 1; n < 80; n++) {
+      term *= (-x * x) / n;
+      sum += term / (2 * n + 1);
+    }
+    return (2 / Math.sqrt(Math.PI)) * sum;
+  }
+  let t = ax;
+  for (let k = 80; k >= 1; k--) t = ax + k / 2 / t;
+  const erfc = Math.exp(-ax * ax) / (Math.sqrt(Math.PI) * t);
+  return Math.sign(x) * (1 - erfc);
+}
+
+/**
+ * torch.nn.TransformerEncoderLayer.forward (eval) in float64. p: {selfAttn: mha64 params,
+ * linear1Weight, linear1Bias, linear2Weight, linear2Bias, norm1Weight, norm1Bias, norm2Weight,
+ * norm2Bias}; options: {nhead, batchFirst, normFirst, activation, eps, srcMask,
+ * srcKeyPaddingMask, isCausal}.
+ */
+export function encoderLayer64(src, p, { nhead, batchFirst = false, normFirst = false, activation = 'relu', eps = 1e-5,
+  srcMask = null, srcKeyPaddingMask = null, isCausal = false }) {
+  const E = src.shape.at(-1), rows = src.data.length / E, F = p.linear1Weight.shape[0];
+  const sa = (x) => mha64({ data: x, shape: src.shape }, { data: x, shape: src.shape }, { data: x, shape: src.shape }, p.selfAttn,
+    { numHeads: nhead, batchFirst, keyPaddingMask: srcKeyPaddingMask, attnMask: srcMask, isCausal, needWeights: false }).output.data;
+  const act = activation === 'gelu' ? (v) => v * 0.5 * (1 + erf64(v / Math.SQRT2)) : (v) => Math.max(v, 0);
+  const ff = (x) => {
+    const h = linear64(x, rows, E, p.linear1Weight.data, 0, F, p.linear1Bias?.data, 0).map(act);
+    return linear64(h, rows, F, p.linear2Weight.data, 0, E, p.linear2Bias?.data, 0);
+  };
+  const ln = (x, w, b) => {
+    const y = new Float64Array(x.length);
+    for (let r = 0; r < rows; r++) {
+      const row = x.subarray(r * E, (r + 1) * E);
+      const mean = row.reduce((a, v) => a + v, 0) / E;
+      const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / E;
+      for (let i = 0; i < E; i++) y[r * E + i] = ((row[i] - mean) / Math.sqrt(variance + eps)) * (w ? w.data[i] : 1) + (b ? b.data[i] : 0);
+    }
+    return y;
+  };
+  const add = (a, b) => a.map((v, i) => v + b[i]);
+  let x = Float64Array.from(src.data);
+  if (normFirst) {
+    x = add(x, sa(ln(x, p.norm1Weight, p.norm1Bias)));
+    x = add(x, ff(ln(x, p.norm2Weight, p.norm2Bias)));
+  } else {
+    x = ln(add(x, sa(x)), p.norm1Weight, p.norm1Bias);
+    x = ln(add(x, ff(x)), p.norm2Weight, p.norm2Bias);
+  }
+  return { data: x, shape: [...src.shape] };
+}
