@@ -37,10 +37,12 @@ export function heatmap(values, opts = {}) {
       p.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2); });
   const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
   const data = values.flatMap((r, i) => r.map((v, j) => ({ i, j, v, masked: masked(i, j) })));
-  const info = document.createElement('p');
-  info.className = 'hover';
-  info.setAttribute('aria-live', 'polite');
-  info.textContent = 'Hover or focus a cell to see how it was computed.';
+  const info = opts.info ?? document.createElement('p');
+  if (!opts.info) {
+    info.className = 'hover';
+    info.setAttribute('aria-live', 'polite');
+    info.textContent = 'Hover or focus a cell to see how it was computed.';
+  }
   const show = (d) => { info.textContent = detail ? detail(d.i, d.j) : `${rowLabels[d.i]} → ${colLabels[d.j]}: ${d.v.toFixed(4)}`; };
   const cells = g.selectAll('g.cell').data(data).join('g').attr('class', 'cell')
     .attr('transform', (d) => `translate(${x(d.j)},${y(d.i)})`)
@@ -62,7 +64,7 @@ export function heatmap(values, opts = {}) {
     .selectAll('text').attr('transform', 'rotate(-40)').attr('text-anchor', 'end');
   g.append('g').call(axisLeft(y).tickFormat((i) => rowLabels[i]).tickSizeOuter(0));
   if (title) { const c = document.createElement('figcaption'); c.textContent = title; fig.append(c); }
-  fig.append(info);
+  if (!opts.info) fig.append(info);
   return fig;
 }
 
@@ -74,7 +76,7 @@ export function bigHeatmap(values, opts = {}) {
   const n = values.length, m = values[0].length;
   const { domain = [-1, 0, 1], title = '', xLabel = '', yLabel = '', maxWidth = 640 } = opts;
   const color = scaleDiverging(coolwarm).domain(domain);
-  const px = Math.max(1, Math.floor(Math.min(maxWidth / m, 480 / n, 12)));
+  const px = Math.min(maxWidth / m, 480 / n, 12);
   const width = m * px, height = n * px;
   const margin = { top: 24, right: 70, bottom: 44, left: 60 };
   const fig = document.createElement('figure');

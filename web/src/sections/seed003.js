@@ -65,7 +65,7 @@ export function seed003(A, root) {
       'Each input row times each weight matrix: row i of keys is input i @ w_key.');
     const r = A.scaledDotProductAttention(queries, keys, values, { scale: 1, returnIntermediates: true });
     const s1 = Array.from(row(r.scores, 0).data), w1 = Array.from(row(r.weights, 0).data);
-    // The document's "[0.0, 0.5, 0.5]" is coarser than one decimal (0.0634 would round to 0.1):
+    // The document's rounded weights are coarser than one decimal (its first weight is 0):
     // its weights are rounded to the nearest 0.5. The page shows the exact, the one-decimal and
     // the document's weights, and carries the document's on to output 1.
     const wr = w1.map((w) => Math.round(w * 2) / 2);

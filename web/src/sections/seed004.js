@@ -67,7 +67,7 @@ export function seed004(A, root) {
       if (!r) return;
       const values = Array.from({ length: maxLength }, (_, i) => Array.from(r.data.subarray(i * dModel, (i + 1) * dModel)));
       plot.replaceChildren(bigHeatmap(values, { title: `Positional Encoding Matrix (d_model=${dModel}, max_length=${maxLength})`,
-        xLabel: 'Embedding Dimension, i', yLabel: 'Position of the Embedding in the Sequence, pos',
+        xLabel: 'Embedding Dimension, i', yLabel: 'Position, pos',
         detail: (i, j) => `pos ${i}, i ${j}: ${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${j - (j % 2)}/${dModel})) = ${values[i][j].toFixed(4)}` }));
       card.show(`positional_encoding.shape: (${maxLength}, ${dModel})\nrow 1, first 4 columns: ${numpyString(new Tensor(r.data.slice(dModel, dModel + Math.min(4, dModel)), [Math.min(4, dModel)]), 4)}`,
         'Low dimensions oscillate quickly along the positions, high ones slowly: the curving blue (negative) bands from the left edge are what the model learns to read position from.');
@@ -115,7 +115,11 @@ export function seed004(A, root) {
       <label>seed <input type="number" name="seed" value="0" min="0"></label>`;
     const plots = document.createElement('div');
     plots.className = 'heads';
-    card.controls.after(plots);
+    const info = document.createElement('p');
+    info.className = 'hover';
+    info.setAttribute('aria-live', 'polite');
+    info.textContent = 'Hover or focus a cell of any head to see how it was computed.';
+    card.controls.after(plots, info);
     const update = async () => {
       const heads = Number(card.controls.querySelector('[name=heads]').value);
       const seed = Math.max(0, Math.trunc(Number(card.controls.querySelector('[name=seed]').value) || 0));
@@ -127,7 +131,7 @@ export function seed004(A, root) {
         `The 11 words (random N(0, 1) vectors, seed ${seed}; weights N(0, 1/512)) go through ${heads} head(s) of size ${512 / heads}; each head has its own attention pattern (below); a linear layer mixes the concatenated heads back to 512 dimensions.`);
       const inter = { weights: { data: r.weights, shape: [heads, L, L] }, scores: { data: r.scores }, scaled: { data: r.scaled }, masked: { data: r.masked } };
       plots.replaceChildren(...Array.from({ length: heads }, (_, h) => heatmap(slice2d(inter.weights, L, L, h * L * L), {
-        rowLabels: SENTENCE, colLabels: SENTENCE, cell: heads > 4 ? 14 : 22, showValues: false, title: `head ${h + 1}`,
+        rowLabels: SENTENCE, colLabels: SENTENCE, cell: heads > 4 ? 14 : 22, showValues: false, title: `head ${h + 1}`, info,
         detail: attentionDetail(inter, { rows: SENTENCE, cols: SENTENCE, scale: 1 / Math.sqrt(512 / heads), offset: h * L * L }) })));
     };
     card.controls.addEventListener('input', update);
