@@ -46,7 +46,7 @@ export function heatmap(values, opts = {}) {
   const show = (d) => { info.textContent = detail ? detail(d.i, d.j) : `${rowLabels[d.i]} → ${colLabels[d.j]}: ${d.v.toFixed(4)}`; };
   const cells = g.selectAll('g.cell').data(data).join('g').attr('class', 'cell')
     .attr('transform', (d) => `translate(${x(d.j)},${y(d.i)})`)
-    .attr('tabindex', n * m <= 400 ? 0 : null)
+    .attr('tabindex', opts.focusable ?? n * m <= 64 ? 0 : null)
     .attr('data-i', (d) => d.i).attr('data-j', (d) => d.j).attr('data-value', (d) => d.v)
     .attr('data-masked', (d) => (d.masked ? 'true' : null))
     .attr('aria-label', (d) => `${rowLabels[d.i]} to ${colLabels[d.j]}: ${d.masked ? 'masked' : d.v.toFixed(4)}`)
