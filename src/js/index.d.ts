@@ -93,8 +93,144 @@ export interface ScaledDotProductAttentionResult {
   masked?: Tensor;
 }
 
+/** Options of `new A.MultiheadAttention({...})` (torch.nn.MultiheadAttention's arguments). */
+export interface MultiheadAttentionOptions {
+  /** E: the model dimension (query features and output features). */
+  embedDim: number;
+  /** H: number of heads; must divide `embedDim` (each head has `embedDim / numHeads` features). */
+  numHeads: number;
+  /** Adds `inProjBias` (3E) and `outProjBias` (E). Default true. */
+  bias?: boolean;
+  /** Key features; default `embedDim`. If kdim or vdim differs from embedDim the in projection is
+   * three separate weights (`qProjWeight`, `kProjWeight`, `vProjWeight`) instead of `inProjWeight`. */
+  kdim?: number;
+  /** Value features; default `embedDim`. */
+  vdim?: number;
+  /** Inputs and output are (N, L, E) instead of torch's default (L, N, E). Default false. */
+  batchFirst?: boolean;
+  /** Must be 0 (inference only). */
+  dropout?: number;
+}
+
+export interface MultiheadAttentionForwardOptions {
+  /**
+   * (N, S), or (S) for unbatched input. Boolean (`Uint8Array`): **true = ignore this key** (torch's
+   * MHA polarity, the opposite of SDPA's attnMask). `Float32Array`: added to the scores.
+   */
+  keyPaddingMask?: MaskLike | null;
+  /**
+   * (L, S), or (N * numHeads, L, S) (unbatched: (numHeads, L, S)). Boolean: **true = not allowed**
+   * (torch's MHA polarity). `Float32Array`: added to the scores. Added to keyPaddingMask when both
+   * are given.
+   */
+  attnMask?: MaskLike | null;
+  /** Also return the attention weights. Default true. */
+  needWeights?: boolean;
+  /** Weights averaged over heads (N, L, S) (default true), else per head (N, numHeads, L, S). */
+  averageAttnWeights?: boolean;
+  /**
+   * Applies the upper-left causal mask tril(ones(L, S)) (together with attnMask if one is given).
+   * torch treats is_causal as a hint and requires attnMask; here it may stand alone.
+   */
+  isCausal?: boolean;
+}
+
+export interface MultiheadAttentionResult {
+  /** Shaped as the query: (L, N, E), (N, L, E) with batchFirst, or (L, E) unbatched. */
+  output: Tensor;
+  /**
+   * (N, L, S) averaged or (N, numHeads, L, S); unbatched (L, S) / (numHeads, L, S); null when
+   * needWeights is false. A query row with nothing to attend to (fully masked) has weights 0 and
+   * attention output 0 (so its output row is outProjBias); torch's need_weights path gives NaN there.
+   */
+  weights: Tensor | null;
+}
+
+/** Options of `module.loadStateDict(tensors, options)`. */
+export interface LoadStateDictOptions {
+  /** Every parameter must be given and every name known (torch's strict). Default true. */
+  strict?: boolean;
+}
+
+/** Parameters by torch name, as given to / returned by loadStateDict / stateDict. */
+export type StateDict = Map<string, TensorLike> | Record<string, TensorLike>;
+
+/** Shared by the modules: torch-named parameters. */
+export interface Module {
+  /** `[torchName, tensor]` pairs, e.g. `['out_proj.weight', t]`; absent (null) biases are skipped. */
+  namedParameters(): [string, Tensor][];
+  /** `state_dict()`: torch name -> Tensor (held by reference, not copied). */
+  stateDict(): Record<string, Tensor>;
+  /**
+   * `load_state_dict()`: sets parameters by torch name (e.g. `in_proj_weight`, `out_proj.bias`).
+   * @throws Error naming the parameter and both shapes on a size mismatch, or the missing /
+   *   unexpected keys when strict; nothing is changed then.
+   */
+  loadStateDict(tensors: StateDict, options?: LoadStateDictOptions): { missingKeys: string[]; unexpectedKeys: string[] };
+}
+
+/** torch.nn.Linear: `y = x W^T + b`, weight (out, in) initialised U(-1/sqrt(in), 1/sqrt(in)) as torch. */
+export interface Linear extends Module {
+  readonly inFeatures: number;
+  readonly outFeatures: number;
+  /** (outFeatures, inFeatures); setting checks the shape (Error naming both shapes). */
+  weight: Tensor;
+  /** (outFeatures) or null. */
+  bias: Tensor | null;
+  forward(input: TensorLike): Tensor;
+}
+
+/**
+ * torch.nn.MultiheadAttention (inference). Parameters are JS-owned Tensors with torch's layout,
+ * settable (the shape is checked when set and again when used). Initialised as torch does, from
+ * this instance's generator and in torch's draw order: out_proj as a Linear, then xavier_uniform_
+ * for the in projection, zeros for the biases.
+ */
+export interface MultiheadAttention extends Module {
+  readonly embedDim: number;
+  readonly numHeads: number;
+  /** embedDim / numHeads */
+  readonly headDim: number;
+  readonly kdim: number;
+  readonly vdim: number;
+  readonly batchFirst: boolean;
+  /** (3E, E): rows [Wq; Wk; Wv]. Only when kdim == vdim == embedDim (otherwise undefined). */
+  inProjWeight?: Tensor;
+  /** (E, E), only when kdim or vdim differs from embedDim. */
+  qProjWeight?: Tensor;
+  /** (E, kdim), only when kdim or vdim differs from embedDim. */
+  kProjWeight?: Tensor;
+  /** (E, vdim), only when kdim or vdim differs from embedDim. */
+  vProjWeight?: Tensor;
+  /** (3E) or null (bias: false). */
+  inProjBias: Tensor | null;
+  /** The output projection (torch's `out_proj`). */
+  readonly outProj: Linear;
+  /** (E, E): `outProj.weight`. */
+  outProjWeight: Tensor;
+  /** (E) or null: `outProj.bias`. */
+  outProjBias: Tensor | null;
+  /**
+   * query (L, N, E), key (S, N, kdim), value (S, N, vdim) — (N, L, E) ... with batchFirst, or
+   * unbatched (L, E), (S, kdim), (S, vdim).
+   * @throws Error naming the argument and shapes when they do not fit; TypeError for a wrong dtype.
+   */
+  forward(query: TensorLike, key: TensorLike, value: TensorLike, options?: MultiheadAttentionForwardOptions): MultiheadAttentionResult;
+}
+
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export interface AttentionWasm {
+  /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
+  MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
+  /**
+   * Reads a safetensors file (`safetensors.torch.save_file` output) into name -> Tensor, e.g. for
+   * `module.loadStateDict(A.loadSafetensors(bytes))`. The same as the package's `loadSafetensors`.
+   * @throws TypeError for a dtype other than F32 (naming the tensor and dtype) or non-byte input;
+   *   Error for a truncated file, bad header JSON, or data_offsets out of range / not matching the shape.
+   */
+  loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
+  /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
+  Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
@@ -129,6 +265,14 @@ export interface InitOptions {
   /** Where to find the .wasm in a browser: `(path, prefix) => url`. */
   locateFile?: (path: string, prefix: string) => string;
 }
+
+/**
+ * Reads safetensors bytes (8-byte little-endian header length, JSON header
+ * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (header order; data
+ * copied into fresh Float32Arrays). Only F32: other dtypes throw a TypeError naming the tensor.
+ * @throws Error naming the problem for a truncated file, bad header JSON or out-of-range offsets.
+ */
+export function loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */
 export function init(options?: InitOptions): Promise<AttentionWasm>;

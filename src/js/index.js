@@ -7,14 +7,17 @@ import {
   unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
   describe,
 } from './validate.js';
+import { installModules } from './modules.js';
 
 export { Tensor, formatTensor };
+export { loadSafetensors } from './safetensors.js';
 
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
     this.raw = raw;
+    installModules(this); // A.MultiheadAttention, A.TransformerEncoderLayer, ... (src/js/modules.js)
   }
 
   /** torch.manual_seed: reseeds this module's generator. */

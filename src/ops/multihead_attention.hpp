@@ -1,0 +1,54 @@
+// torch.nn.MultiheadAttention's forward (F.multi_head_attention_forward) for inference:
+//   q = query Wq^T + bq,  k = key Wk^T + bk,  v = value Wv^T + bv       (in projection)
+//   split the E features into num_heads heads of head_dim = E / num_heads
+//   o_h = softmax(q_h k_h^T / sqrt(head_dim) + M) v_h                   (one SDPA per head)
+//   output = concat_h(o_h) Wo^T + bo                                    (out projection)
+//
+// Shapes (E = embed_dim, H = num_heads):
+//   query (L, N, E), key (S, N, kdim), value (S, N, vdim); batch_first: (N, L, E) ...;
+//   unbatched: (L, E), (S, kdim), (S, vdim).
+//   output (L, N, E) / (N, L, E) / (L, E);
+//   weights (N, L, S) averaged over heads, or (N, H, L, S); unbatched (L, S) / (H, L, S).
+// Masks use torch's MHA polarity: a boolean key_padding_mask (N, S) / (S) or attn_mask
+// (L, S) / (N*H, L, S) is true where a position must NOT be attended to; float masks are added
+// to the scores. is_causal adds the upper-left causal mask tril(ones(L, S)) (torch takes it as a
+// hint about attn_mask and requires one; here it may stand alone). A query row with nothing to
+// attend to gives output 0 and weights 0 (torch's need_weights path gives NaN there).
+#pragma once
+#include "core/tensor.hpp"
+
+namespace aw {
+
+// Parameters, torch's names. Either in_proj_weight (3E, E) (kdim == vdim == E) or the three
+// separate q (E, E), k (E, kdim), v (E, vdim) weights. Biases may be null (bias=False).
+struct MhaParams {
+  const TensorRef* in_proj_weight = nullptr;  // (3E, E)
+  const TensorRef* q_proj_weight = nullptr;   // (E, E)
+  const TensorRef* k_proj_weight = nullptr;   // (E, kdim)
+  const TensorRef* v_proj_weight = nullptr;   // (E, vdim)
+  const TensorRef* in_proj_bias = nullptr;    // (3E)
+  const TensorRef* out_proj_weight = nullptr; // (E, E)
+  const TensorRef* out_proj_bias = nullptr;   // (E)
+};
+
+struct MhaOptions {
+  std::int64_t num_heads = 1;
+  bool batch_first = false;
+  const TensorRef* key_padding_mask_float = nullptr;  // (N, S) or (S) unbatched; added
+  const BoolTensorRef* key_padding_mask_bool = nullptr;  // true = ignore this key
+  const TensorRef* attn_mask_float = nullptr;  // (L, S) or (N*H, L, S); added
+  const BoolTensorRef* attn_mask_bool = nullptr;  // true = not allowed
+  bool is_causal = false;
+  bool need_weights = true;
+  bool average_attn_weights = true;
+};
+
+struct MhaResult {
+  Tensor output;   // like query
+  Tensor weights;  // when need_weights
+};
+
+MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                              const MhaParams& params, const MhaOptions& options);
+
+}  // namespace aw
