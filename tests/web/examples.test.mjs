@@ -234,6 +234,10 @@ test('E4.5 multi-head: (11, 512) through h heads; changing h changes the per-hea
   const text = await result('E4.5');
   assert.match(text, /heads \(8, 11, 64\) -> concat \(11, 512\)/);
   assert.equal(await b.page.locator('[data-example="E4.5"] figure.heatmap').count(), 8);
+  if (typeof A.MultiheadAttention === 'function') { // the library's module agrees with the page's head-by-head computation
+    const diff = (await lineNumbers('E4.5', 'A.MultiheadAttention with the same weights: max |ΔY| = '))[0];
+    assert.ok(diff < 1e-4, `max |ΔY| = ${diff}`);
+  }
   await b.page.locator('[data-example="E4.5"] [name=heads]').selectOption('4');
   await b.page.waitForFunction(() => document.querySelectorAll('[data-example="E4.5"] figure.heatmap').length === 4);
   assert.match(await result('E4.5'), /d_k = 512 \/ 4 = 128/);

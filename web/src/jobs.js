@@ -44,7 +44,19 @@ export const jobs = {
     const r = A.scaledDotProductAttention(Q, K, V, { returnIntermediates: true });
     const concat = reshape(swap01(r.output), [L, dModel]); // (h, L, d_k) -> (L, h * d_k)
     const Y = A.linear(concat, WO);
+    // The same computation through the library's torch.nn.MultiheadAttention module, when present.
+    let moduleMaxDiff = null;
+    if (typeof A.MultiheadAttention === 'function') {
+      const mha = new A.MultiheadAttention({ embedDim: dModel, numHeads: heads, bias: false });
+      const inProj = new Float32Array(3 * dModel * dModel);
+      inProj.set(WQ.data, 0); inProj.set(WK.data, dModel * dModel); inProj.set(WV.data, 2 * dModel * dModel);
+      mha.inProjWeight = new Tensor(inProj, [3 * dModel, dModel]);
+      mha.outProjWeight = WO;
+      const out = mha.forward(X, X, X, { needWeights: false }).output;
+      moduleMaxDiff = out.data.reduce((m, v, i) => Math.max(m, Math.abs(v - Y.data[i])), 0);
+    }
     return {
+      moduleMaxDiff,
       shapes: { X: X.shape, Q: Q.shape, K: K.shape, V: V.shape, heads: r.output.shape, concat: concat.shape, Y: Y.shape },
       weights: r.weights.data, scores: r.scores.data, scaled: r.scaled.data, masked: r.masked.data,
       yRow: Array.from(Y.data.subarray((L - 1) * dModel, (L - 1) * dModel + 5)),

@@ -127,7 +127,7 @@ export function seed004(A, root) {
       const r = await run('multihead', { seed, heads, dModel, tokens: SENTENCE });
       if (!r) return;
       const s = r.shapes, sh = (a) => `(${a.join(', ')})`;
-      card.show(`X ${sh(s.X)} -> Q, K, V per head ${sh(s.Q)}\nheads ${sh(s.heads)} -> concat ${sh(s.concat)} -> Y = concat @ W_O ${sh(s.Y)}\nd_k = 512 / ${heads} = ${512 / heads}\nY[bank][:5] = ${numpyString(new Tensor(Float32Array.from(r.yRow), [5]), 2)}`,
+      card.show(`X ${sh(s.X)} -> Q, K, V per head ${sh(s.Q)}\nheads ${sh(s.heads)} -> concat ${sh(s.concat)} -> Y = concat @ W_O ${sh(s.Y)}\nd_k = 512 / ${heads} = ${512 / heads}\nY[bank][:5] = ${numpyString(new Tensor(Float32Array.from(r.yRow), [5]), 2)}${r.moduleMaxDiff === null ? '' : `\nA.MultiheadAttention with the same weights: max |ΔY| = ${r.moduleMaxDiff.toExponential(1)}`}`,
         `The 11 words (random N(0, 1) vectors, seed ${seed}; weights N(0, 1/512)) go through ${heads} head(s) of size ${512 / heads}; each head has its own attention pattern (below); a linear layer mixes the concatenated heads back to 512 dimensions.`);
       const inter = { weights: { data: r.weights, shape: [heads, L, L] }, scores: { data: r.scores }, scaled: { data: r.scaled }, masked: { data: r.masked } };
       plots.replaceChildren(...Array.from({ length: heads }, (_, h) => heatmap(slice2d(inter.weights, L, L, h * L * L), {
