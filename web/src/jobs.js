@@ -9,10 +9,12 @@ import { swap01, reshape } from './layout.js';
  * Uses the library's positionalEncoding when it has one.
  */
 export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
-  let data;
+  let data = null;
   if (typeof A.positionalEncoding === 'function') {
-    data = A.positionalEncoding(maxLength, dModel).data;
-  } else {
+    const t = A.positionalEncoding(maxLength, dModel); // (max_length, d_model)
+    if (t.shape.length === 2 && t.shape[0] === maxLength && t.shape[1] === dModel) data = t.data;
+  }
+  if (!data) { // this build has no positionalEncoding op: the document's formula, in float64
     data = new Float32Array(maxLength * dModel);
     for (let pos = 0; pos < maxLength; pos++) for (let i = 0; i < dModel; i++) {
       const angle = pos / 10000 ** ((i - (i % 2)) / dModel);
@@ -23,10 +25,12 @@ export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
   return new Tensor(data.map((v) => Math.round(v * f) / f), [maxLength, dModel]);
 }
 
+export const hasPE = (A) => typeof A.positionalEncoding === 'function';
+
 export const jobs = {
   pe(A, params) {
     const t = positionalEncoding(A, params);
-    return { shape: t.shape, data: t.data, library: typeof A.positionalEncoding === 'function' };
+    return { shape: t.shape, data: t.data, library: hasPE(A) };
   },
 
   /**

@@ -4,7 +4,7 @@
 import { Tensor } from 'attention-wasm';
 import { exampleCard } from '../example.js';
 import { numpyString, vec } from '../format.js';
-import { positionalEncoding } from '../jobs.js';
+import { positionalEncoding, hasPE } from '../jobs.js';
 import { run } from '../worker-client.js';
 import { heatmap, bigHeatmap, scatter } from '../plot.js';
 import { attentionDetail, slice2d } from '../detail.js';
@@ -47,7 +47,8 @@ export function seed004(A, root) {
       const input = new Tensor(A.rand(5, 3).data.map((v) => Math.round(v * 100) / 100), [5, 3]);
       const output = typeof A.add === 'function' ? A.add(input, pe) : new Tensor(input.data.map((v, i) => v + pe.data[i]), [5, 3]);
       card.show(`Embeddings without positional encoding:\n\n${numpyString(input, 2)}\n\nPositional encoding:\n\n${numpyString(pe, 2)}\n\nEmbeddings with positional encoding:\n\n${numpyString(output, 2)}`,
-        'Row pos holds sin/cos of pos / 10000^(2i/3); d_model = 3 is odd, so the 4th (cosine) column is dropped. The document\'s random input is unseeded: the page draws its own (torch.rand with this seed), so only the positional encoding matches the document.');
+        `${hasPE(A) ? 'A.positionalEncoding' : 'The page (this build of the library has no positionalEncoding yet)'} computes the matrix: row pos holds sin/cos of pos / 10000^(2i/3); d_model = 3 is odd, so the 4th (cosine) column is dropped.`
+        + ' The document\'s random input is unseeded: the page draws its own (torch.rand with this seed), so only the positional encoding matches the document.');
     };
     card.controls.addEventListener('input', update);
     update();
