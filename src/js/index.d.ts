@@ -60,6 +60,20 @@ export interface SoftmaxOptions {
   dim?: number;
 }
 
+export interface LayerNormOptions {
+  /** Elementwise scale, shape `normalizedShape`; default none (1). */
+  weight?: TensorLike | null;
+  /** Elementwise shift, shape `normalizedShape`; default none (0). */
+  bias?: TensorLike | null;
+  /** Added to the variance before the square root; default `1e-5`, must be >= 0. */
+  eps?: number;
+}
+
+export interface GeluOptions {
+  /** `'none'` (default): exact, `x * 0.5 * (1 + erf(x / sqrt(2)))`; `'tanh'`: the tanh approximation. */
+  approximate?: 'none' | 'tanh';
+}
+
 export interface ScaledDotProductAttentionOptions {
   /**
    * Broadcastable to (N..., L, S). `Uint8Array` data: boolean, **1 = takes part** (0 becomes
@@ -257,6 +271,33 @@ export interface AttentionWasm {
     value: TensorLike,
     options?: ScaledDotProductAttentionOptions,
   ): ScaledDotProductAttentionResult;
+  /**
+   * Sinusoidal positional encoding ("Attention Is All You Need"), shape `[maxLength, dModel]`:
+   * `PE[pos, 2i] = sin(pos / 10000^(2i/dModel))`, `PE[pos, 2i+1] = cos(pos / 10000^(2i/dModel))`.
+   * For an odd `dModel` the last cos column is dropped, so the last column is
+   * `sin(pos / 10000^((dModel-1)/dModel))`. Computed in float64, rounded to float32.
+   * @throws RangeError if a size is negative or too large
+   */
+  positionalEncoding(maxLength: number, dModel: number): Tensor;
+  /**
+   * `torch.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps)`: normalises over
+   * the trailing dims `normalizedShape` (biased variance):
+   * `out = (x - mean) / sqrt(var + eps) * weight + bias`.
+   * @param normalizedShape the trailing dims of `input` (an integer means `[n]`)
+   * @throws Error if `input` does not end with `normalizedShape` or weight/bias have another shape
+   */
+  layerNorm(input: TensorLike, normalizedShape: number | readonly number[], options?: LayerNormOptions): Tensor;
+  /** `torch.relu(input)`: `max(x, 0)`; NaN stays NaN. */
+  relu(input: TensorLike): Tensor;
+  /**
+   * `torch.nn.functional.gelu(input, approximate)`. Special values follow the formula: NaN and
+   * -inf give NaN (as torch), +inf gives +inf.
+   */
+  gelu(input: TensorLike, options?: GeluOptions): Tensor;
+  /** `torch.add(input, other)`: elementwise sum, shapes broadcast as torch; a number is a 0-d tensor. */
+  add(input: TensorLike | number, other: TensorLike | number): Tensor;
+  /** `torch.mul(input, other)`: elementwise product, shapes broadcast as torch; a number is a 0-d tensor. */
+  mul(input: TensorLike | number, other: TensorLike | number): Tensor;
 }
 
 export interface InitOptions {

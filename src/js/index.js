@@ -8,6 +8,7 @@ import {
   describe,
 } from './validate.js';
 import { installModules } from './modules.js';
+import { nnMethods } from './nn.js';
 
 export { Tensor, formatTensor };
 export { loadSafetensors } from './safetensors.js';
@@ -118,6 +119,7 @@ export class AttentionWasm {
 // Further method sets (one file each under src/js/) are mixed into AttentionWasm here, e.g.
 //   import { nnMethods } from './nn.js';  Object.assign(AttentionWasm.prototype, nnMethods);
 // Each method uses this.raw (the Embind module) and the helpers of validate.js.
+Object.assign(AttentionWasm.prototype, nnMethods);
 
 /**
  * Loads the wasm module and returns the library bound to it. In browsers the .wasm is fetched

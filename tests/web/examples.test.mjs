@@ -148,6 +148,16 @@ test('E1.4 causal on -> the upper triangle of the weights is 0 and shown masked;
   await shot('001');
 });
 
+test('E1.5 residual + LayerNorm + GELU feed-forward matches the library called directly', async (t) => {
+  if (typeof A.layerNorm !== 'function') return t.skip('this build has no layerNorm');
+  A.manualSeed(123);
+  const x = A.randn(6, 16);
+  const h = A.layerNorm(A.add(x, A.scaledDotProductAttention(x, x, x).output), [16]);
+  const W1 = A.randn(64, 16), W2 = A.randn(16, 64);
+  const y = A.layerNorm(A.add(h, A.linear(A.gelu(A.linear(h, W1)), W2)), [16]);
+  close(await lineNumbers('E1.5', 'y[0] = '), Array.from(y.data.slice(0, 16), (v) => Math.round(v * 100) / 100), 0.0100001, 'y[0]');
+});
+
 test('E2.1 shapes follow N, d_k, d_v and the heat map is N x N', async () => {
   const card = b.page.locator('[data-example="E2.1"]');
   const old = await result('E2.1');
