@@ -40,4 +40,4 @@ export const forbiddenRuns = [
   [0, 1, 1, 4, 4, 0, 2, 3, 1], [1, 2, 3, 2, 8, 0, 2, 6, 3], [1, 0, 2, 2, 2, 2, 2, 1, 3],
   [2, 7, 1.5], [1, 3, 1.5], [0.84, 0.54], [0.91, -0.42], [0.14, -0.99], [-0.76, -0.65],
 ];
-export const forbiddenStrings = ['11.1466', '0.2912', '-1.5993', '0.3374', E1['E1.2.diffused'], E1['E1.2.onehot'], E3.output1, E3.softmax1];
+export const forbiddenStrings = [E3.scores1, E3.keys, '11.1466', '0.2912', '-1.5993', '0.3374', E1['E1.2.diffused'], E1['E1.2.onehot'], E3.output1, E3.softmax1];
