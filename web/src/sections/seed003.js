@@ -75,7 +75,7 @@ export function seed003(A, root) {
     const weighted = A.matmul(new Tensor(Float32Array.from([0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => (i === j ? wr[i] : 0)))), [3, 3]), values);
     const out1r = A.matmul(new Tensor(Float32Array.from(wr), [1, 3]), values);
     cards['E3.4'].show(`${rows(weighted).map((v, i) => `${i + 1}: ${wr[i].toFixed(1)} * ${list(rows(values)[i], f2)} = ${pyList(v, 1)}`).join('\n')}\nsum (document's weights) = ${pyList(rows(out1r)[0], 1)}\nsum (exact weights)      = ${pyList(rows(r.output)[0], 4)}`,
-      'Each value scaled by its weight, then summed. With the document's rounded weights the sum is the document\'s vector; the exact weights give a slightly different one.');
+      'Each value scaled by its weight, then summed. With the document\'s rounded weights the sum is the document\'s vector; the exact weights give a slightly different one.');
     const outs = rows(r.output);
     cards['E3.5'].show(`Output 2: ${pyList(outs[1], 4)}\nOutput 3: ${pyList(outs[2], 4)}\nsoftmax for input 2: ${pyList(Array.from(row(r.weights, 1).data), 4)}\nsoftmax for input 3: ${pyList(Array.from(row(r.weights, 2).data), 4)}`,
       'The document leaves these to the reader; the page completes them: query 2 and query 3 against all keys, softmax, weighted sum of the values.');
