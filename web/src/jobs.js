@@ -1,0 +1,80 @@
+// The computations that run in the Web Worker (worker.js). Each takes the library and plain
+// parameters and returns plain data (structured-clonable).
+import { Tensor } from 'attention-wasm';
+import { swap01, reshape } from './layout.js';
+
+/**
+ * The sinusoidal positional encoding of document 004: PE[pos, 2i] = sin(pos / 10000^(2i/d)),
+ * PE[pos, 2i+1] = cos(...), the extra column dropped for odd d_model, rounded to `rounding`.
+ * Uses the library's positionalEncoding when it has one.
+ */
+export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
+  let data = null;
+  if (typeof A.positionalEncoding === 'function') {
+    const t = A.positionalEncoding(maxLength, dModel); // (max_length, d_model)
+    if (t.shape.length === 2 && t.shape[0] === maxLength && t.shape[1] === dModel) data = t.data;
+  }
+  if (!data) { // this build has no positionalEncoding op: the document's formula, in float64
+    data = new Float32Array(maxLength * dModel);
+    for (let pos = 0; pos < maxLength; pos++) for (let i = 0; i < dModel; i++) {
+      const angle = pos / 10000 ** ((i - (i % 2)) / dModel);
+      data[pos * dModel + i] = i % 2 ? Math.cos(angle) : Math.sin(angle);
+    }
+  }
+  const f = 10 ** rounding;
+  return new Tensor(data.map((v) => Math.round(v * f) / f), [maxLength, dModel]);
+}
+
+export const hasPE = (A) => typeof A.positionalEncoding === 'function';
+
+export const jobs = {
+  pe(A, params) {
+    const t = positionalEncoding(A, params);
+    return { shape: t.shape, data: t.data, library: hasPE(A) };
+  },
+
+  /**
+   * Multi-head self-attention as in 004 section 3.7: d_k = d_model / h; per-head Q, K, V from
+   * slices of X W^Q, X W^K, X W^V; SDPA per head; heads concatenated and mixed by W^O.
+   */
+  multihead(A, { seed, heads, dModel, tokens }) {
+    const L = tokens.length, dk = dModel / heads;
+    A.manualSeed(seed);
+    const X = A.randn(L, dModel);
+    const init = () => { const w = A.randn(dModel, dModel); return new Tensor(w.data.map((v) => v / Math.sqrt(dModel)), w.shape); };
+    const WQ = init(), WK = init(), WV = init(), WO = init();
+    const split = (t) => swap01(reshape(t, [L, heads, dk])); // (L, d_model) -> (h, L, d_k)
+    const Q = split(A.linear(X, WQ)), K = split(A.linear(X, WK)), V = split(A.linear(X, WV));
+    const r = A.scaledDotProductAttention(Q, K, V, { returnIntermediates: true });
+    const concat = reshape(swap01(r.output), [L, dModel]); // (h, L, d_k) -> (L, h * d_k)
+    const Y = A.linear(concat, WO);
+    // The same computation through the library's torch.nn.MultiheadAttention module, when present.
+    let moduleMaxDiff = null;
+    if (typeof A.MultiheadAttention === 'function') {
+      const mha = new A.MultiheadAttention({ embedDim: dModel, numHeads: heads, bias: false });
+      const inProj = new Float32Array(3 * dModel * dModel);
+      inProj.set(WQ.data, 0); inProj.set(WK.data, dModel * dModel); inProj.set(WV.data, 2 * dModel * dModel);
+      mha.inProjWeight = new Tensor(inProj, [3 * dModel, dModel]);
+      mha.outProjWeight = WO;
+      const out = mha.forward(X, X, X, { needWeights: false }).output;
+      moduleMaxDiff = out.data.reduce((m, v, i) => Math.max(m, Math.abs(v - Y.data[i])), 0);
+    }
+    return {
+      moduleMaxDiff,
+      shapes: { X: X.shape, Q: Q.shape, K: K.shape, V: V.shape, heads: r.output.shape, concat: concat.shape, Y: Y.shape },
+      weights: r.weights.data, scores: r.scores.data, scaled: r.scaled.data, masked: r.masked.data,
+      yRow: Array.from(Y.data.subarray((L - 1) * dModel, (L - 1) * dModel + 5)),
+    };
+  },
+
+  /** SDPA on (H, S, D) with S keys; returns the mean time per call after warm-up. */
+  bench(A, { H = 8, S = 512, D = 64, warmup = 2, reps = 10 }) {
+    A.manualSeed(0);
+    const q = A.randn(H, S, D), k = A.randn(H, S, D), v = A.randn(H, S, D);
+    for (let i = 0; i < warmup; i++) A.scaledDotProductAttention(q, k, v);
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) A.scaledDotProductAttention(q, k, v);
+    const ms = (performance.now() - t0) / reps;
+    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6) };
+  },
+};

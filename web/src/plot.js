@@ -1,0 +1,185 @@
+// Plots with d3 (d3-selection, d3-scale, d3-scale-chromatic, d3-axis, d3-drag), bundled by Vite.
+// heatmap: small matrices as SVG cells (focusable, hover/focus shows how a value was computed);
+// bigHeatmap: large matrices on a canvas with axes and a colour bar; scatter: the 2-D picture.
+import { select } from 'd3-selection';
+import { scaleBand, scaleLinear, scaleSequential, scaleDiverging } from 'd3-scale';
+import { interpolateBlues, interpolateRdBu } from 'd3-scale-chromatic';
+import { axisBottom, axisLeft, axisRight } from 'd3-axis';
+import { drag } from 'd3-drag';
+
+/** Matplotlib's "coolwarm" is a blue-white-red diverging map: RdBu reversed is its close twin. */
+export const coolwarm = (t) => interpolateRdBu(1 - t);
+
+/**
+ * values: number[][]; options: rowLabels, colLabels, domain ([0, 1]), masked(i, j) -> bool,
+ * detail(i, j) -> text shown on hover/focus, title, cell (px), showValues.
+ * Returns the root element (a <figure>).
+ */
+export function heatmap(values, opts = {}) {
+  const n = values.length, m = values[0].length;
+  const { rowLabels = [...Array(n).keys()].map(String), colLabels = [...Array(m).keys()].map(String),
+    domain = [0, 1], masked = () => false, detail, title = '', cell = 34, showValues = m <= 12 } = opts;
+  const margin = { top: 8, right: 8, bottom: 46, left: 64 };
+  const width = m * cell, height = n * cell;
+  const fig = document.createElement('figure');
+  fig.className = 'heatmap';
+  fig.dataset.rows = n; fig.dataset.cols = m;
+  const color = scaleSequential(interpolateBlues).domain(domain);
+  const x = scaleBand().domain(colLabels.map((_, j) => j)).range([0, width]);
+  const y = scaleBand().domain(rowLabels.map((_, i) => i)).range([0, height]);
+  const svg = select(fig).append('svg')
+    .attr('viewBox', `0 0 ${width + margin.left + margin.right} ${height + margin.top + margin.bottom}`)
+    .attr('width', width + margin.left + margin.right).attr('role', 'img')
+    .attr('aria-label', title || `${n} by ${m} heat map`);
+  svg.append('defs').append('pattern').attr('id', 'hatch').attr('width', 6).attr('height', 6)
+    .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)')
+    .call((p) => { p.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#eee');
+      p.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2); });
+  const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
+  const data = values.flatMap((r, i) => r.map((v, j) => ({ i, j, v, masked: masked(i, j) })));
+  const info = opts.info ?? document.createElement('p');
+  if (!opts.info) {
+    info.className = 'hover';
+    info.setAttribute('aria-live', 'polite');
+    info.textContent = 'Hover or focus a cell to see how it was computed.';
+  }
+  const show = (d) => { info.textContent = detail ? detail(d.i, d.j) : `${rowLabels[d.i]} → ${colLabels[d.j]}: ${d.v.toFixed(4)}`; };
+  const cells = g.selectAll('g.cell').data(data).join('g').attr('class', 'cell')
+    .attr('transform', (d) => `translate(${x(d.j)},${y(d.i)})`)
+    .attr('tabindex', opts.focusable ?? n * m <= 64 ? 0 : null)
+    .attr('data-i', (d) => d.i).attr('data-j', (d) => d.j).attr('data-value', (d) => d.v)
+    .attr('data-masked', (d) => (d.masked ? 'true' : null))
+    .attr('aria-label', (d) => `${rowLabels[d.i]} to ${colLabels[d.j]}: ${d.masked ? 'masked' : d.v.toFixed(4)}`)
+    .on('mouseenter focus', (_, d) => show(d));
+  cells.append('rect').attr('width', x.bandwidth() - 1).attr('height', y.bandwidth() - 1)
+    .attr('fill', (d) => (d.masked ? 'url(#hatch)' : color(d.v)));
+  if (showValues) {
+    cells.append('text').attr('x', x.bandwidth() / 2).attr('y', y.bandwidth() / 2 + 4)
+      .attr('text-anchor', 'middle').attr('font-size', Math.min(11, cell / 3.2))
+      .attr('fill', (d) => (!d.masked && (d.v - domain[0]) / (domain[1] - domain[0]) > 0.55 ? '#fff' : '#222'))
+      .text((d) => (d.masked ? '×' : d.v.toFixed(2)));
+  }
+  g.append('g').attr('transform', `translate(0,${height})`)
+    .call(axisBottom(x).tickFormat((j) => colLabels[j]).tickSizeOuter(0))
+    .selectAll('text').attr('transform', 'rotate(-40)').attr('text-anchor', 'end');
+  g.append('g').call(axisLeft(y).tickFormat((i) => rowLabels[i]).tickSizeOuter(0));
+  if (title) { const c = document.createElement('figcaption'); c.textContent = title; fig.append(c); }
+  if (!opts.info) fig.append(info);
+  return fig;
+}
+
+/**
+ * A large matrix (e.g. the positional encoding, max_length x d_model) on a canvas, with axes,
+ * a diverging colour scale and a colour bar. Hover shows (row, column, value).
+ */
+export function bigHeatmap(values, opts = {}) {
+  const n = values.length, m = values[0].length;
+  const { domain = [-1, 0, 1], title = '', xLabel = '', yLabel = '', maxWidth = 640 } = opts;
+  const color = scaleDiverging(coolwarm).domain(domain);
+  const px = Math.min(maxWidth / m, 480 / n, 12);
+  const width = m * px, height = n * px;
+  const margin = { top: 24, right: 70, bottom: 44, left: 60 };
+  const fig = document.createElement('figure');
+  fig.className = 'bigheatmap';
+  fig.dataset.rows = n; fig.dataset.cols = m;
+  const wrap = document.createElement('div');
+  wrap.className = 'canvaswrap';
+  wrap.style.position = 'relative';
+  wrap.style.width = `${width + margin.left + margin.right}px`;
+  const canvas = document.createElement('canvas');
+  canvas.width = m; canvas.height = n;
+  Object.assign(canvas.style, { position: 'absolute', left: `${margin.left}px`, top: `${margin.top}px`,
+    width: `${width}px`, height: `${height}px`, imageRendering: 'pixelated' });
+  const ctx = canvas.getContext('2d');
+  const img = ctx.createImageData(m, n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < m; j++) {
+    const c = parseRgb(color(values[i][j])), k = 4 * (i * m + j);
+    img.data[k] = c[0]; img.data[k + 1] = c[1]; img.data[k + 2] = c[2]; img.data[k + 3] = 255;
+  }
+  ctx.putImageData(img, 0, 0);
+  const svg = select(wrap).append('svg').attr('width', width + margin.left + margin.right)
+    .attr('height', height + margin.top + margin.bottom).attr('role', 'img').attr('aria-label', title);
+  svg.append('text').attr('x', margin.left + width / 2).attr('y', 16).attr('text-anchor', 'middle')
+    .attr('font-size', 13).text(title);
+  const x = scaleLinear().domain([0, m]).range([0, width]);
+  const y = scaleLinear().domain([0, n]).range([0, height]);
+  svg.append('g').attr('transform', `translate(${margin.left},${margin.top + height})`).call(axisBottom(x).ticks(Math.min(8, m)));
+  svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`).call(axisLeft(y).ticks(Math.min(8, n)));
+  svg.append('text').attr('x', margin.left + width / 2).attr('y', margin.top + height + 38).attr('text-anchor', 'middle').attr('font-size', 12).text(xLabel);
+  svg.append('text').attr('transform', `translate(14,${margin.top + height / 2}) rotate(-90)`).attr('text-anchor', 'middle').attr('font-size', 12).text(yLabel);
+  // colour bar
+  const barH = height, bx = margin.left + width + 12;
+  const grad = svg.append('defs').append('linearGradient').attr('id', `cbar-${Math.random().toString(36).slice(2)}`)
+    .attr('x1', 0).attr('x2', 0).attr('y1', 1).attr('y2', 0);
+  for (let s = 0; s <= 10; s++) grad.append('stop').attr('offset', s / 10).attr('stop-color', coolwarm(s / 10));
+  svg.append('rect').attr('class', 'colorbar').attr('x', bx).attr('y', margin.top).attr('width', 12).attr('height', barH)
+    .attr('fill', `url(#${grad.attr('id')})`);
+  svg.append('g').attr('transform', `translate(${bx + 12},${margin.top})`)
+    .call(axisRight(scaleLinear().domain([domain[0], domain[2]]).range([barH, 0])).ticks(5));
+  wrap.style.height = `${height + margin.top + margin.bottom}px`;
+  wrap.prepend(canvas);
+  const info = document.createElement('p');
+  info.className = 'hover';
+  info.textContent = 'Hover the matrix to read a value.';
+  canvas.addEventListener('mousemove', (e) => {
+    const r = canvas.getBoundingClientRect();
+    const j = Math.min(m - 1, Math.floor(((e.clientX - r.left) / r.width) * m));
+    const i = Math.min(n - 1, Math.floor(((e.clientY - r.top) / r.height) * n));
+    info.textContent = opts.detail ? opts.detail(i, j) : `pos ${i}, i ${j}: ${values[i][j].toFixed(4)}`;
+  });
+  fig.append(wrap, info);
+  return fig;
+}
+
+function parseRgb(s) {
+  const m = s.match(/\d+/g);
+  return m ? m.slice(0, 3).map(Number) : [0, 0, 0];
+}
+
+/**
+ * A 2-D scatter on [0, 10]^2 of points {x, y, label, kind}. The point labelled `movable` can be
+ * dragged (or moved with the arrow keys; Shift for bigger steps); onMove(x, y) is called and the
+ * caller answers with fig.update(points, arrows), which moves the existing marks in place.
+ */
+export function scatter({ movable, onMove, title = '', size = 320 } = {}) {
+  const margin = { top: 24, right: 16, bottom: 30, left: 34 };
+  const fig = document.createElement('figure');
+  fig.className = 'scatter';
+  const svg = select(fig).append('svg').attr('viewBox', `0 0 ${size + margin.left + margin.right} ${size + margin.top + margin.bottom}`)
+    .attr('width', size + margin.left + margin.right).attr('role', 'img').attr('aria-label', title);
+  svg.append('text').attr('x', margin.left + size / 2).attr('y', 15).attr('text-anchor', 'middle').attr('font-size', 13).text(title);
+  const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
+  const x = scaleLinear().domain([0, 10]).range([0, size]);
+  const y = scaleLinear().domain([0, 10]).range([size, 0]);
+  g.append('g').attr('transform', `translate(0,${size})`).call(axisBottom(x));
+  g.append('g').call(axisLeft(y));
+  const lines = g.append('g');
+  const marks = g.append('g');
+  const colors = { word: '#d62728', bank: '#1f77b4', after: '#7b3fa0', ghost: 'rgba(31,119,180,0.3)' };
+  const clamp = (v) => Math.round(Math.max(0, Math.min(10, v)) * 100) / 100;
+  let current = null;
+  fig.update = (points, arrows = []) => {
+    lines.selectAll('line').data(arrows).join('line').attr('stroke', '#7b3fa0').attr('stroke-dasharray', '4 3')
+      .attr('x1', (a) => x(a.from[0])).attr('y1', (a) => y(a.from[1])).attr('x2', (a) => x(a.to[0])).attr('y2', (a) => y(a.to[1]));
+    const pts = marks.selectAll('g.pt').data(points, (d) => d.label).join((enter) => {
+      const e = enter.append('g').attr('class', (d) => `pt ${d.kind}`).attr('data-label', (d) => d.label);
+      e.append('circle').attr('r', 6).attr('fill', (d) => colors[d.kind] ?? '#333');
+      e.append('text').attr('x', 9).attr('y', 4).attr('font-size', 12).text((d) => d.label);
+      return e;
+    });
+    pts.attr('transform', (d) => `translate(${x(d.x)},${y(d.y)})`).attr('data-x', (d) => d.x).attr('data-y', (d) => d.y);
+    current = points.find((d) => d.label === movable);
+    const sel = pts.filter((d) => d.label === movable);
+    if (sel.size() && !sel.attr('tabindex')) {
+      sel.attr('tabindex', 0).attr('cursor', 'grab').attr('aria-label', `${movable}: drag, or use the arrow keys, to move it`)
+        .call(drag().subject(() => ({ x: x(current.x), y: y(current.y) }))
+          .on('drag', (e) => onMove?.(clamp(x.invert(e.x)), clamp(y.invert(e.y)))))
+        .on('keydown', (e) => {
+          const step = e.shiftKey ? 1 : 0.25;
+          const d = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, step], ArrowDown: [0, -step] }[e.key];
+          if (d) { e.preventDefault(); onMove?.(clamp(current.x + d[0]), clamp(current.y + d[1])); }
+        });
+    }
+  };
+  return fig;
+}
