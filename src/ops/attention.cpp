@@ -137,7 +137,9 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   // Scratch for the (L, S) weights of one head when the caller does not want them.
   AlignedVector<float> scratch;
   if (!want_weights) {
-    if (uL * uS > static_cast<std::size_t>(kMaxElements))
+    // In int64: on wasm32 size_t would wrap (L = S = 65536 gives 0) and the kernel would write
+    // far past a tiny scratch buffer.
+    if (L * S > kMaxElements)
       fail(ErrorKind::Range, fn + ": the (L, S) = (" + std::to_string(L) + ", " + std::to_string(S) +
                                  ") score matrix is too large, got " + shapes);
     try {
