@@ -95,6 +95,14 @@ export interface ScaledDotProductAttentionResult {
 
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export interface AttentionWasm {
+  /**
+   * Diagnostics: `heapBytes` is the size of this instance's wasm memory (it never shrinks),
+   * `allocatedBytes` what malloc holds now (back to its level after every call: results are
+   * JS-owned copies, there is nothing to free).
+   */
+  memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /** The size of this instance's wasm memory in bytes. */
+  heapBytes(): number;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
