@@ -9,7 +9,13 @@ using emscripten::typed_memory_view;
 Shape shape_from_js(const val& shape) {
   const auto dims = emscripten::convertJSArrayToNumberVector<double>(shape);
   Shape s(dims.size());
-  for (std::size_t i = 0; i < dims.size(); ++i) s[i] = static_cast<std::int64_t>(dims[i]);
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    // The JS wrapper has checked these; a double outside int64 would make the cast undefined
+    // (a trap in wasm), so check again rather than trust it.
+    if (!(dims[i] >= 0 && dims[i] <= static_cast<double>(kMaxElements)))
+      fail(ErrorKind::Range, "shape: dimension " + std::to_string(dims[i]) + " is out of range [0, 2^29]");
+    s[i] = static_cast<std::int64_t>(dims[i]);
+  }
   return s;
 }
 

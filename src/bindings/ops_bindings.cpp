@@ -1,5 +1,9 @@
 // Embind names for the ops. Glue only: the idiomatic API is the JS wrapper in src/js/.
 #include <emscripten/bind.h>
+#include <emscripten/heap.h>
+#include <malloc.h>
+
+#include <cmath>
 
 #include "bindings/js_interop.hpp"
 #include "ops/attention.hpp"
@@ -44,6 +48,7 @@ val linear_js(val input, val weight, val bias) {
 
 val softmax_js(val input, double dim) {
   return guarded([&] {
+    if (!(std::abs(dim) <= 9007199254740992.0)) fail(ErrorKind::Range, "softmax: dim " + std::to_string(dim) + " is not an integer in (-2^53, 2^53)");
     const auto x = float_tensor_from_js(input, "softmax: input");
     return tensor_to_js(aw::softmax(x.ref(), static_cast<std::int64_t>(dim)));
   });
@@ -104,6 +109,15 @@ val sdpa_js(val query, val key, val value, val options) {
   });
 }
 
+// Diagnostics for leak tests: {heapBytes: size of the wasm memory (it only grows),
+// allocatedBytes: bytes malloc currently hands out (mallinfo().uordblks)}.
+val memory_stats_js() {
+  val out = val::object();
+  out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
+  out.set("allocatedBytes", static_cast<double>(mallinfo().uordblks));
+  return out;
+}
+
 }  // namespace
 }  // namespace aw::js
 
@@ -117,4 +131,5 @@ EMSCRIPTEN_BINDINGS(attention_wasm_ops) {
   function("_softmax", &aw::js::softmax_js);
   function("_embedding", &aw::js::embedding_js);
   function("_scaledDotProductAttention", &aw::js::sdpa_js);
+  function("_memoryStats", &aw::js::memory_stats_js);
 }

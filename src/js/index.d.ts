@@ -321,6 +321,14 @@ export interface AttentionWasm {
   loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
   /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
   Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
+  /**
+   * Diagnostics: `heapBytes` is the size of this instance's wasm memory (it never shrinks),
+   * `allocatedBytes` what malloc holds now (back to its level after every call: results are
+   * JS-owned copies, there is nothing to free).
+   */
+  memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /** The size of this instance's wasm memory in bytes. */
+  heapBytes(): number;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */

@@ -5,7 +5,7 @@ import createAttentionWasm from './attention_wasm.js';
 import { Tensor, formatTensor } from './tensor.js';
 import {
   unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
-  describe,
+  describe, shapeString,
 } from './validate.js';
 import { nnMethods } from './nn.js';
 import { installModules } from './modules.js';
@@ -13,12 +13,33 @@ import { installModules } from './modules.js';
 export { Tensor, formatTensor };
 export { loadSafetensors } from './safetensors.js';
 
+// The C++ API names its arguments as torch's Python API; the JS API as torch's names in camelCase.
+const SDPA_NAMES = {
+  scaled_dot_product_attention: 'scaledDotProductAttention',
+  attn_mask: 'attnMask', is_causal: 'isCausal', enable_gqa: 'enableGqa',
+};
+
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
     this.raw = raw;
     installModules(this); // A.MultiheadAttention, A.TransformerEncoderLayer, ... (src/js/modules.js)
+  }
+
+  /**
+   * Diagnostics for leak tests: `heapBytes` is the size of the wasm memory (it never shrinks: a
+   * high-water mark), `allocatedBytes` what malloc holds now (back to its level after every call,
+   * since results are copied out into JS-owned arrays).
+   * @returns {{heapBytes: number, allocatedBytes: number}}
+   */
+  memoryStats() {
+    return this.raw._memoryStats();
+  }
+
+  /** Size of this module's wasm memory in bytes. */
+  heapBytes() {
+    return this.memoryStats().heapBytes;
   }
 
   /** torch.manual_seed: reseeds this module's generator. */
@@ -71,7 +92,10 @@ export class AttentionWasm {
     const where = 'embedding: input';
     let idTensor;
     if (Array.isArray(ids)) {
-      if (!ids.every(Number.isInteger)) throw new TypeError(`${where} must hold integers, got [${ids.slice(0, 8).join(', ')}${ids.length > 8 ? ', ...' : ''}]`);
+      if (!ids.every((i) => typeof i === 'number')) throw new TypeError(`${where} must hold integers, got [${ids.slice(0, 8).map(describe).join(', ')}${ids.length > 8 ? ', ...' : ''}]`);
+      // Int32Array.from would wrap 2^32 to 0: a huge or fractional id is out of range, not another row.
+      const bad = ids.findIndex((i) => !Number.isInteger(i) || i < -(2 ** 31) || i >= 2 ** 31);
+      if (bad >= 0) throw new RangeError(`${where}: index ${ids[bad]} (input position ${bad}) is not a row index of weight ${shapeString(weight?.shape)}`);
       idTensor = { data: Int32Array.from(ids), shape: [ids.length] };
     } else if (ids instanceof Int32Array) {
       idTensor = { data: ids, shape: [ids.length] };
@@ -109,7 +133,7 @@ export class AttentionWasm {
       enableGqa: boolOption(o.enableGqa, `${fn}: enableGqa`),
       returnWeights: boolOption(o.returnWeights, `${fn}: returnWeights`),
       returnIntermediates: boolOption(o.returnIntermediates, `${fn}: returnIntermediates`),
-    }));
+    }), SDPA_NAMES);
     const result = {};
     for (const [name, t] of Object.entries(raw)) result[name] = toTensor(t);
     return result;

@@ -6,6 +6,9 @@ const DTYPES = new Map([
   [Uint8Array, 'bool'],
 ]);
 
+/** The most elements a tensor may hold (2 GiB of float32: it must fit the 4 GiB wasm heap). */
+export const MAX_ELEMENTS = 2 ** 29;
+
 /** Describes a value for an error message: "Float32Array(6)", "Array(3)", "string", ... */
 export function describe(value) {
   if (value === null) return 'null';
@@ -36,9 +39,13 @@ export function checkShape(shape, where) {
     if (!Number.isInteger(d) || d < 0) {
       throw new RangeError(`${where}: shape ${shapeString(shape)} must hold non-negative integers, got ${d}`);
     }
+    // Each dim on its own too: [0, 1e300] has 0 elements but no int64 holds 1e300.
+    if (d > MAX_ELEMENTS) {
+      throw new RangeError(`${where}: shape ${shapeString(shape)} has a dimension ${d} larger than the 2^29 a tensor may hold`);
+    }
     numel *= d;
   }
-  if (numel > 2 ** 29) {
+  if (numel > MAX_ELEMENTS) {
     throw new RangeError(`${where}: shape ${shapeString(shape)} has ${numel} elements, more than the 2^29 a tensor may hold`);
   }
   return numel;

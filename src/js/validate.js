@@ -7,10 +7,15 @@ export { checkShape, describe, shapeString };
 
 const ERRORS = { TypeError, RangeError, Error };
 
-/** Throws the JS error a binding reported, else returns its value. */
-export function unwrap(result) {
+/**
+ * Throws the JS error a binding reported, else returns its value. `names` renames the C++ API's
+ * snake_case words in the message to the JS API's (e.g. attn_mask -> attnMask).
+ */
+export function unwrap(result, names) {
   if (result && typeof result === 'object' && typeof result.error === 'string') {
-    throw new (ERRORS[result.kind] ?? Error)(result.error);
+    let message = result.error;
+    if (names) for (const [from, to] of Object.entries(names)) message = message.replaceAll(from, to);
+    throw new (ERRORS[result.kind] ?? Error)(message);
   }
   return result;
 }
@@ -78,9 +83,10 @@ export function numberOption(value, where) {
   return value;
 }
 
+/** A number that is a safe integer (so it converts to int64 exactly). */
 export function integerArg(value, where) {
   if (typeof value !== 'number') throw new TypeError(`${where} must be an integer, got ${describe(value)}`);
-  if (!Number.isInteger(value)) throw new RangeError(`${where} must be an integer, got ${value}`);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${where} must be an integer in (-2^53, 2^53), got ${value}`);
   return value;
 }
 

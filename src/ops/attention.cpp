@@ -125,7 +125,9 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   for (auto d : batch) heads *= static_cast<std::size_t>(d);
   const auto uL = static_cast<std::size_t>(L), uS = static_cast<std::size_t>(S), uE = static_cast<std::size_t>(E),
              uEv = static_cast<std::size_t>(Ev);
-  if (heads == 0 || uL == 0 || uEv == 0 || uS == 0) return r;  // zeros: a row with no keys attends to nothing
+  // Nothing to compute: zeros (a row with no keys attends to nothing). With Ev = 0 the weights
+  // are still wanted when asked for.
+  if (heads == 0 || uL == 0 || uS == 0 || (uEv == 0 && !want_weights)) return r;
 
   const float scale = static_cast<float>(opt.scale ? *opt.scale : (E > 0 ? 1.0 / std::sqrt(static_cast<double>(E)) : 1.0));
   const auto off_q = broadcast_offsets(batch, qb);
@@ -137,7 +139,9 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   // Scratch for the (L, S) weights of one head when the caller does not want them.
   AlignedVector<float> scratch;
   if (!want_weights) {
-    if (uL * uS > static_cast<std::size_t>(kMaxElements))
+    // In int64: on wasm32 size_t would wrap (L = S = 65536 gives 0) and the kernel would write
+    // far past a tiny scratch buffer.
+    if (L * S > kMaxElements)
       fail(ErrorKind::Range, fn + ": the (L, S) = (" + std::to_string(L) + ", " + std::to_string(S) +
                                  ") score matrix is too large, got " + shapes);
     try {

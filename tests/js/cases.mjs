@@ -1,0 +1,295 @@
+// The table of public functions the reliability tests drive (fuzz.test.mjs, memory.test.mjs).
+// One entry per function:
+//   valid(r)   -> { label, run(A) -> Tensor | {output, ...}, want?: reference, check?(result) }
+//   invalid(r) -> { label, run(A), type: TypeError | RangeError | Error, message: RegExp }
+//   small(A)   -> one cheap valid call (the memory test repeats it)
+//   weight     -> optional share of the fuzzed valid calls (default 1)
+// To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
+import * as ref from './reference.mjs';
+
+/** A seeded generator with helpers (Mulberry32). */
+export function makeRandom(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const r = {
+    next,
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),  // inclusive
+    pick: (xs) => xs[Math.floor(next() * xs.length)],
+    chance: (p) => next() < p,
+    // sizes: mostly small and odd (every SIMD tail), sometimes 0, sometimes past two vectors
+    dim: () => (next() < 0.06 ? 0 : r.pick([1, 1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 33])),
+    tensor: (shape, scale = 1) => {
+      const data = new Float32Array(ref.numel(shape));
+      for (let i = 0; i < data.length; i++) data[i] = (next() * 2 - 1) * scale;
+      return { data, shape };
+    },
+  };
+  return r;
+}
+
+/** A shape that broadcasts to `target`: some leading dims dropped, some dims set to 1. */
+function broadcastable(r, target) {
+  const drop = r.int(0, target.length);
+  return target.slice(drop).map((d) => (r.chance(0.3) ? 1 : d));
+}
+
+const t = (data, shape) => ({ data: Float32Array.from(data), shape });
+
+// Values that are not tensors, each with the type it must raise.
+const notTensors = [
+  [null, TypeError], [undefined, TypeError], [3, TypeError], ['x', TypeError], [[1, 2], TypeError],
+  [{ data: [1, 2], shape: [2] }, TypeError],                      // Array data
+  [{ data: new Float64Array(2), shape: [2] }, TypeError],         // wrong typed array
+  [{ data: new Int32Array(2), shape: [2] }, TypeError],
+  [{ data: new Float32Array(2), shape: '2' }, TypeError],         // shape not an array
+  [{ data: new Float32Array(2), shape: ['2'] }, TypeError],       // a string for a size
+  [{ data: new Float32Array(2), shape: [3] }, RangeError],        // product != data.length
+  [{ data: new Float32Array(2), shape: [-2] }, RangeError],       // negative
+  [{ data: new Float32Array(2), shape: [2.5] }, RangeError],      // fractional
+  [{ data: new Float32Array(0), shape: [0, 2 ** 40] }, RangeError], // a dim no int64 path should see
+  [{ data: new Float32Array(2), shape: [NaN] }, RangeError],
+];
+
+/** An invalid call replacing argument `i` of a valid call by a value that is not a tensor. */
+function badTensorArg(r, fn, argNames, validArgs, call, optional = []) {
+  const i = r.int(0, argNames.length - 1);
+  // an optional argument may be null/undefined: pick from the rest for it
+  const choices = optional.includes(argNames[i]) ? notTensors.filter(([v]) => v != null) : notTensors;
+  const [bad, type] = r.pick(choices);
+  const args = [...validArgs];
+  args[i] = bad;
+  return { label: `${fn}(${argNames[i]} = bad)`, run: (A) => call(A, ...args), type, message: new RegExp(`^${fn}: ${argNames[i]}\\b`) };
+}
+
+export const functions = {
+  matmul: {
+    weight: 2,
+    valid(r) {
+      // batch broadcasting, 1-D operands, zero sizes
+      const m = r.dim(), k = r.dim(), n = r.dim();
+      const batch = r.chance(0.5) ? [] : Array.from({ length: r.int(1, 2) }, () => r.int(1, 3));
+      let as = r.chance(0.15) ? [k] : [...broadcastable(r, batch), m, k];
+      let bs = r.chance(0.15) ? [k] : [...broadcastable(r, batch), k, n];
+      const a = r.tensor(as), b = r.tensor(bs);
+      return { label: `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)}`, args: [a, b], run: (A) => A.matmul(a, b), want: () => ref.matmul(a, b) };
+    },
+    invalid(r) {
+      const a = r.tensor([2, 3]), b = r.tensor([3, 4]);
+      switch (r.int(0, 2)) {
+        case 0: return badTensorArg(r, 'matmul', ['input', 'other'], [a, b], (A, x, y) => A.matmul(x, y));
+        case 1: {
+          const k = r.int(1, 9), k2 = k + r.int(1, 3);
+          return { label: 'matmul inner dims', run: (A) => A.matmul(r.tensor([2, k]), r.tensor([k2, 3])), type: Error, message: /^matmul: input \[2, \d+\] and other \[\d+, 3\] cannot be multiplied/ };
+        }
+        default:
+          return { label: 'matmul batch', run: (A) => A.matmul(r.tensor([2, 2, 3]), r.tensor([3, 3, 4])), type: Error, message: /^matmul: batch dims of input \[2, 2, 3\] and other \[3, 3, 4\]/ };
+      }
+    },
+    small: (A) => A.matmul(t([1, 2, 3, 4, 5, 6], [2, 3]), t([1, 0, 0, 1, 1, 1], [3, 2])),
+  },
+
+  linear: {
+    valid(r) {
+      const k = r.dim(), n = r.dim();
+      const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
+      const x = r.tensor([...lead, k]), w = r.tensor([n, k]);
+      const bias = r.chance(0.5) ? r.tensor([n]) : undefined;
+      return { label: `linear ${JSON.stringify(x.shape)} W ${JSON.stringify(w.shape)} bias ${!!bias}`, args: [x, w, bias].filter(Boolean), run: (A) => A.linear(x, w, bias), want: () => ref.linear(x, w, bias) };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]), w = r.tensor([4, 3]), b = r.tensor([4]);
+      switch (r.int(0, 2)) {
+        case 0: return badTensorArg(r, 'linear', ['input', 'weight', 'bias'], [x, w, b], (A, p, q, s) => A.linear(p, q, s), ['bias']);
+        case 1: return { label: 'linear in_features', run: (A) => A.linear(x, r.tensor([4, 5])), type: Error, message: /^linear: input \[2, 3\], weight \[4, 5\]/ };
+        default: return { label: 'linear bias', run: (A) => A.linear(x, w, r.tensor([5])), type: Error, message: /^linear: bias must have shape \[4\], got input \[2, 3\], weight \[4, 3\], bias \[5\]/ };
+      }
+    },
+    small: (A) => A.linear(t([1, 2, 3], [1, 3]), t([1, 1, 1, 0, 1, 0], [2, 3]), t([1, 2], [2])),
+  },
+
+  softmax: {
+    weight: 2,
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 4) }, () => r.dim());
+      const x = r.tensor(shape, r.pick([1, 10, 100]));
+      // sprinkle -inf (and whole -inf slices for 1-D rows)
+      if (x.data.length && r.chance(0.3)) for (let i = 0; i < x.data.length; i++) if (r.chance(0.3)) x.data[i] = -Infinity;
+      const rank = shape.length;
+      const dim = rank === 0 ? r.pick([0, -1]) : r.int(-rank, rank - 1);
+      return { label: `softmax ${JSON.stringify(shape)} dim ${dim}`, args: [x], run: (A) => A.softmax(x, { dim }), want: () => ref.softmax(x, dim) };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 3)) {
+        case 0: return badTensorArg(r, 'softmax', ['input'], [x], (A, p) => A.softmax(p));
+        case 1: return { label: 'softmax dim range', run: (A) => A.softmax(x, { dim: r.pick([2, 3, -3, 100]) }), type: RangeError, message: /^softmax: dim for input \[2, 3\]: dim -?\d+ is out of range \[-2, 1\]/ };
+        case 2: return { label: 'softmax dim type', run: (A) => A.softmax(x, { dim: r.pick(['1', null, [1]]) }), type: TypeError, message: /^softmax: dim must be an integer/ };
+        default: return { label: 'softmax dim fraction', run: (A) => A.softmax(x, { dim: r.pick([0.5, NaN, Infinity, 1e300]) }), type: RangeError, message: /^softmax: dim must be an integer/ };
+      }
+    },
+    small: (A) => A.softmax(t([1, 2, 3, 4], [2, 2])),
+  },
+
+  embedding: {
+    valid(r) {
+      const rows = r.int(1, 9), dim = r.dim();
+      const ids = Array.from({ length: r.dim() }, () => r.int(0, rows - 1));
+      const w = r.tensor([rows, dim]);
+      const form = r.int(0, 1);
+      const input = form === 0 ? ids : Int32Array.from(ids);
+      return { label: `embedding ${ids.length} ids of ${JSON.stringify(w.shape)}`, args: [w], run: (A) => A.embedding(input, w), want: () => ref.embedding(ids, w) };
+    },
+    invalid(r) {
+      const w = r.tensor([4, 3]);
+      switch (r.int(0, 2)) {
+        case 0: return { label: 'embedding id range', run: (A) => A.embedding([0, r.pick([4, 5, -1, 2 ** 32])], w), type: RangeError, message: /^embedding: (input: )?index -?\d+ \(input position 1\)/ };
+        case 1: return { label: 'embedding ids type', run: (A) => A.embedding(r.pick([null, 'ab', new Float32Array(2), [0, '1']]), w), type: TypeError, message: /^embedding: input must/ };
+        default: {
+          const [bad, type] = r.pick(notTensors);
+          return { label: 'embedding weight', run: (A) => A.embedding([0], bad), type, message: /^embedding: weight\b/ };
+        }
+      }
+    },
+    small: (A) => A.embedding([1, 0, 1], t([1, 2, 3, 4], [2, 2])),
+  },
+
+  rand: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const seed = r.int(0, 2 ** 31);
+      return {
+        label: `rand ${JSON.stringify(shape)}`,
+        run: (A) => { A.manualSeed(seed); return A.rand(...shape); },
+        check: (out, A) => {
+          if (out.data.some((x) => !(x >= 0 && x < 1))) return 'a value outside [0, 1)';
+          A.manualSeed(seed);
+          const again = A.rand(shape);  // the array form; same seed, same numbers
+          return Buffer.compare(Buffer.from(again.data.buffer), Buffer.from(out.data.buffer)) === 0 ? null : 'not reproducible';
+        },
+      };
+    },
+    invalid(r) {
+      const [size, type] = r.pick([[-1, RangeError], [2.5, RangeError], ['3', TypeError], [2 ** 30, RangeError], [NaN, RangeError], [null, TypeError]]);
+      const shape = r.chance(0.5) ? [size] : [2, size];
+      const fn = r.pick(['rand', 'randn']);
+      return { label: `${fn}(${shape})`, run: (A) => A[fn](...shape), type, message: new RegExp(`^${fn}: size: shape \\[`) };
+    },
+    small: (A) => A.rand(3, 2),
+  },
+
+  randn: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      return { label: `randn ${JSON.stringify(shape)}`, run: (A) => A.randn(shape), check: (out) => (out.data.every(Number.isFinite) ? null : 'not finite') };
+    },
+    invalid(r) {
+      const [size, type] = r.pick([[-3, RangeError], [1e10, RangeError], [{}, TypeError]]);
+      return { label: `randn(${size})`, run: (A) => A.randn(4, size), type, message: /^randn: size: shape \[4, / };
+    },
+    small: (A) => A.randn(2, 3),
+  },
+
+  manualSeed: {
+    valid(r) {
+      const seed = r.int(0, 2 ** 40);
+      return { label: `manualSeed ${seed}`, run: (A) => { A.manualSeed(seed); return A.rand(2); }, check: (out) => (out.data.length === 2 ? null : 'wrong') };
+    },
+    invalid(r) {
+      const [seed, type] = r.pick([[-1, RangeError], [1.5, RangeError], ['1', TypeError], [2 ** 60, RangeError]]);
+      return { label: `manualSeed(${seed})`, run: (A) => A.manualSeed(seed), type, message: /^manualSeed: seed must/ };
+    },
+    small: (A) => A.manualSeed(7),
+  },
+
+  scaledDotProductAttention: {
+    weight: 5,
+    valid(r) {
+      const L = r.dim(), S = r.dim(), E = r.dim(), Ev = r.chance(0.5) ? E : r.dim();
+      const unbatched = r.chance(0.2);
+      const gqa = !unbatched && r.chance(0.25);
+      const H = r.int(1, 3), Hq = gqa ? H * r.int(1, 3) : H;
+      const N = unbatched ? [] : r.chance(0.5) ? [r.int(1, 3)] : [];
+      const qb = unbatched ? [] : [...N, Hq];
+      let kvb = unbatched ? [] : [...N, H];
+      // plain broadcasting of batch dims: key/value may drop N or have 1 heads
+      if (!gqa && !unbatched && r.chance(0.3)) kvb = broadcastable(r, kvb);
+      const q = r.tensor([...qb, L, E], r.pick([1, 1, 3]));
+      const k = r.tensor([...kvb, S, E]);
+      const v = r.tensor([...kvb, S, Ev]);
+      const opts = {};
+      if (gqa) opts.enableGqa = true;
+      const batch = ref.broadcastShapes(qb, gqa ? [...kvb.slice(0, -1), Hq] : kvb);
+      const maskKind = r.pick(['none', 'none', 'bool', 'float', 'causal']);
+      if (maskKind === 'causal') opts.isCausal = true;
+      if (maskKind === 'bool' || maskKind === 'float') {
+        const shape = broadcastable(r, [...batch, L, S]);
+        const n = ref.numel(shape);
+        if (maskKind === 'bool') {
+          opts.attnMask = { data: Uint8Array.from({ length: n }, () => (r.chance(0.7) ? 1 : 0)), shape };
+        } else {
+          const m = r.tensor(shape, 2);
+          for (let i = 0; i < n; i++) if (r.chance(0.2)) m.data[i] = -Infinity;
+          opts.attnMask = m;
+        }
+      }
+      if (r.chance(0.2)) opts.scale = r.pick([1, 0.5, 2]);
+      if (r.chance(0.2)) opts.returnWeights = true;
+      return {
+        label: `sdpa q ${JSON.stringify(q.shape)} k ${JSON.stringify(k.shape)} v ${JSON.stringify(v.shape)} ${maskKind}${opts.attnMask ? JSON.stringify(opts.attnMask.shape) : ''}${gqa ? ' gqa' : ''}`,
+        args: [q, k, v, opts.attnMask].filter(Boolean),
+        run: (A) => A.scaledDotProductAttention(q, k, v, opts),
+        want: () => ref.sdpa(q, k, v, opts),
+      };
+    },
+    invalid(r) {
+      const fn = 'scaledDotProductAttention';
+      const q = r.tensor([2, 3, 4]), k = r.tensor([2, 5, 4]), v = r.tensor([2, 5, 6]);
+      switch (r.int(0, 7)) {
+        case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [q, k, v], (A, a, b, c) => A.scaledDotProductAttention(a, b, c));
+        case 1: return { label: 'sdpa E', run: (A) => A.scaledDotProductAttention(q, r.tensor([2, 5, 3]), v), type: Error, message: /^scaledDotProductAttention: key's last dimension must equal query's E = 4, got query \[2, 3, 4\], key \[2, 5, 3\], value \[2, 5, 6\]/ };
+        case 2: return { label: 'sdpa S', run: (A) => A.scaledDotProductAttention(q, k, r.tensor([2, 4, 6])), type: Error, message: /^scaledDotProductAttention: value must have the same sequence length S = 5/ };
+        case 3: return { label: 'sdpa mask broadcast', run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, r.pick([2, 4, 6])]) }), type: Error, message: /^scaledDotProductAttention: attnMask \[3, \d\] must broadcast to \(N\.\.\., L, S\) = \[2, 3, 5\]/ };
+        case 4: return { label: 'sdpa mask + causal', run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, 5]), isCausal: true }), type: Error, message: /^scaledDotProductAttention: attnMask and isCausal cannot both be set/ };
+        case 5: return { label: 'sdpa gqa', run: (A) => A.scaledDotProductAttention(r.tensor([1, 3, 2, 4]), r.tensor([1, 2, 5, 4]), r.tensor([1, 2, 5, 4]), { enableGqa: true }), type: Error, message: /^scaledDotProductAttention: with enableGqa the query heads \(3\) must be a multiple of the key\/value heads \(2\), got query \[1, 3, 2, 4\]/ };
+        case 6: {
+          const [opts, type, message] = r.pick([
+            [{ dropoutP: 0.1 }, RangeError, /^scaledDotProductAttention: dropoutP must be 0/],
+            [{ isCausal: 1 }, TypeError, /^scaledDotProductAttention: isCausal must be a boolean/],
+            [{ scale: '2' }, TypeError, /^scaledDotProductAttention: scale must be a number/],
+            [{ scale: NaN }, RangeError, /^scaledDotProductAttention: scale must not be NaN/],
+            [{ mask: 1 }, TypeError, /^scaledDotProductAttention: unknown option 'mask'/],
+            [{ attnMask: { data: new Int8Array(15), shape: [3, 5] } }, TypeError, /^scaledDotProductAttention: attnMask must have Uint8Array/],
+            [{ attnMask: { data: new Uint8Array(14), shape: [3, 5] } }, RangeError, /^scaledDotProductAttention: attnMask has shape \[3, 5\] \(15 elements\) but its data has 14/],
+          ]);
+          return { label: `sdpa options ${Object.keys(opts)}`, run: (A) => A.scaledDotProductAttention(q, k, v, opts), type, message };
+        }
+        default:
+          // passes every size check but needs an (L, S) score matrix beyond 2^29 elements
+          return { label: 'sdpa L x S too large', run: (A) => A.scaledDotProductAttention(r.tensor([65536, 1]), r.tensor([65536, 1]), r.tensor([65536, 1])), type: RangeError, message: /^scaledDotProductAttention: the \(L, S\) = \(65536, 65536\) score matrix is too large/ };
+      }
+    },
+    small: (A) => A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), { isCausal: true }),
+  },
+};
+
+/** A fixed computation with a known answer: proves the module still works after an error. */
+export function canary(A) {
+  const out = A.matmul(t([1, 2, 3, 4, 5, 6], [2, 3]), t([1, 0, 1, 0, 1, 1], [3, 2])).data;
+  const sm = A.softmax(t([0, Math.log(3)], [2])).data;
+  return out.length === 4 && out[0] === 6 && out[1] === 3 && out[2] === 15 && out[3] === 6 &&
+    Math.abs(sm[0] - 0.25) < 1e-7 && Math.abs(sm[1] - 0.75) < 1e-7;
+}
+
+/** The bytes of every typed array in `args` (tensors' data), to prove they are never written. */
+export function snapshot(args) {
+  return args.map((a) => Buffer.from(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength)));
+}
+export function sameBytes(args, snap) {
+  return args.every((a, i) => Buffer.from(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength)).equals(snap[i]));
+}

@@ -1,0 +1,243 @@
+// Float64 references for the public functions, written from the definitions (torch's docs), not
+// from the library's code. Each returns {data: Float64Array, shape, mag}: `mag` holds, per
+// element, the size of the terms that were summed (e.g. sum |a_ik b_kj| for a product), so a
+// float32 result can be graded as |got - want| <= rel * mag + abs, whatever the cancellation.
+// Tensors are {data, shape} in row-major order.
+
+export const numel = (shape) => shape.reduce((a, b) => a * b, 1);
+
+/** Row-major strides of `shape`. */
+export function strides(shape) {
+  const s = new Array(shape.length).fill(1);
+  for (let i = shape.length - 2; i >= 0; i--) s[i] = s[i + 1] * shape[i + 1];
+  return s;
+}
+
+/** torch broadcasting of two shapes, or null if they do not broadcast. */
+export function broadcastShapes(a, b) {
+  const rank = Math.max(a.length, b.length);
+  const out = [];
+  for (let i = 0; i < rank; i++) {
+    const da = a[i - (rank - a.length)] ?? 1;
+    const db = b[i - (rank - b.length)] ?? 1;
+    if (da !== db && da !== 1 && db !== 1) return null;
+    out.push(da === 1 ? db : da);
+  }
+  return out;
+}
+
+/** Flat index into `shape` (broadcast to `target`) of the multi-index `idx` of `target`. */
+function broadcastIndex(shape, target, idx) {
+  const st = strides(shape);
+  let off = 0;
+  for (let i = 0; i < shape.length; i++) {
+    const t = i + target.length - shape.length;
+    if (shape[i] !== 1) off += idx[t] * st[i];
+  }
+  return off;
+}
+
+/** Calls f(idx) for every multi-index of `shape` in row-major order. */
+function forEachIndex(shape, f) {
+  const n = numel(shape);
+  const idx = new Array(shape.length).fill(0);
+  for (let c = 0; c < n; c++) {
+    f(idx, c);
+    for (let d = shape.length - 1; d >= 0; d--) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/** torch.matmul, 1-D operands and batch broadcasting included. */
+export function matmul(a, b) {
+  const A = a.shape.length === 1 ? [1, a.shape[0]] : a.shape;
+  const B = b.shape.length === 1 ? [b.shape[0], 1] : b.shape;
+  const [m, k] = A.slice(-2);
+  const [k2, n] = B.slice(-2);
+  if (k !== k2) throw new Error('reference matmul: inner dims differ');
+  const batch = broadcastShapes(A.slice(0, -2), B.slice(0, -2));
+  const outFull = [...batch, m, n];
+  const data = new Float64Array(numel(outFull));
+  const mag = new Float64Array(data.length);
+  const aBatch = A.slice(0, -2), bBatch = B.slice(0, -2);
+  forEachIndex(batch, (idx, c) => {
+    const ao = broadcastIndex(aBatch, batch, idx) * m * k;
+    const bo = broadcastIndex(bBatch, batch, idx) * k * n;
+    for (let i = 0; i < m; i++) {
+      for (let j = 0; j < n; j++) {
+        let s = 0, g = 0;
+        for (let p = 0; p < k; p++) {
+          const t = a.data[ao + i * k + p] * b.data[bo + p * n + j];
+          s += t;
+          g += Math.abs(t);
+        }
+        data[c * m * n + i * n + j] = s;
+        mag[c * m * n + i * n + j] = g;
+      }
+    }
+  });
+  const shape = [...batch];
+  if (a.shape.length > 1) shape.push(m);
+  if (b.shape.length > 1) shape.push(n);
+  return { data, shape, mag };
+}
+
+/** F.linear: input W^T + bias. */
+export function linear(x, w, bias) {
+  const [n, k] = w.shape;
+  const rows = numel(x.shape) / (k || 1);
+  const m = k === 0 ? numel(x.shape.slice(0, -1)) : rows;
+  const data = new Float64Array(m * n);
+  const mag = new Float64Array(m * n);
+  for (let i = 0; i < m; i++) {
+    for (let j = 0; j < n; j++) {
+      let s = bias ? bias.data[bias.shape.length ? j : 0] : 0;
+      let g = Math.abs(s);
+      for (let p = 0; p < k; p++) {
+        const t = x.data[i * k + p] * w.data[j * k + p];
+        s += t;
+        g += Math.abs(t);
+      }
+      data[i * n + j] = s;
+      mag[i * n + j] = g;
+    }
+  }
+  return { data, shape: [...x.shape.slice(0, -1), n], mag };
+}
+
+/**
+ * Softmax of one slice (values read with get(i), written with set(i, y)), in float64.
+ * A slice of only -inf gives zeros (the library's documented choice, torch >= 2.5's SDPA);
+ * any NaN, or +inf, makes the slice NaN as in torch.
+ */
+export function softmaxSlice(n, get, set) {
+  let max = -Infinity;
+  let nan = false;
+  for (let i = 0; i < n; i++) {
+    const x = get(i);
+    if (Number.isNaN(x)) nan = true;
+    else if (x > max) max = x;
+  }
+  if (nan || max === Infinity) {
+    for (let i = 0; i < n; i++) set(i, NaN);
+    return;
+  }
+  if (max === -Infinity) {
+    for (let i = 0; i < n; i++) set(i, 0);
+    return;
+  }
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += Math.exp(get(i) - max);
+  for (let i = 0; i < n; i++) set(i, Math.exp(get(i) - max) / sum);
+}
+
+/** torch.softmax(x, dim). */
+export function softmax(x, dim) {
+  const rank = x.shape.length;
+  const d = dim < 0 ? dim + Math.max(rank, 1) : dim;
+  const shape = rank === 0 ? [1] : x.shape;
+  const n = shape[d], inner = numel(shape.slice(d + 1)), outer = numel(shape.slice(0, d));
+  const data = new Float64Array(numel(shape));
+  for (let o = 0; o < outer; o++) {
+    for (let r = 0; r < inner; r++) {
+      const base = o * n * inner + r;
+      softmaxSlice(n, (i) => x.data[base + i * inner], (i, y) => { data[base + i * inner] = y; });
+    }
+  }
+  return { data, shape: [...x.shape], mag: data.map((y) => Math.abs(y) + 1) };
+}
+
+/** F.embedding: rows of weight. */
+export function embedding(ids, weight) {
+  const dim = weight.shape[1];
+  const data = new Float64Array(ids.length * dim);
+  ids.forEach((id, i) => { for (let j = 0; j < dim; j++) data[i * dim + j] = weight.data[id * dim + j]; });
+  return { data, mag: data.map(Math.abs) };
+}
+
+/**
+ * F.scaled_dot_product_attention, as torch's math reference:
+ *   out = softmax(scale * Q K^T + M) V, with M from a float mask (added), a bool mask
+ *   (1 = takes part, 0 = -inf) or is_causal (tril(ones(L, S))); enable_gqa: query head h reads
+ *   key/value head floor(h / (Hq / H)). A row with nothing to attend to gives zeros.
+ */
+export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enableGqa = false } = {}) {
+  const L = q.shape.at(-2), E = q.shape.at(-1), S = k.shape.at(-2), Ev = v.shape.at(-1);
+  const qb = q.shape.slice(0, -2);
+  let kb = k.shape.slice(0, -2), vb = v.shape.slice(0, -2);
+  let group = 1;
+  if (enableGqa) {
+    group = qb.at(-1) / kb.at(-1);
+    kb = [...kb.slice(0, -1), qb.at(-1)];
+    vb = [...vb.slice(0, -1), qb.at(-1)];
+  }
+  const batch = broadcastShapes(broadcastShapes(qb, kb), vb);
+  const sc = scale ?? (E > 0 ? 1 / Math.sqrt(E) : 1);
+  const outShape = [...batch, L, Ev];
+  const data = new Float64Array(numel(outShape));
+  const mag = new Float64Array(data.length);
+  const weights = new Float64Array(numel(batch) * L * S);
+  const maskShape = attnMask?.shape;
+  const planeTarget = [...batch, L, S];
+  const kOrig = k.shape.slice(0, -2), vOrig = v.shape.slice(0, -2);
+  forEachIndex(batch, (idx, c) => {
+    const qo = broadcastIndex(qb, batch, idx) * L * E;
+    // key/value: the GQA head index maps back to floor(h / group)
+    const kvIdx = [...idx];
+    if (group > 1) kvIdx[kvIdx.length - 1] = Math.floor(idx.at(-1) / group);
+    const kvBatch = group > 1 ? [...batch.slice(0, -1), batch.at(-1) / group] : batch;
+    const ko = broadcastIndex(kOrig, kvBatch, kvIdx) * S * E;
+    const vo = broadcastIndex(vOrig, kvBatch, kvIdx) * S * Ev;
+    for (let i = 0; i < L; i++) {
+      const row = new Float64Array(S);
+      for (let j = 0; j < S; j++) {
+        let dot = 0;
+        for (let e = 0; e < E; e++) dot += q.data[qo + i * E + e] * k.data[ko + j * E + e];
+        let m = 0;
+        if (attnMask) {
+          const mv = attnMask.data[broadcastIndex(maskShape, planeTarget, [...idx, i, j])];
+          m = attnMask.data instanceof Uint8Array ? (mv ? 0 : -Infinity) : mv;
+        }
+        if (isCausal && j > i) m = -Infinity;
+        row[j] = sc * dot + m;
+      }
+      const w = new Float64Array(S);
+      softmaxSlice(S, (j) => row[j], (j, y) => { w[j] = y; });
+      weights.set(w, (c * L + i) * S);
+      for (let d = 0; d < Ev; d++) {
+        let s = 0, g = 0;
+        for (let j = 0; j < S; j++) {
+          s += w[j] * v.data[vo + j * Ev + d];
+          g += Math.abs(w[j] * v.data[vo + j * Ev + d]);
+        }
+        data[(c * L + i) * Ev + d] = s;
+        mag[(c * L + i) * Ev + d] = g;
+      }
+    }
+  });
+  return { data, shape: outShape, mag, weights, weightsShape: planeTarget };
+}
+
+/**
+ * Largest violation of |got - want| <= rel * mag + abs (0 when every element passes); NaN must
+ * meet NaN, and infinities must be equal.
+ */
+export function compare(got, want, { rel = 1e-5, abs = 1e-6 } = {}) {
+  if (got.length !== want.data.length) return { ok: false, why: `length ${got.length} != ${want.data.length}` };
+  for (let i = 0; i < got.length; i++) {
+    const g = got[i], w = want.data[i];
+    if (Number.isNaN(w) || Number.isNaN(g)) {
+      if (Number.isNaN(w) !== Number.isNaN(g)) return { ok: false, why: `[${i}] ${g} vs ${w}` };
+      continue;
+    }
+    if (!Number.isFinite(w) || !Number.isFinite(g)) {
+      if (g !== w) return { ok: false, why: `[${i}] ${g} vs ${w}` };
+      continue;
+    }
+    const tol = rel * Math.max(Math.abs(w), want.mag ? want.mag[i] : 0) + abs;
+    if (Math.abs(g - w) > tol) return { ok: false, why: `[${i}] ${g} vs ${w} (tol ${tol.toExponential(2)})` };
+  }
+  return { ok: true };
+}
