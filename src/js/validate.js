@@ -86,6 +86,7 @@ export function numberOption(value, where) {
 /** A number that is a safe integer (so it converts to int64 exactly). */
 export function integerArg(value, where) {
   if (typeof value !== 'number') throw new TypeError(`${where} must be an integer, got ${describe(value)}`);
+  if (!Number.isInteger(value)) throw new RangeError(`${where} must be an integer, got ${value}`);
   if (!Number.isSafeInteger(value)) throw new RangeError(`${where} must be an integer in (-2^53, 2^53), got ${value}`);
   return value;
 }

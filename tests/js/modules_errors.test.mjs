@@ -80,7 +80,7 @@ test('SDPA traps: Hq % H != 0 with enableGqa, masks that do not broadcast', () =
     /query heads \(6\) must be a multiple of the key\/value heads \(4\), got query \[1, 6, 3, 4\], key \[1, 4, 5, 4\]/);
   const k2 = randomTensor([1, 6, 5, 4], r);
   throwsLike(() => A.scaledDotProductAttention(q, k2, k2, { attnMask: randomTensor([3, 4], r) }), Error,
-    /attn_mask \[3, 4\] must broadcast to \(N\.\.\., L, S\) = \[1, 6, 3, 5\]/);
+    /attnMask \[3, 4\] must broadcast to \(N\.\.\., L, S\) = \[1, 6, 3, 5\]/);
 });
 
 test('the module keeps working after many errors, with the same result', () => {
