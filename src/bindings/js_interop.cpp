@@ -19,31 +19,41 @@ Shape shape_from_js(const val& shape) {
   return s;
 }
 
-HeapTensor float_tensor_from_js(const val& tensor, const std::string& where) {
-  HeapTensor t;
-  t.shape = shape_from_js(tensor["shape"]);
-  const std::size_t n = checked_numel(t.shape, where);
+namespace {
+
+// Copies tensor.data (a typed array of numel(tensor.shape) elements, checked by the JS wrapper)
+// into a fresh heap vector; `what` names it in the out-of-memory message.
+template <class Vector>
+Vector copy_from_js(const val& tensor, const std::string& where, const char* what, Shape& shape) {
+  shape = shape_from_js(tensor["shape"]);
+  const std::size_t n = checked_numel(shape, where);
+  Vector data;
   try {
-    t.data.resize(n);
+    data.resize(n);
   } catch (const std::bad_alloc&) {
-    fail(ErrorKind::Range, where + ": out of memory copying a tensor of shape " + shape_str(t.shape));
+    fail(ErrorKind::Range, where + ": out of memory copying " + what + " of shape " + shape_str(shape));
   }
   // The view is made after the allocation: growing memory detaches older views.
-  if (n) val(typed_memory_view(n, t.data.data())).call<void>("set", tensor["data"]);
+  if (n) val(typed_memory_view(n, data.data())).call<void>("set", tensor["data"]);
+  return data;
+}
+
+}  // namespace
+
+HeapTensor float_tensor_from_js(const val& tensor, const std::string& where) {
+  HeapTensor t;
+  t.data = copy_from_js<AlignedVector<float>>(tensor, where, "a tensor", t.shape);
   return t;
 }
 
 HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where) {
   HeapBoolTensor t;
-  t.shape = shape_from_js(tensor["shape"]);
-  const std::size_t n = checked_numel(t.shape, where);
-  try {
-    t.data.resize(n);
-  } catch (const std::bad_alloc&) {
-    fail(ErrorKind::Range, where + ": out of memory copying a mask of shape " + shape_str(t.shape));
-  }
-  if (n) val(typed_memory_view(n, t.data.data())).call<void>("set", tensor["data"]);
+  t.data = copy_from_js<std::vector<std::uint8_t>>(tensor, where, "a mask", t.shape);
   return t;
+}
+
+std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape) {
+  return copy_from_js<std::vector<std::int32_t>>(tensor, where, "a tensor", shape);
 }
 
 val tensor_to_js(const Tensor& t) {

@@ -6,7 +6,9 @@
 #pragma once
 #include <emscripten/val.h>
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
 #include "core/tensor.hpp"
@@ -27,10 +29,42 @@ struct HeapBoolTensor {
   BoolTensorRef ref() const { return BoolTensorRef{data.data(), shape}; }
 };
 
+// An optional argument: neither undefined nor null.
+inline bool is_set(const val& v) { return !v.isUndefined() && !v.isNull(); }
+
 Shape shape_from_js(const val& shape);
 HeapTensor float_tensor_from_js(const val& tensor, const std::string& where);
 HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where);
+// {data: Int32Array, shape} -> ids; `shape` receives the shape.
+std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape);
 val tensor_to_js(const Tensor& t);  // {data: Float32Array (a copy), shape: number[]}
+
+// An optional float tensor argument copied into the heap: ptr() is nullptr when it is unset.
+struct OptionalHeapTensor {
+  std::optional<HeapTensor> heap;
+  TensorRef ref;
+  OptionalHeapTensor(const val& v, const std::string& where) {
+    if (!is_set(v)) return;
+    heap = float_tensor_from_js(v, where);
+    ref = heap->ref();
+  }
+  const TensorRef* ptr() const { return heap ? &ref : nullptr; }
+};
+
+// An optional mask copied into the heap, float (as_float.ptr()) or boolean (bool_ptr()) as
+// `is_bool` says; both nullptr when it is unset.
+struct OptionalHeapMask {
+  OptionalHeapTensor as_float;
+  std::optional<HeapBoolTensor> heap_bool;
+  BoolTensorRef bool_ref;
+  OptionalHeapMask(const val& v, bool is_bool, const std::string& where)
+      : as_float(is_bool ? val::undefined() : v, where) {
+    if (!is_set(v) || !is_bool) return;
+    heap_bool = bool_tensor_from_js(v, where);
+    bool_ref = heap_bool->ref();
+  }
+  const BoolTensorRef* bool_ptr() const { return heap_bool ? &bool_ref : nullptr; }
+};
 
 // Runs f() and returns its value, or {error, kind} if it threw.
 template <class F>

@@ -2,42 +2,12 @@
 // src/js/modules.js, which holds the parameters and checks argument types.
 #include <emscripten/bind.h>
 
-#include <optional>
-
 #include "bindings/js_interop.hpp"
 #include "ops/multihead_attention.hpp"
 #include "ops/transformer_encoder_layer.hpp"
 
 namespace aw::js {
 namespace {
-
-bool is_set(const val& v) { return !v.isUndefined() && !v.isNull(); }
-
-// A float parameter copied into the heap, or none.
-struct OptionalHeapTensor {
-  std::optional<HeapTensor> heap;
-  TensorRef ref;
-  OptionalHeapTensor(const val& v, const std::string& where) {
-    if (!is_set(v)) return;
-    heap = float_tensor_from_js(v, where);
-    ref = heap->ref();
-  }
-  const TensorRef* ptr() const { return heap ? &ref : nullptr; }
-};
-
-// A mask (float: added; bool: true = ignore) copied into the heap, or none.
-struct OptionalHeapMask {
-  OptionalHeapTensor as_float;
-  std::optional<HeapBoolTensor> heap_bool;
-  BoolTensorRef bool_ref;
-  OptionalHeapMask(const val& v, bool is_bool, const std::string& where)
-      : as_float(is_bool ? val::undefined() : v, where) {
-    if (!is_set(v) || !is_bool) return;
-    heap_bool = bool_tensor_from_js(v, where);
-    bool_ref = heap_bool->ref();
-  }
-  const BoolTensorRef* bool_ptr() const { return heap_bool ? &bool_ref : nullptr; }
-};
 
 // MultiheadAttention parameters from {inProjWeight?, qProjWeight?, kProjWeight?, vProjWeight?,
 // inProjBias?, outProjWeight, outProjBias?}, copied into the heap.

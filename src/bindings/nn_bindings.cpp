@@ -11,8 +11,6 @@
 namespace aw::js {
 namespace {
 
-bool present(const val& v) { return !v.isUndefined() && !v.isNull(); }
-
 val positional_encoding_js(double max_length, double d_model) {
   return guarded([&] {
     return tensor_to_js(aw::positional_encoding(static_cast<std::int64_t>(max_length), static_cast<std::int64_t>(d_model)));
@@ -24,18 +22,8 @@ val layer_norm_js(val input, val normalized_shape, val weight, val bias, double 
   return guarded([&] {
     const auto x = float_tensor_from_js(input, "layer_norm: input");
     const Shape shape = shape_from_js(normalized_shape);
-    HeapTensor w, b;
-    TensorRef w_ref, b_ref;
-    if (present(weight)) {
-      w = float_tensor_from_js(weight, "layer_norm: weight");
-      w_ref = w.ref();
-    }
-    if (present(bias)) {
-      b = float_tensor_from_js(bias, "layer_norm: bias");
-      b_ref = b.ref();
-    }
-    return tensor_to_js(aw::layer_norm(x.ref(), shape, present(weight) ? &w_ref : nullptr,
-                                       present(bias) ? &b_ref : nullptr, eps));
+    const OptionalHeapTensor w(weight, "layer_norm: weight"), b(bias, "layer_norm: bias");
+    return tensor_to_js(aw::layer_norm(x.ref(), shape, w.ptr(), b.ptr(), eps));
   });
 }
 

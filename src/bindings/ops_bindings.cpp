@@ -15,8 +15,6 @@
 namespace aw::js {
 namespace {
 
-bool present(const val& v) { return !v.isUndefined() && !v.isNull(); }
-
 val manual_seed_js(double seed) {
   return guarded([&] {
     aw::manual_seed(static_cast<std::uint64_t>(seed));
@@ -39,10 +37,8 @@ val linear_js(val input, val weight, val bias) {
   return guarded([&] {
     const auto x = float_tensor_from_js(input, "linear: input");
     const auto w = float_tensor_from_js(weight, "linear: weight");
-    if (!present(bias)) return tensor_to_js(aw::linear(x.ref(), w.ref(), nullptr));
-    const auto b = float_tensor_from_js(bias, "linear: bias");
-    const TensorRef bref = b.ref();
-    return tensor_to_js(aw::linear(x.ref(), w.ref(), &bref));
+    const OptionalHeapTensor b(bias, "linear: bias");
+    return tensor_to_js(aw::linear(x.ref(), w.ref(), b.ptr()));
   });
 }
 
@@ -57,10 +53,8 @@ val softmax_js(val input, double dim) {
 // ids: {data: Int32Array, shape}
 val embedding_js(val ids, val weight) {
   return guarded([&] {
-    const Shape ids_shape = shape_from_js(ids["shape"]);
-    const std::size_t n = checked_numel(ids_shape, "embedding: input");
-    std::vector<std::int32_t> id_data(n);
-    if (n) val(emscripten::typed_memory_view(n, id_data.data())).call<void>("set", ids["data"]);
+    Shape ids_shape;
+    const std::vector<std::int32_t> id_data = int_tensor_from_js(ids, "embedding: input", ids_shape);
     const auto w = float_tensor_from_js(weight, "embedding: weight");
     return tensor_to_js(aw::embedding(id_data.data(), ids_shape, w.ref()));
   });
@@ -74,25 +68,12 @@ val sdpa_js(val query, val key, val value, val options) {
     const auto q = float_tensor_from_js(query, fn + "query");
     const auto k = float_tensor_from_js(key, fn + "key");
     const auto v = float_tensor_from_js(value, fn + "value");
+    const OptionalHeapMask mask(options["attnMask"], options["maskIsBool"].as<bool>(), fn + "attn_mask");
     SdpaOptions opt;
-    HeapTensor float_mask;
-    HeapBoolTensor bool_mask;
-    TensorRef float_ref;
-    BoolTensorRef bool_ref;
-    const val mask = options["attnMask"];
-    if (present(mask)) {
-      if (options["maskIsBool"].as<bool>()) {
-        bool_mask = bool_tensor_from_js(mask, fn + "attn_mask");
-        bool_ref = bool_mask.ref();
-        opt.bool_mask = &bool_ref;
-      } else {
-        float_mask = float_tensor_from_js(mask, fn + "attn_mask");
-        float_ref = float_mask.ref();
-        opt.float_mask = &float_ref;
-      }
-    }
+    opt.float_mask = mask.as_float.ptr();
+    opt.bool_mask = mask.bool_ptr();
     opt.is_causal = options["isCausal"].as<bool>();
-    if (present(options["scale"])) opt.scale = options["scale"].as<double>();
+    if (is_set(options["scale"])) opt.scale = options["scale"].as<double>();
     opt.enable_gqa = options["enableGqa"].as<bool>();
     opt.return_weights = options["returnWeights"].as<bool>();
     opt.return_intermediates = options["returnIntermediates"].as<bool>();

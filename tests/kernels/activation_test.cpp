@@ -3,16 +3,12 @@
 // misaligned and in place; special values as torch (NaN stays NaN; -inf -> NaN for GELU).
 #include "kernels/activation.hpp"
 
-#include <limits>
 
-#include "kernels/nn_test_util.hpp"
+#include "kernels/kernel_test_util.hpp"
 
-using namespace nn_test;
+using namespace kernel_test;
 
 namespace {
-
-constexpr float inf_f = std::numeric_limits<float>::infinity();
-constexpr float nan_f = std::numeric_limits<float>::quiet_NaN();
 
 using Kernel = void (*)(const float*, float*, std::size_t);
 
@@ -37,7 +33,7 @@ const Case cases[] = {
 };
 
 // Against float64: 2e-6 relative, 1e-7 absolute (xsimd erf/tanh are within a few ulp).
-constexpr double rel64 = 2e-6, abs64 = 1e-7;
+constexpr Tolerance float64{2e-6, 1e-7};
 
 void check(const Case& c, const Buffer& x)
 {
@@ -49,15 +45,7 @@ void check(const Case& c, const Buffer& x)
     c.simd(in_place.data(), in_place.data(), n);
     std::vector<double> want(n);
     for (std::size_t i = 0; i < n; ++i) want[i] = c.f64(x.data()[i]);
-    const Comparison simd_vs_ref = compare(y.data(), as_double(y_ref.data(), n), rel64, abs64);
-    const Comparison simd_vs_f64 = compare(y.data(), want, rel64, abs64);
-    const Comparison ref_vs_f64 = compare(y_ref.data(), want, rel64, abs64);
-    INFO(c.name << " xsimd vs reference: " << describe(simd_vs_ref));
-    INFO(c.name << " xsimd vs float64: " << describe(simd_vs_f64));
-    INFO(c.name << " reference vs float64: " << describe(ref_vs_f64));
-    CHECK(simd_vs_ref.ok);
-    CHECK(simd_vs_f64.ok);
-    CHECK(ref_vs_f64.ok);
+    check_simd_reference_float64(std::string(c.name) + " ", y.data(), y_ref.data(), want, nullptr, float64, float64);
     CHECK(in_place.same_values(y));
     CHECK(x.same_values(x_before));
     CHECK(y.guards_intact());
@@ -75,14 +63,14 @@ TEST_CASE("activations: xsimd == reference == float64 over every tail, misaligne
     for (std::size_t n : sizes)
     for (float stddev : {1.0f, 4.0f}) {
         CAPTURE(c.name, offset, n, stddev);
-        check(c, random_buffer(rng, n, offset, stddev));
+        check(c, normal_buffer(rng, n, offset, stddev));
     }
 }
 
 TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN, GELU(+inf) = +inf)", "[kernels][activation]")
 {
     // Placed at every position of a 9-element row (vector part and tail), next to ordinary values.
-    const float specials[] = {nan_f, inf_f, -inf_f, 0.0f, -0.0f, 1e30f, -1e30f, 20.0f, -20.0f};
+    const float specials[] = {not_a_number, infinity, -infinity, 0.0f, -0.0f, 1e30f, -1e30f, 20.0f, -20.0f};
     for (const Case& c : cases)
     for (float s : specials)
     for (std::size_t at = 0; at < 9; ++at) {
@@ -93,15 +81,15 @@ TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN
         check(c, x);
     }
     float y[3];
-    const float x[3] = {nan_f, inf_f, -inf_f};
+    const float x[3] = {not_a_number, infinity, -infinity};
     aw::relu(x, y, 3);
     CHECK(std::isnan(y[0]));
-    CHECK(y[1] == inf_f);
+    CHECK(y[1] == infinity);
     CHECK(y[2] == 0.0f);
     for (Kernel gelu : {Kernel(aw::gelu), Kernel(aw::gelu_tanh)}) {
         gelu(x, y, 3);
         CHECK(std::isnan(y[0]));
-        CHECK(y[1] == inf_f);
+        CHECK(y[1] == infinity);
         CHECK(std::isnan(y[2]));  // -inf * 0.5 * (1 + (-1)), as torch
     }
 }

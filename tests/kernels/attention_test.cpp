@@ -7,57 +7,26 @@
 
 #include "kernels/matmul.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <functional>
 #include <limits>
 #include <random>
-#include <sstream>
-#include <string>
 #include <utility>
 #include <vector>
 
+#include "kernels/kernel_test_util.hpp"
+
+using namespace kernel_test;
+
 namespace {
-
-const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65};
-const std::size_t offsets[] = {0, 1};  // floats; 1 misaligns every pointer
-
-constexpr float infinity = std::numeric_limits<float>::infinity();
-constexpr float sentinel = 1234.5f;
-constexpr std::size_t guard = 17;
 
 // Tolerances. Weights: relative to the weight, plus an absolute floor near 0.
 // Out: relative to sum_j w[j] |v[j, d]| (the size of the summed terms), plus a floor.
 // Against float64: 1e-5 and 1e-6. xsimd against the scalar reference: 2e-6 and 1e-7.
-constexpr double rel_float64 = 1e-5, abs_float64 = 1e-6;
-constexpr double rel_tight = 2e-6, abs_tight = 1e-7;
-
-// `count` floats at `offset` floats into the storage, with sentinels around them.
-struct Buffer {
-    std::vector<float> storage;
-    std::size_t offset, count;
-    Buffer(std::size_t count_, std::size_t offset_)
-        : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
-    float* data() { return storage.data() + offset; }
-    const float* data() const { return storage.data() + offset; }
-    bool guards_intact() const
-    {
-        for (std::size_t i = 0; i < storage.size(); ++i)
-            if ((i < offset || i >= offset + count) && storage[i] != sentinel) return false;
-        return true;
-    }
-};
-
-Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset)
-{
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    Buffer b(count, offset);
-    for (std::size_t i = 0; i < count; ++i) b.data()[i] = uniform(rng);
-    return b;
-}
+constexpr Tolerance float64{1e-5, 1e-6};
+constexpr Tolerance tight{2e-6, 1e-7};
 
 // The mask as the (L, S) matrix it stands for: element (i, j), or nullptr for no mask.
 using LogicalMask = std::function<double(std::size_t i, std::size_t j)>;
@@ -103,39 +72,6 @@ AttentionFloat64 attention_float64(const float* q, const float* k, const float* 
     return r;
 }
 
-// First element failing |got - want| <= rel * scale + abs, or the one closest to failing.
-struct Comparison {
-    bool ok = true;
-    std::size_t index = 0;
-    double got = 0, want = 0, tolerance = 0;
-};
-
-Comparison compare(const float* got, const std::vector<double>& want,
-                   const std::vector<double>& scale, double rel, double abs)
-{
-    Comparison worst;
-    double worst_ratio = -1;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const double tolerance = rel * scale[i] + abs;
-        const double error = std::fabs(static_cast<double>(got[i]) - want[i]);
-        if (!(error <= tolerance)) return {false, i, got[i], want[i], tolerance};  // NaN fails too
-        if (error / tolerance > worst_ratio) {
-            worst_ratio = error / tolerance;
-            worst = {true, i, got[i], want[i], tolerance};
-        }
-    }
-    return worst;
-}
-
-std::string describe(const Comparison& c)
-{
-    std::ostringstream s;
-    s.precision(9);
-    s << "worst element " << c.index << ": got " << c.got << ", want " << c.want
-      << ", tolerance " << c.tolerance;
-    return s.str();
-}
-
 struct MaskArgs {
     const float* data = nullptr;
     std::ptrdiff_t row_stride = 0, col_stride = 0;
@@ -161,27 +97,9 @@ void check_attention(const Buffer& q, const Buffer& k, const Buffer& v, std::siz
 
     const AttentionFloat64 want =
         attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical_mask, causal);
-    const std::vector<double> w_ref(weights_ref.data(), weights_ref.data() + L * S);
-    const std::vector<double> o_ref(out_ref.data(), out_ref.data() + L * Ev);
-
-    const Comparison w_simd_vs_ref = compare(weights.data(), w_ref, want.weights_scale, rel_tight, abs_tight);
-    const Comparison w_simd_vs_f64 = compare(weights.data(), want.weights, want.weights_scale, rel_float64, abs_float64);
-    const Comparison w_ref_vs_f64 = compare(weights_ref.data(), want.weights, want.weights_scale, rel_float64, abs_float64);
-    const Comparison o_simd_vs_ref = compare(out.data(), o_ref, want.out_scale, rel_tight, abs_tight);
-    const Comparison o_simd_vs_f64 = compare(out.data(), want.out, want.out_scale, rel_float64, abs_float64);
-    const Comparison o_ref_vs_f64 = compare(out_ref.data(), want.out, want.out_scale, rel_float64, abs_float64);
-    INFO("weights, xsimd vs reference: " << describe(w_simd_vs_ref));
-    INFO("weights, xsimd vs float64: " << describe(w_simd_vs_f64));
-    INFO("weights, reference vs float64: " << describe(w_ref_vs_f64));
-    INFO("out, xsimd vs reference: " << describe(o_simd_vs_ref));
-    INFO("out, xsimd vs float64: " << describe(o_simd_vs_f64));
-    INFO("out, reference vs float64: " << describe(o_ref_vs_f64));
-    CHECK(w_simd_vs_ref.ok);
-    CHECK(w_simd_vs_f64.ok);
-    CHECK(w_ref_vs_f64.ok);
-    CHECK(o_simd_vs_ref.ok);
-    CHECK(o_simd_vs_f64.ok);
-    CHECK(o_ref_vs_f64.ok);
+    check_simd_reference_float64("weights, ", weights.data(), weights_ref.data(), want.weights, &want.weights_scale,
+                                 tight, float64);
+    check_simd_reference_float64("out, ", out.data(), out_ref.data(), want.out, &want.out_scale, tight, float64);
     CHECK(out.guards_intact());
     CHECK(out_ref.guards_intact());
     CHECK(weights.guards_intact());
@@ -231,9 +149,9 @@ TEST_CASE("attention: xsimd == reference == float64 over every tail, odd E and E
         const std::size_t E = dims.first, Ev = dims.second;
         const float scale = E == 0 ? 1.0f : 1.0f / std::sqrt(float(E));
         CAPTURE(offset, L, S, E, Ev, scale);
-        const Buffer q = random_buffer(rng, L * E, offset);
-        const Buffer k = random_buffer(rng, S * E, offset);
-        const Buffer v = random_buffer(rng, S * Ev, offset);
+        const Buffer q = uniform_buffer(rng, L * E, offset);
+        const Buffer k = uniform_buffer(rng, S * E, offset);
+        const Buffer v = uniform_buffer(rng, S * Ev, offset);
         check_attention(q, k, v, L, S, E, Ev, scale, MaskArgs{}, nullptr, false);
     }
 }
@@ -250,9 +168,9 @@ TEST_CASE("attention: additive masks with broadcasting and negative strides, wit
     for (std::size_t S : few_sizes) {
         const std::size_t E = 5, Ev = 7;
         CAPTURE(layout.name, causal, L, S, E, Ev);
-        const Buffer q = random_buffer(rng, L * E, 1);
-        const Buffer k = random_buffer(rng, S * E, 1);
-        const Buffer v = random_buffer(rng, S * Ev, 1);
+        const Buffer q = uniform_buffer(rng, L * E, 1);
+        const Buffer k = uniform_buffer(rng, S * E, 1);
+        const Buffer v = uniform_buffer(rng, S * Ev, 1);
 
         // mask values in [-2, 2], a fifth of them -inf (small S gives fully masked rows)
         Buffer storage(layout.storage_size(L, S), 1);
@@ -275,9 +193,9 @@ TEST_CASE("attention: causal is upper-left aligned when L != S", "[kernels][atte
     for (const auto& shape : shapes) {
         const std::size_t L = shape.first, S = shape.second, E = 9, Ev = 4;
         CAPTURE(L, S);
-        const Buffer q = random_buffer(rng, L * E, 1);
-        const Buffer k = random_buffer(rng, S * E, 1);
-        const Buffer v = random_buffer(rng, S * Ev, 1);
+        const Buffer q = uniform_buffer(rng, L * E, 1);
+        const Buffer k = uniform_buffer(rng, S * E, 1);
+        const Buffer v = uniform_buffer(rng, S * Ev, 1);
         check_attention(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true);
 
         std::vector<float> out(L * Ev), weights(L * S);
@@ -302,9 +220,9 @@ TEST_CASE("attention: fully masked rows give weights 0 and out 0, never NaN", "[
     for (bool causal : {false, true}) {
         const std::size_t L = 7, E = 5, Ev = 9;
         CAPTURE(S, causal);
-        const Buffer q = random_buffer(rng, L * E, 1);
-        const Buffer k = random_buffer(rng, S * E, 1);
-        const Buffer v = random_buffer(rng, S * Ev, 1);
+        const Buffer q = uniform_buffer(rng, L * E, 1);
+        const Buffer k = uniform_buffer(rng, S * E, 1);
+        const Buffer v = uniform_buffer(rng, S * Ev, 1);
         // full (L, S) mask; rows 0, 3 and 6 entirely -inf. With causal, row 1 masks only what
         // causal keeps (j <= 1), so it is fully excluded too although the mask is finite for j > 1.
         Buffer mask(L * S, 1);
@@ -412,7 +330,7 @@ TEST_CASE("attention: empty shapes", "[kernels][attention]")
 {
     std::mt19937 rng(20240625);
     // S == 0: softmax over nothing, out = weights v = 0 (torch gives zeros too).
-    const Buffer q = random_buffer(rng, 4 * 3, 1);
+    const Buffer q = uniform_buffer(rng, 4 * 3, 1);
     const Buffer none(0, 1);
     Buffer out(4 * 5, 1), weights(0, 1);
     aw::scaled_dot_product_attention_head(q.data(), none.data(), none.data(), out.data(), weights.data(),
@@ -423,7 +341,7 @@ TEST_CASE("attention: empty shapes", "[kernels][attention]")
 
     // L == 0: nothing written.
     Buffer out0(0, 1), weights0(0, 1);
-    const Buffer k = random_buffer(rng, 6 * 3, 1);
+    const Buffer k = uniform_buffer(rng, 6 * 3, 1);
     aw::scaled_dot_product_attention_head(none.data(), k.data(), k.data(), out0.data(), weights0.data(),
                                           0, 6, 3, 3, 1.0f, nullptr, 0, 0, false);
     CHECK(out0.guards_intact());

@@ -3,11 +3,10 @@
 // tail, misaligned, in place (y = a or y = b); IEEE special values pass through unchanged.
 #include "kernels/elementwise.hpp"
 
-#include <limits>
 
-#include "kernels/nn_test_util.hpp"
+#include "kernels/kernel_test_util.hpp"
 
-using namespace nn_test;
+using namespace kernel_test;
 
 namespace {
 
@@ -21,7 +20,7 @@ struct Case {
 const Case cases[] = {{"add", aw::add, aw::add_reference, true}, {"mul", aw::mul, aw::mul_reference, false}};
 
 // float32 sum/product of float inputs, computed in float64: within 1 rounding of float.
-constexpr double rel64 = 1e-7, abs64 = 1e-37;
+constexpr Tolerance float64{1e-7, 1e-37};
 
 std::vector<double> want(const Case& c, const float* a, std::size_t as, const float* b, std::size_t bs, std::size_t n)
 {
@@ -44,14 +43,14 @@ TEST_CASE("elementwise: xsimd == reference == float64 for steps (1,1), (1,0), (0
     for (std::size_t a_step : {0, 1})
     for (std::size_t b_step : {0, 1}) {
         CAPTURE(c.name, offset, n, a_step, b_step);
-        const Buffer a = random_buffer(rng, a_step ? n : 1, offset, 3.0f);
-        const Buffer b = random_buffer(rng, b_step ? n : 1, offset, 3.0f);
+        const Buffer a = normal_buffer(rng, a_step ? n : 1, offset, 3.0f);
+        const Buffer b = normal_buffer(rng, b_step ? n : 1, offset, 3.0f);
         Buffer y(n, offset), y_ref(n, offset);
         c.simd(a.data(), a_step, b.data(), b_step, y.data(), n);
         c.reference(a.data(), a_step, b.data(), b_step, y_ref.data(), n);
         const auto w = want(c, a.data(), a_step, b.data(), b_step, n);
-        const Comparison simd_vs_f64 = compare(y.data(), w, rel64, abs64);
-        const Comparison ref_vs_f64 = compare(y_ref.data(), w, rel64, abs64);
+        const Comparison simd_vs_f64 = compare(y.data(), w, float64);
+        const Comparison ref_vs_f64 = compare(y_ref.data(), w, float64);
         INFO("xsimd vs float64: " << describe(simd_vs_f64));
         INFO("reference vs float64: " << describe(ref_vs_f64));
         CHECK(simd_vs_f64.ok);
@@ -76,10 +75,8 @@ TEST_CASE("elementwise: xsimd == reference == float64 for steps (1,1), (1,0), (0
 
 TEST_CASE("elementwise: NaN and inf follow IEEE (inf - inf = NaN, 0 * inf = NaN)", "[kernels][elementwise]")
 {
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    constexpr float nan = std::numeric_limits<float>::quiet_NaN();
-    const float a[] = {nan, inf, inf, -inf, 0.0f, 1.0f, 2.0f, 3.0f, inf};
-    const float b[] = {1.0f, -inf, 1.0f, -inf, inf, nan, 2.0f, 3.0f, 0.0f};
+    const float a[] = {not_a_number, infinity, infinity, -infinity, 0.0f, 1.0f, 2.0f, 3.0f, infinity};
+    const float b[] = {1.0f, -infinity, 1.0f, -infinity, infinity, not_a_number, 2.0f, 3.0f, 0.0f};
     float sum[9], prod[9];
     aw::add(a, 1, b, 1, sum, 9);
     aw::mul(a, 1, b, 1, prod, 9);

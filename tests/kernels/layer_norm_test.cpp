@@ -3,11 +3,10 @@
 // SIMD tail, misaligned and in place; an offset mean and tiny variance; NaN/inf make the row NaN.
 #include "kernels/layer_norm.hpp"
 
-#include <limits>
 
-#include "kernels/nn_test_util.hpp"
+#include "kernels/kernel_test_util.hpp"
 
-using namespace nn_test;
+using namespace kernel_test;
 
 namespace {
 
@@ -28,7 +27,7 @@ std::vector<double> layer_norm64(const float* x, const float* w, const float* b,
 }
 
 // Normalised values are O(1): float32 sums of up to 65 terms, 1e-5 relative + 1e-5 absolute.
-constexpr double rel64 = 1e-5, abs64 = 1e-5;
+constexpr Tolerance float64{1e-5, 1e-5};
 
 void check(const Buffer& x, const Buffer* w, const Buffer* b, std::size_t rows, std::size_t n, float eps)
 {
@@ -41,15 +40,7 @@ void check(const Buffer& x, const Buffer* w, const Buffer* b, std::size_t rows, 
     aw::layer_norm_reference(x.data(), wp, bp, y_ref.data(), rows, n, eps);
     aw::layer_norm(in_place.data(), wp, bp, in_place.data(), rows, n, eps);
     const auto want = layer_norm64(x.data(), wp, bp, rows, n, eps);
-    const Comparison simd_vs_ref = compare(y.data(), as_double(y_ref.data(), count), rel64, abs64);
-    const Comparison simd_vs_f64 = compare(y.data(), want, rel64, abs64);
-    const Comparison ref_vs_f64 = compare(y_ref.data(), want, rel64, abs64);
-    INFO("xsimd vs reference: " << describe(simd_vs_ref));
-    INFO("xsimd vs float64: " << describe(simd_vs_f64));
-    INFO("reference vs float64: " << describe(ref_vs_f64));
-    CHECK(simd_vs_ref.ok);
-    CHECK(simd_vs_f64.ok);
-    CHECK(ref_vs_f64.ok);
+    check_simd_reference_float64("", y.data(), y_ref.data(), want, nullptr, float64, float64);
     CHECK(in_place.same_values(y));
     CHECK(x.same_values(x_before));
     CHECK(y.guards_intact());
@@ -67,9 +58,9 @@ TEST_CASE("layer_norm: xsimd == reference == float64 over every tail, with/witho
     for (std::size_t n : sizes)
     for (int affine = 0; affine < 4; ++affine) {
         CAPTURE(offset, rows, n, affine);
-        const Buffer x = random_buffer(rng, rows * n, offset, 2.0f, 0.5f);
-        const Buffer w = random_buffer(rng, n, offset, 1.0f, 1.0f);
-        const Buffer b = random_buffer(rng, n, offset, 1.0f);
+        const Buffer x = normal_buffer(rng, rows * n, offset, 2.0f, 0.5f);
+        const Buffer w = normal_buffer(rng, n, offset, 1.0f, 1.0f);
+        const Buffer b = normal_buffer(rng, n, offset, 1.0f);
         check(x, affine & 1 ? &w : nullptr, affine & 2 ? &b : nullptr, rows, n, 1e-5f);
     }
 }
@@ -80,7 +71,7 @@ TEST_CASE("layer_norm: a large mean with a small spread (two-pass variance) and 
     for (std::size_t n : {std::size_t(5), std::size_t(17), std::size_t(64)})
     for (float eps : {0.0f, 1e-5f, 0.1f}) {
         CAPTURE(n, eps);
-        const Buffer x = random_buffer(rng, 2 * n, 1, 1.0f, 100.0f);
+        const Buffer x = normal_buffer(rng, 2 * n, 1, 1.0f, 100.0f);
         check(x, nullptr, nullptr, 2, n, eps);
     }
     // A constant row: var = 0, so out = 0 * rsqrt(eps) = 0 (+ bias).
@@ -101,7 +92,7 @@ TEST_CASE("layer_norm: hand-checked values; a NaN or inf makes its row NaN, othe
     CHECK(y[3] == Approx(1.5 / s).margin(1e-6));
     CHECK(y[0] == Approx(-1.3416).margin(1e-4));  // torch prints -1.3416
 
-    for (float special : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+    for (float special : {not_a_number, infinity})
     for (std::size_t n : {std::size_t(3), std::size_t(17)}) {
         CAPTURE(special, n);
         Buffer xs(2 * n, 1);

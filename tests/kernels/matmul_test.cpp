@@ -2,98 +2,50 @@
 // against float64 sums, over sizes that hit every SIMD tail for 4, 8 and 16 lanes.
 #include "kernels/matmul.hpp"
 
-#include <catch2/catch.hpp>
 #include <xsimd/xsimd.hpp>
 
 #include <cmath>
 #include <cstddef>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "kernels/kernel_test_util.hpp"
+
+using namespace kernel_test;
+
 namespace {
 
-// Every tail of 4-, 8- and 16-lane vectors and of the 4-row / 2-vector register tiles.
-const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65};
+// Tolerances, relative to the summed magnitudes sum_p |a[i, p] b[p, j]|. Against float64: 1e-5
+// of them plus 1e-6 absolute. xsimd against the scalar reference: 1e-6 of them (both are
+// float32 sums of the same products in a different order, with or without FMA).
+constexpr Tolerance float64{1e-5, 1e-6};
+constexpr Tolerance tight{1e-6, 0};
 
-// Pointer offsets in floats: 0 keeps std::vector's alignment, 1 misaligns every row start.
-const std::size_t offsets[] = {0, 1};
-
-constexpr float sentinel = 1234.5f;   // fills output buffers around the written range
-constexpr std::size_t guard = 17;     // sentinel floats after the output (more than one vector)
-
-// A float buffer of `count` values starting `offset` floats into its storage, with sentinels
-// before and after so that writes out of range are seen.
-struct Buffer {
-    std::vector<float> storage;
-    std::size_t offset, count;
-    Buffer(std::size_t count_, std::size_t offset_)
-        : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
-    float* data() { return storage.data() + offset; }
-    const float* data() const { return storage.data() + offset; }
-    bool guards_intact() const
-    {
-        for (std::size_t i = 0; i < storage.size(); ++i)
-            if ((i < offset || i >= offset + count) && storage[i] != sentinel) return false;
-        return true;
-    }
+// c = a b + bias in float64, and the summed magnitudes sum_p |a[i, p] b[p, j]| (+ |bias[j]|).
+// a (m, k); b (k, n), or (n, k) when b_transposed; bias (n) or nullptr; both results (m, n).
+struct ProductFloat64 {
+    std::vector<double> want, scale;
 };
 
-Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset)
+ProductFloat64 product_float64(const float* a, const float* b, const float* bias, std::size_t m, std::size_t k,
+                               std::size_t n, bool b_transposed)
 {
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    Buffer b(count, offset);
-    for (std::size_t i = 0; i < count; ++i) b.data()[i] = uniform(rng);
-    return b;
-}
-
-// Worst element of a comparison |got - want| <= rel * scale + abs. `scale` is the size of the
-// terms that were summed (sum of |products|): a dot product cannot be more accurate than
-// that, whatever cancellation leaves in the result.
-struct Comparison {
-    bool ok = true;
-    std::size_t index = 0;
-    double got = 0, want = 0, tolerance = 0;
-};
-
-Comparison compare(const float* got, const std::vector<double>& want,
-                   const std::vector<double>& scale, double rel, double abs)
-{
-    Comparison worst;
-    double worst_ratio = -1;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        const double tolerance = rel * scale[i] + abs;
-        const double error = std::fabs(static_cast<double>(got[i]) - want[i]);
-        if (!(error <= tolerance)) return {false, i, got[i], want[i], tolerance};  // NaN fails too
-        const double ratio = tolerance > 0 ? error / tolerance : 0;
-        if (ratio > worst_ratio) {
-            worst_ratio = ratio;
-            worst = {true, i, got[i], want[i], tolerance};
+    ProductFloat64 r{std::vector<double>(m * n), std::vector<double>(m * n)};
+    for (std::size_t i = 0; i < m; ++i)
+        for (std::size_t j = 0; j < n; ++j) {
+            for (std::size_t p = 0; p < k; ++p) {
+                const double product = double(a[i * k + p]) * double(b_transposed ? b[j * k + p] : b[p * n + j]);
+                r.want[i * n + j] += product;
+                r.scale[i * n + j] += std::fabs(product);
+            }
+            if (bias) {
+                r.want[i * n + j] += bias[j];
+                r.scale[i * n + j] += std::fabs(bias[j]);
+            }
         }
-    }
-    return worst;
+    return r;
 }
-
-std::string describe(const Comparison& c)
-{
-    std::ostringstream s;
-    s.precision(9);
-    s << "worst element " << c.index << ": got " << c.got << ", want " << c.want
-      << ", tolerance " << c.tolerance;
-    return s.str();
-}
-
-std::vector<double> as_double(const float* x, std::size_t count)
-{
-    return std::vector<double>(x, x + count);
-}
-
-// Tolerances. Against float64: 1e-5 of the summed magnitudes plus 1e-6 absolute.
-// xsimd against the scalar reference: 1e-6 of the summed magnitudes (both are float32 sums
-// of the same products in a different order, with or without FMA).
-constexpr double rel_float64 = 1e-5, abs_float64 = 1e-6;
-constexpr double rel_tight = 1e-6, abs_tight = 0;
 
 }  // namespace
 
@@ -109,82 +61,44 @@ TEST_CASE("kernels: a wasm build uses xsimd's wasm arch (4 lanes)", "[kernels]")
 #endif
 }
 
-TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
+namespace {
+
+// matmul or matmul_transposed_b (b_transposed) against its reference and float64, for every
+// size and misalignment; a random stream seeded with `seed`.
+using Product = void (*)(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
+void check_product_kernel(Product kernel, Product reference, bool b_transposed, unsigned seed)
 {
-    std::mt19937 rng(20240601);
+    std::mt19937 rng(seed);
     for (std::size_t offset : offsets)
     for (std::size_t m : sizes)
     for (std::size_t k : sizes)
     for (std::size_t n : sizes) {
         CAPTURE(m, k, n, offset);
-        const Buffer a = random_buffer(rng, m * k, offset);  // (m, k)
-        const Buffer b = random_buffer(rng, k * n, offset);  // (k, n)
+        const Buffer a = uniform_buffer(rng, m * k, offset);  // (m, k)
+        const Buffer b = uniform_buffer(rng, k * n, offset);  // (k, n), or (n, k) when b_transposed
         Buffer c(m * n, offset), c_ref(m * n, offset);       // (m, n)
 
-        aw::matmul(a.data(), b.data(), c.data(), m, k, n);
-        aw::matmul_reference(a.data(), b.data(), c_ref.data(), m, k, n);
+        kernel(a.data(), b.data(), c.data(), m, k, n);
+        reference(a.data(), b.data(), c_ref.data(), m, k, n);
 
-        // c[i, j] = sum_p a[i, p] b[p, j] in float64, and sum_p |a[i, p] b[p, j]|
-        std::vector<double> want(m * n), scale(m * n);
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j)
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double product = double(a.data()[i * k + p]) * double(b.data()[p * n + j]);
-                    want[i * n + j] += product;
-                    scale[i * n + j] += std::fabs(product);
-                }
-
-        const Comparison simd_vs_ref = compare(c.data(), as_double(c_ref.data(), m * n), scale, rel_tight, abs_tight);
-        const Comparison simd_vs_f64 = compare(c.data(), want, scale, rel_float64, abs_float64);
-        const Comparison ref_vs_f64 = compare(c_ref.data(), want, scale, rel_float64, abs_float64);
-        INFO("xsimd vs reference: " << describe(simd_vs_ref));
-        INFO("xsimd vs float64: " << describe(simd_vs_f64));
-        INFO("reference vs float64: " << describe(ref_vs_f64));
-        CHECK(simd_vs_ref.ok);
-        CHECK(simd_vs_f64.ok);
-        CHECK(ref_vs_f64.ok);
+        // c[i, j] = sum_p a[i, p] b[p, j], or sum_p a[i, p] b[j, p]
+        const ProductFloat64 f64 = product_float64(a.data(), b.data(), nullptr, m, k, n, b_transposed);
+        check_simd_reference_float64("", c.data(), c_ref.data(), f64.want, &f64.scale, tight, float64);
         CHECK(c.guards_intact());
         CHECK(c_ref.guards_intact());
     }
 }
 
+}  // namespace
+
+TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
+{
+    check_product_kernel(aw::matmul, aw::matmul_reference, false, 20240601);
+}
+
 TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
 {
-    std::mt19937 rng(20240602);
-    for (std::size_t offset : offsets)
-    for (std::size_t m : sizes)
-    for (std::size_t k : sizes)
-    for (std::size_t n : sizes) {
-        CAPTURE(m, k, n, offset);
-        const Buffer a = random_buffer(rng, m * k, offset);  // (m, k)
-        const Buffer b = random_buffer(rng, n * k, offset);  // (n, k)
-        Buffer c(m * n, offset), c_ref(m * n, offset);       // (m, n)
-
-        aw::matmul_transposed_b(a.data(), b.data(), c.data(), m, k, n);
-        aw::matmul_transposed_b_reference(a.data(), b.data(), c_ref.data(), m, k, n);
-
-        // c[i, j] = sum_p a[i, p] b[j, p] in float64
-        std::vector<double> want(m * n), scale(m * n);
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j)
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double product = double(a.data()[i * k + p]) * double(b.data()[j * k + p]);
-                    want[i * n + j] += product;
-                    scale[i * n + j] += std::fabs(product);
-                }
-
-        const Comparison simd_vs_ref = compare(c.data(), as_double(c_ref.data(), m * n), scale, rel_tight, abs_tight);
-        const Comparison simd_vs_f64 = compare(c.data(), want, scale, rel_float64, abs_float64);
-        const Comparison ref_vs_f64 = compare(c_ref.data(), want, scale, rel_float64, abs_float64);
-        INFO("xsimd vs reference: " << describe(simd_vs_ref));
-        INFO("xsimd vs float64: " << describe(simd_vs_f64));
-        INFO("reference vs float64: " << describe(ref_vs_f64));
-        CHECK(simd_vs_ref.ok);
-        CHECK(simd_vs_f64.ok);
-        CHECK(ref_vs_f64.ok);
-        CHECK(c.guards_intact());
-        CHECK(c_ref.guards_intact());
-    }
+    check_product_kernel(aw::matmul_transposed_b, aw::matmul_transposed_b_reference, true, 20240602);
 }
 
 TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]")
@@ -196,39 +110,18 @@ TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and wit
     for (std::size_t k : sizes)
     for (std::size_t n : sizes) {
         CAPTURE(with_bias, m, k, n, offset);
-        const Buffer x = random_buffer(rng, m * k, offset);   // (m, k)
-        const Buffer w = random_buffer(rng, n * k, offset);   // (n, k)
-        const Buffer bias = random_buffer(rng, n, offset);    // (n)
+        const Buffer x = uniform_buffer(rng, m * k, offset);   // (m, k)
+        const Buffer w = uniform_buffer(rng, n * k, offset);   // (n, k)
+        const Buffer bias = uniform_buffer(rng, n, offset);    // (n)
         const float* bias_or_null = with_bias ? bias.data() : nullptr;
         Buffer y(m * n, offset), y_ref(m * n, offset);        // (m, n)
 
         aw::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
         aw::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
 
-        // y[i, j] = sum_p x[i, p] w[j, p] + bias[j] in float64
-        std::vector<double> want(m * n), scale(m * n);
-        for (std::size_t i = 0; i < m; ++i)
-            for (std::size_t j = 0; j < n; ++j) {
-                for (std::size_t p = 0; p < k; ++p) {
-                    const double product = double(x.data()[i * k + p]) * double(w.data()[j * k + p]);
-                    want[i * n + j] += product;
-                    scale[i * n + j] += std::fabs(product);
-                }
-                if (with_bias) {
-                    want[i * n + j] += bias.data()[j];
-                    scale[i * n + j] += std::fabs(bias.data()[j]);
-                }
-            }
-
-        const Comparison simd_vs_ref = compare(y.data(), as_double(y_ref.data(), m * n), scale, rel_tight, abs_tight);
-        const Comparison simd_vs_f64 = compare(y.data(), want, scale, rel_float64, abs_float64);
-        const Comparison ref_vs_f64 = compare(y_ref.data(), want, scale, rel_float64, abs_float64);
-        INFO("xsimd vs reference: " << describe(simd_vs_ref));
-        INFO("xsimd vs float64: " << describe(simd_vs_f64));
-        INFO("reference vs float64: " << describe(ref_vs_f64));
-        CHECK(simd_vs_ref.ok);
-        CHECK(simd_vs_f64.ok);
-        CHECK(ref_vs_f64.ok);
+        // y[i, j] = sum_p x[i, p] w[j, p] + bias[j]
+        const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
+        check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
         CHECK(y.guards_intact());
         CHECK(y_ref.guards_intact());
     }

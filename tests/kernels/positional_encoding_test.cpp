@@ -4,9 +4,9 @@
 // column), E4.1's printed matrix, E4.2's size (100 x 400), and every SIMD tail of d_model.
 #include "kernels/positional_encoding.hpp"
 
-#include "kernels/nn_test_util.hpp"
+#include "kernels/kernel_test_util.hpp"
 
-using namespace nn_test;
+using namespace kernel_test;
 
 namespace {
 
@@ -30,7 +30,7 @@ std::vector<double> seed004_float64(std::size_t max_length, std::size_t d_model)
 }
 
 // One float32 rounding of values in [-1, 1]: 1e-7 relative + 1e-7 absolute.
-constexpr double rel64 = 1e-7, abs64 = 1e-7;
+constexpr Tolerance float64{1e-7, 1e-7};
 
 void check(std::size_t max_length, std::size_t d_model, std::size_t offset)
 {
@@ -39,15 +39,7 @@ void check(std::size_t max_length, std::size_t d_model, std::size_t offset)
     aw::positional_encoding(pe.data(), max_length, d_model);
     aw::positional_encoding_reference(pe_ref.data(), max_length, d_model);
     const auto want = seed004_float64(max_length, d_model);
-    const Comparison simd_vs_ref = compare(pe.data(), as_double(pe_ref.data(), count), rel64, abs64);
-    const Comparison simd_vs_f64 = compare(pe.data(), want, rel64, abs64);
-    const Comparison ref_vs_f64 = compare(pe_ref.data(), want, rel64, abs64);
-    INFO("xsimd vs reference: " << describe(simd_vs_ref));
-    INFO("xsimd vs float64: " << describe(simd_vs_f64));
-    INFO("reference vs float64: " << describe(ref_vs_f64));
-    CHECK(simd_vs_ref.ok);
-    CHECK(simd_vs_f64.ok);
-    CHECK(ref_vs_f64.ok);
+    check_simd_reference_float64("", pe.data(), pe_ref.data(), want, nullptr, float64, float64);
     CHECK(pe.guards_intact());
     CHECK(pe_ref.guards_intact());
 }

@@ -4,55 +4,23 @@
 // values torch defines: all -inf -> zeros, NaN propagates, +inf -> NaN.
 #include "kernels/softmax.hpp"
 
-#include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstddef>
 #include <limits>
 #include <random>
-#include <sstream>
-#include <string>
 #include <vector>
 
+#include "kernels/kernel_test_util.hpp"
+
+using namespace kernel_test;
+
 namespace {
-
-const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65};
-const std::size_t offsets[] = {0, 1};  // floats; 1 misaligns every pointer
-
-constexpr float infinity = std::numeric_limits<float>::infinity();
-constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
-constexpr float sentinel = 1234.5f;
-constexpr std::size_t guard = 17;
 
 // Tolerances: relative to the value, plus an absolute floor for values near 0.
 // Against float64: 1e-5 relative, 1e-6 absolute. xsimd against the scalar reference (xsimd::exp
 // against std::exp, sums in another order): 2e-6 relative, 1e-7 absolute.
-constexpr double rel_float64 = 1e-5, abs_float64 = 1e-6;
-constexpr double rel_tight = 2e-6, abs_tight = 1e-7;
-
-// `count` floats at `offset` floats into the storage, with sentinels around them.
-struct Buffer {
-    std::vector<float> storage;
-    std::size_t offset, count;
-    Buffer(std::size_t count_, std::size_t offset_)
-        : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
-    float* data() { return storage.data() + offset; }
-    const float* data() const { return storage.data() + offset; }
-    bool guards_intact() const
-    {
-        for (std::size_t i = 0; i < storage.size(); ++i)
-            if ((i < offset || i >= offset + count) && storage[i] != sentinel) return false;
-        return true;
-    }
-};
-
-Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset, float stddev)
-{
-    std::normal_distribution<float> normal(0.0f, stddev);
-    Buffer b(count, offset);
-    for (std::size_t i = 0; i < count; ++i) b.data()[i] = normal(rng);
-    return b;
-}
+constexpr Tolerance float64{1e-5, 1e-6};
+constexpr Tolerance tight{2e-6, 1e-7};
 
 // Softmax over the middle axis of (outer, n, inner) in float64, written from the formula:
 //   y = exp(x - max) / sum exp(x - max); a slice of only -inf gives zeros (torch _safe_softmax);
@@ -82,43 +50,6 @@ std::vector<double> softmax_float64(const float* x, std::size_t outer, std::size
     return y;
 }
 
-// First element failing |got - want| <= rel |want| + abs (NaN must match NaN), or the
-// element closest to failing.
-struct Comparison {
-    bool ok = true;
-    std::size_t index = 0;
-    double got = 0, want = 0, tolerance = 0;
-};
-
-Comparison compare(const float* got, const std::vector<double>& want, double rel, double abs)
-{
-    Comparison worst;
-    double worst_ratio = -1;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-        if (std::isnan(want[i]) || std::isnan(got[i])) {
-            if (std::isnan(want[i]) != std::isnan(got[i])) return {false, i, got[i], want[i], 0};
-            continue;
-        }
-        const double tolerance = rel * std::fabs(want[i]) + abs;
-        const double error = std::fabs(static_cast<double>(got[i]) - want[i]);
-        if (!(error <= tolerance)) return {false, i, got[i], want[i], tolerance};
-        if (error / tolerance > worst_ratio) {
-            worst_ratio = error / tolerance;
-            worst = {true, i, got[i], want[i], tolerance};
-        }
-    }
-    return worst;
-}
-
-std::string describe(const Comparison& c)
-{
-    std::ostringstream s;
-    s.precision(9);
-    s << "worst element " << c.index << ": got " << c.got << ", want " << c.want
-      << ", tolerance " << c.tolerance;
-    return s.str();
-}
-
 // Runs xsimd and reference, out of place and in place, on x (outer, n, inner) and checks all
 // four against float64 and xsimd against reference; also that nothing is written out of range.
 void check_softmax(const Buffer& x, std::size_t outer, std::size_t n, std::size_t inner)
@@ -133,21 +64,11 @@ void check_softmax(const Buffer& x, std::size_t outer, std::size_t n, std::size_
     aw::softmax_reference(in_place_ref.data(), in_place_ref.data(), outer, n, inner);
 
     const std::vector<double> want = softmax_float64(x.data(), outer, n, inner);
-    const std::vector<double> ref(y_ref.data(), y_ref.data() + count);
-
-    const Comparison simd_vs_ref = compare(y.data(), ref, rel_tight, abs_tight);
-    const Comparison simd_vs_f64 = compare(y.data(), want, rel_float64, abs_float64);
-    const Comparison ref_vs_f64 = compare(y_ref.data(), want, rel_float64, abs_float64);
-    const Comparison in_place_vs_f64 = compare(in_place.data(), want, rel_float64, abs_float64);
-    const Comparison in_place_ref_vs_f64 = compare(in_place_ref.data(), want, rel_float64, abs_float64);
-    INFO("xsimd vs reference: " << describe(simd_vs_ref));
-    INFO("xsimd vs float64: " << describe(simd_vs_f64));
-    INFO("reference vs float64: " << describe(ref_vs_f64));
+    check_simd_reference_float64("", y.data(), y_ref.data(), want, nullptr, tight, float64);
+    const Comparison in_place_vs_f64 = compare(in_place.data(), want, float64);
+    const Comparison in_place_ref_vs_f64 = compare(in_place_ref.data(), want, float64);
     INFO("xsimd in place vs float64: " << describe(in_place_vs_f64));
     INFO("reference in place vs float64: " << describe(in_place_ref_vs_f64));
-    CHECK(simd_vs_ref.ok);
-    CHECK(simd_vs_f64.ok);
-    CHECK(ref_vs_f64.ok);
     CHECK(in_place_vs_f64.ok);
     CHECK(in_place_ref_vs_f64.ok);
     CHECK(y.guards_intact());
@@ -166,7 +87,7 @@ TEST_CASE("softmax: xsimd == reference == float64 over every tail, contiguous ro
     for (std::size_t n : sizes)
     for (std::size_t inner : sizes) {
         CAPTURE(offset, outer, n, inner);
-        const Buffer x = random_buffer(rng, outer * n * inner, offset, 3.0f);
+        const Buffer x = normal_buffer(rng, outer * n * inner, offset, 3.0f);
         check_softmax(x, outer, n, inner);
     }
 }
@@ -177,7 +98,7 @@ TEST_CASE("softmax: outputs are finite, non-negative and sum to 1", "[kernels][s
     for (std::size_t n : sizes) {
         if (n == 0) continue;
         CAPTURE(n);
-        const Buffer x = random_buffer(rng, 2 * n * 3, 0, 3.0f);
+        const Buffer x = normal_buffer(rng, 2 * n * 3, 0, 3.0f);
         std::vector<float> rows(2 * n), cols(2 * n * 3);
         aw::softmax(x.data(), rows.data(), 2, n, 1);    // (2, n)
         aw::softmax(x.data(), cols.data(), 2, n, 3);    // (2, n, 3)
@@ -205,7 +126,7 @@ TEST_CASE("softmax: large logits (x100, 1e4) give no NaN or inf", "[kernels][sof
     for (std::size_t n : sizes)
     for (std::size_t inner : {std::size_t(1), std::size_t(17)}) {
         CAPTURE(stddev, n, inner);
-        const Buffer x = random_buffer(rng, 2 * n * inner, 1, stddev);
+        const Buffer x = normal_buffer(rng, 2 * n * inner, 1, stddev);
         check_softmax(x, 2, n, inner);
         std::vector<float> y(2 * n * inner);
         aw::softmax(x.data(), y.data(), 2, n, inner);
@@ -226,7 +147,7 @@ TEST_CASE("softmax: a slice of only -inf gives zeros, never NaN", "[kernels][sof
         CAPTURE(n, inner);
         // (3, n, inner); slice (1, :, j) is all -inf for every j (the whole middle block), and for
         // inner > 1 also slice (2, :, 1), next to ordinary slices in the same vector.
-        Buffer x = random_buffer(rng, 3 * n * inner, 1, 2.0f);
+        Buffer x = normal_buffer(rng, 3 * n * inner, 1, 2.0f);
         for (std::size_t i = 0; i < n * inner; ++i) x.data()[n * inner + i] = -infinity;
         if (inner > 1)
             for (std::size_t i = 0; i < n; ++i) x.data()[2 * n * inner + i * inner + 1] = -infinity;
@@ -254,7 +175,7 @@ TEST_CASE("softmax: NaN propagates to its whole slice, as torch", "[kernels][sof
             CAPTURE(n, inner, with_minus_inf, nan_at);
             // (2, n, inner): slice (0, :, 0) holds the NaN; with_minus_inf makes every other
             // value of it -inf (not a fully masked slice: torch gives NaN there too).
-            Buffer x = random_buffer(rng, 2 * n * inner, 1, 2.0f);
+            Buffer x = normal_buffer(rng, 2 * n * inner, 1, 2.0f);
             if (with_minus_inf)
                 for (std::size_t i = 0; i < n; ++i) x.data()[i * inner] = -infinity;
             x.data()[nan_at * inner] = not_a_number;
