@@ -68,16 +68,6 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where)
   return out;
 }
 
-std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& target) {
-  std::vector<std::int64_t> strides(target.size(), 0);
-  std::int64_t stride = 1;
-  for (std::size_t i = shape.size(); i-- > 0;) {
-    const std::size_t t = i + (target.size() - shape.size());
-    strides[t] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return strides;
-}
 
 }  // namespace aw
 

@@ -2,6 +2,7 @@
 // TensorRef (pointer + shape) for inputs. Shapes are int64 as in torch; sizes are checked once,
 // here, so that kernels can take std::size_t without further checks.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -55,9 +56,6 @@ std::size_t normalize_dim(std::int64_t dim, std::size_t rank, const std::string&
 // Broadcast two shapes as torch does (align right, 1 stretches); throws Shape naming both.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where);
 
-// Row-major strides of `shape` viewed as broadcast to `target` (0 where the dim is stretched or
-// missing). `shape` must broadcast to `target`.
-std::vector<std::int64_t> broadcast_strides(const Shape& shape, const Shape& target);
 
 }  // namespace aw
 

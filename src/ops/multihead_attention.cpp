@@ -35,7 +35,8 @@ MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, cons
                               const MhaParams& p, const MhaOptions& opt) {
   const std::string fn = kFn;
   const std::int64_t H = opt.num_heads;
-  if (H < 1) fail(ErrorKind::Range, fn + ": num_heads must be at least 1, got " + std::to_string(H));
+  if (H < 1 || H > kMaxElements)  // bounded so that N * num_heads below cannot overflow
+    fail(ErrorKind::Range, fn + ": num_heads must be in [1, " + std::to_string(kMaxElements) + "], got " + std::to_string(H));
   if (!p.out_proj_weight || p.out_proj_weight->shape.size() != 2 ||
       p.out_proj_weight->shape[0] != p.out_proj_weight->shape[1])
     fail(ErrorKind::Shape, fn + ": parameter out_proj.weight must be a square (E, E) matrix, got " +
