@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/flash_attention.hpp"
 #include "kernels/matmul.hpp"
 
 namespace aw {
@@ -134,9 +135,13 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   MaskLayout mask;
   if (mask_shape) mask = layout_mask(mask_data, *mask_shape, batch, L, S);
 
-  // Scratch for the (L, S) weights of one head when the caller does not want them.
+  // Without weights to return, the fused kernel needs only a few tiles of scratch; otherwise
+  // (or when the materialised path is forced) the (L, S) weights of one head.
+  const bool fused = !want_weights && !opt.force_materialized;
   AlignedVector<float> scratch;
-  if (!want_weights) {
+  if (fused) {
+    scratch.resize(flash_attention_scratch_size(uE, uEv));
+  } else if (!want_weights) {
     if (uL * uS > static_cast<std::size_t>(kMaxElements))
       fail(ErrorKind::Range, fn + ": the (L, S) = (" + std::to_string(L) + ", " + std::to_string(S) +
                                  ") score matrix is too large, got " + shapes);
@@ -152,9 +157,15 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
     const float* kh = key.data + off_k[h] * uS * uE;
     const float* vh = value.data + off_v[h] * uS * uEv;
     const float* mh = mask_shape ? mask.data + mask.plane_offset[h] : nullptr;
+    float* oh = r.output.data.data() + h * uL * uEv;
+    if (fused) {
+      aw::flash_attention_head(qh, kh, vh, oh, scratch.data(), uL, uS, uE, uEv, scale, mh, mask.row_stride,
+                               mask.col_stride, opt.is_causal);
+      continue;
+    }
     float* wh = want_weights ? r.weights.data.data() + h * uL * uS : scratch.data();
-    aw::scaled_dot_product_attention_head(qh, kh, vh, r.output.data.data() + h * uL * uEv, wh, uL, uS, uE, uEv, scale,
-                                          mh, mask.row_stride, mask.col_stride, opt.is_causal);
+    aw::scaled_dot_product_attention_head(qh, kh, vh, oh, wh, uL, uS, uE, uEv, scale, mh, mask.row_stride,
+                                          mask.col_stride, opt.is_causal);
     if (opt.return_intermediates) {
       // The steps one by one, for teaching: scores = Q K^T, scaled = scale * scores, masked = scaled + M.
       float* scores = r.scores.data.data() + h * uL * uS;

@@ -1,0 +1,296 @@
+// Fused scaled dot-product attention, one head: xsimd kernel. See flash_attention.hpp.
+// The scalar reference is scaled_dot_product_attention_head_reference (kernels/attention.hpp).
+#include "kernels/flash_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+namespace aw {
+namespace {
+
+using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
+constexpr std::size_t lanes = batch::size;
+constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+
+// Tiles: query_tile rows of q meet key_tile rows of k and v at a time. The micro-kernel below
+// computes 4 rows x 2 vectors of a product, so key_tile and the padded widths are multiples
+// of 2 vectors (8 floats on wasm).
+constexpr std::size_t query_tile = 64;
+constexpr std::size_t key_tile = 64;
+constexpr std::size_t micro_rows = 4;
+constexpr std::size_t micro_vectors = 2;
+constexpr std::size_t micro_width = micro_vectors * lanes;
+static_assert(key_tile % micro_width == 0, "key_tile must be a multiple of the micro-kernel width");
+
+constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+// ---------------------------------------------------------------------------------------------
+// Micro-kernel: the register-blocked product used for both q k^T and p v.
+//
+//   c[0:R, 0:V*lanes] = a[0:R, 0:k] b[0:k, 0:V*lanes]                    (Accumulate = false)
+//   c[r, :] = c_scale[r] * c[r, :] + a[r, 0:k] b[0:k, :]                 (Accumulate = true)
+//
+// a: R rows of stride lda; b: k rows of stride ldb; c: R rows of stride ldc.
+// A tile of R x V vectors of c stays in registers while p runs over k: per step V loads of b,
+// R broadcasts of a and R*V multiply-adds. 4 x 2 = 8 accumulators: with the loaded vectors and
+// the product temporary that fits V8's 16 SIMD registers on x86-64 (kernels/matmul.cpp
+// measured 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26).
+template <std::size_t R, std::size_t V, bool Accumulate>
+inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                         float* c, std::size_t ldc, std::size_t k, const float* c_scale)
+{
+    batch acc[R][V];
+    #pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+        const batch s(Accumulate ? c_scale[r] : 0.0f);
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v)
+            acc[r][v] = Accumulate ? s * batch::load_unaligned(c + r * ldc + v * lanes) : s;
+    }
+
+    for (std::size_t p = 0; p < k; ++p) {
+        batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + p * ldb + v * lanes);
+        #pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) {
+            const batch a_rp(a[r * lda + p]);  // a[r, p] in every lane
+            #pragma GCC unroll 8
+            for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(a_rp, b_p[v], acc[r][v]);
+        }
+    }
+
+    #pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r)
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * ldc + v * lanes);
+}
+
+// The micro-kernel over R rows and n columns (n a multiple of micro_width).
+template <std::size_t R, bool Accumulate>
+void product_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                  std::size_t ldc, std::size_t k, std::size_t n, const float* c_scale)
+{
+    for (std::size_t j = 0; j < n; j += micro_width)
+        tile_product<R, micro_vectors, Accumulate>(a, lda, b + j, ldb, c + j, ldc, k, c_scale);
+}
+
+// c (=|+=) a b over `rows` rows and n columns (n a multiple of micro_width): tiles of 4 rows,
+// then one tile of the last rows % 4.
+template <bool Accumulate>
+void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+             std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale)
+{
+    std::size_t r = 0;
+    for (; r + micro_rows <= rows; r += micro_rows)
+        product_rows<micro_rows, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, k, n,
+                                             Accumulate ? c_scale + r : nullptr);
+    const float* a_r = a + r * lda;
+    float* c_r = c + r * ldc;
+    const float* s_r = Accumulate ? c_scale + r : nullptr;
+    switch (rows - r) {  // row tail
+        case 3: product_rows<3, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
+        case 2: product_rows<2, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
+        case 1: product_rows<1, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
+        default: break;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing (once per query tile x key tile; cost ~1/query_tile of the products).
+
+// kt[e, j] = scale * k[j, e] for j < keys, 0 for keys <= j < width
+// k (keys, E) at stride E; kt (E, key_tile).
+void pack_keys_transposed(const float* k, float* kt, std::size_t keys, std::size_t width,
+                          std::size_t E, float scale)
+{
+    for (std::size_t e = 0; e < E; ++e) {
+        float* row = kt + e * key_tile;
+        for (std::size_t j = 0; j < keys; ++j) row[j] = scale * k[j * E + e];
+        std::fill(row + keys, row + width, 0.0f);
+    }
+}
+
+// vp[j, d] = v[j, d] for d < Ev, 0 for Ev <= d < Ev_padded
+// v (keys, Ev); vp (keys, Ev_padded).
+void pack_values(const float* v, float* vp, std::size_t keys, std::size_t Ev,
+                 std::size_t Ev_padded)
+{
+    for (std::size_t j = 0; j < keys; ++j) {
+        std::copy(v + j * Ev, v + (j + 1) * Ev, vp + j * Ev_padded);
+        std::fill(vp + j * Ev_padded + Ev, vp + (j + 1) * Ev_padded, 0.0f);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Online softmax of one row of a score tile.
+//
+// s[0:visible] are scale * q_i . k_j; this adds the mask, updates the running max m and sum l,
+// writes p_j = exp(s_j - m') into s[0:visible] and 0 into s[visible:width], and returns
+// alpha = exp(m - m'), the factor for the output accumulated so far.
+// mask_row: mask[i, j0 + j] at mask_row[j * col_stride], or nullptr.
+float online_softmax_row(float* s, std::size_t visible, std::size_t width,
+                         const float* mask_row, std::ptrdiff_t col_stride, float& m, float& l)
+{
+    const std::size_t visible_vec = visible - visible % lanes;
+
+    // add the mask: a load when contiguous, a broadcast when the column stride is 0,
+    // otherwise element by element
+    if (mask_row) {
+        if (col_stride == 1) {
+            for (std::size_t j = 0; j < visible_vec; j += lanes)
+                (batch::load_unaligned(s + j) + batch::load_unaligned(mask_row + j)).store_unaligned(s + j);
+            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += mask_row[j];
+        } else if (col_stride == 0) {
+            const float m0 = mask_row[0];
+            for (std::size_t j = 0; j < visible; ++j) s[j] += m0;
+        } else {
+            for (std::size_t j = 0; j < visible; ++j)
+                s[j] += mask_row[static_cast<std::ptrdiff_t>(j) * col_stride];
+        }
+    }
+
+    // tile max (for numerical stability)
+    batch max_v(minus_infinity);
+    for (std::size_t j = 0; j < visible_vec; j += lanes)
+        max_v = xsimd::max(max_v, batch::load_unaligned(s + j));
+    float tile_max = visible_vec ? xsimd::reduce_max(max_v) : minus_infinity;
+    for (std::size_t j = visible_vec; j < visible; ++j) tile_max = std::fmax(tile_max, s[j]);
+
+    // running max; while everything so far is -inf, shift by 0 so that exp(-inf - 0) = 0
+    // rather than exp(-inf - -inf) = NaN (same rule as kernels/softmax.cpp)
+    const float m_new = std::fmax(m, tile_max);
+    const float shift = m_new == minus_infinity ? 0.0f : m_new;
+    const float alpha = std::exp(m - shift);
+
+    // exp and sum
+    const batch shift_v(shift);
+    batch sum_v(0.0f);
+    for (std::size_t j = 0; j < visible_vec; j += lanes) {
+        const batch p = xsimd::exp(batch::load_unaligned(s + j) - shift_v);
+        p.store_unaligned(s + j);
+        sum_v += p;
+    }
+    float sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
+    for (std::size_t j = visible_vec; j < visible; ++j) {
+        s[j] = std::exp(s[j] - shift);
+        sum += s[j];
+    }
+    // excluded by causal, or padding: weight 0
+    std::fill(s + visible, s + width, 0.0f);
+
+    m = m_new;
+    l = alpha * l + sum;
+    return alpha;
+}
+
+// out[0:Ev] = o[0:Ev] / l   (0 when l = 0: the row attends to nothing)
+void normalise_row(const float* o, float* out, std::size_t Ev, float l)
+{
+    const float inv_l = l == 0.0f ? 0.0f : 1.0f / l;
+    const std::size_t Ev_vec = Ev - Ev % lanes;
+    const batch inv_l_v(inv_l);
+    for (std::size_t d = 0; d < Ev_vec; d += lanes)
+        (batch::load_unaligned(o + d) * inv_l_v).store_unaligned(out + d);
+    for (std::size_t d = Ev_vec; d < Ev; ++d) out[d] = o[d] * inv_l;
+}
+
+// Scratch layout (floats), in this order:
+struct Scratch {
+    float* kt;     // (E, key_tile)            key tile, transposed and scaled
+    float* vp;     // (key_tile, Ev_padded)    value tile with padded rows (when Ev is not a multiple)
+    float* s;      // (query_tile, key_tile)   scores, then weights p
+    float* o;      // (query_tile, Ev_padded)  unnormalised outputs
+    float* m;      // (query_tile)             running max
+    float* l;      // (query_tile)             running sum
+    float* alpha;  // (query_tile)             rescale factor of the current tile
+};
+
+std::size_t padded_value_width(std::size_t Ev) { return round_up(Ev, micro_width); }
+
+Scratch carve(float* scratch, std::size_t E, std::size_t Ev_padded)
+{
+    Scratch sc;
+    sc.kt = scratch;
+    sc.vp = sc.kt + E * key_tile;
+    sc.s = sc.vp + key_tile * Ev_padded;
+    sc.o = sc.s + query_tile * key_tile;
+    sc.m = sc.o + query_tile * Ev_padded;
+    sc.l = sc.m + query_tile;
+    sc.alpha = sc.l + query_tile;
+    return sc;
+}
+
+}  // namespace
+
+std::size_t flash_attention_scratch_size(std::size_t E, std::size_t Ev)
+{
+    const std::size_t Ev_padded = padded_value_width(Ev);
+    return E * key_tile + key_tile * Ev_padded + query_tile * key_tile + query_tile * Ev_padded +
+           3 * query_tile;
+}
+
+void flash_attention_head(const float* q, const float* k, const float* v, float* out,
+                          float* scratch, std::size_t L, std::size_t S, std::size_t E,
+                          std::size_t Ev, float scale, const float* mask,
+                          std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
+                          bool causal)
+{
+    const std::size_t Ev_padded = padded_value_width(Ev);
+    // v can feed the micro-kernel in place when its rows are a whole number of tiles wide
+    const bool pack_v = Ev != Ev_padded;
+    const Scratch sc = carve(scratch, E, Ev_padded);
+
+    for (std::size_t i0 = 0; i0 < L; i0 += query_tile) {
+        const std::size_t rows = std::min(query_tile, L - i0);  // queries i0 .. i0+rows-1
+
+        // o = 0, m = -inf, l = 0
+        std::fill(sc.o, sc.o + rows * Ev_padded, 0.0f);
+        std::fill(sc.m, sc.m + rows, minus_infinity);
+        std::fill(sc.l, sc.l + rows, 0.0f);
+
+        // causal: key j is seen by some row of this tile only if j <= i0 + rows - 1, so the
+        // key tiles after that are skipped entirely
+        const std::size_t key_end = causal ? std::min(S, i0 + rows) : S;
+        for (std::size_t j0 = 0; j0 < key_end; j0 += key_tile) {
+            const std::size_t keys = std::min(key_tile, S - j0);  // keys j0 .. j0+keys-1
+            const std::size_t width = round_up(keys, micro_width);
+
+            // s = (scale q) k^T for this tile                          (rows, width)
+            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E, scale);
+            product<false>(q + i0 * E, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr);
+
+            // s += mask; p = exp(s - m'); running max and sum; alpha per row
+            for (std::size_t r = 0; r < rows; ++r) {
+                const std::size_t i = i0 + r;
+                // causal keeps j0 + j <= i
+                const std::size_t visible = !causal ? keys : i < j0 ? 0 : std::min(keys, i - j0 + 1);
+                const float* mask_row =
+                    mask ? mask + static_cast<std::ptrdiff_t>(i) * mask_row_stride +
+                               static_cast<std::ptrdiff_t>(j0) * mask_col_stride
+                         : nullptr;
+                sc.alpha[r] = online_softmax_row(sc.s + r * key_tile, visible, width, mask_row,
+                                                 mask_col_stride, sc.m[r], sc.l[r]);
+            }
+
+            // o = alpha o + p v                                        (rows, Ev_padded)
+            const float* v_tile = v + j0 * Ev;
+            std::size_t ldv = Ev;
+            if (pack_v) {
+                pack_values(v_tile, sc.vp, keys, Ev, Ev_padded);
+                v_tile = sc.vp;
+                ldv = Ev_padded;
+            }
+            product<true>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha);
+        }
+
+        // out = o / l
+        for (std::size_t r = 0; r < rows; ++r)
+            normalise_row(sc.o + r * Ev_padded, out + (i0 + r) * Ev, Ev, sc.l[r]);
+    }
+}
+
+}  // namespace aw
