@@ -18,10 +18,22 @@ constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 // Tiles: query_tile rows of q meet key_tile rows of k and v at a time. The micro-kernel below
 // computes 4 rows x 2 vectors of a product, so key_tile and the padded widths are multiples
 // of 2 vectors (8 floats on wasm).
-constexpr std::size_t query_tile = 64;
-constexpr std::size_t key_tile = 64;
-constexpr std::size_t micro_rows = 4;
-constexpr std::size_t micro_vectors = 2;
+#ifndef AW_FLASH_QUERY_TILE  // overridable at compile time for tuning experiments
+#define AW_FLASH_QUERY_TILE 64
+#endif
+#ifndef AW_FLASH_KEY_TILE
+#define AW_FLASH_KEY_TILE 64
+#endif
+#ifndef AW_FLASH_MICRO_ROWS
+#define AW_FLASH_MICRO_ROWS 4
+#endif
+#ifndef AW_FLASH_MICRO_VECTORS
+#define AW_FLASH_MICRO_VECTORS 2
+#endif
+constexpr std::size_t query_tile = AW_FLASH_QUERY_TILE;
+constexpr std::size_t key_tile = AW_FLASH_KEY_TILE;
+constexpr std::size_t micro_rows = AW_FLASH_MICRO_ROWS;
+constexpr std::size_t micro_vectors = AW_FLASH_MICRO_VECTORS;
 constexpr std::size_t micro_width = micro_vectors * lanes;
 static_assert(key_tile % micro_width == 0, "key_tile must be a multiple of the micro-kernel width");
 
@@ -78,25 +90,49 @@ void product_rows(const float* a, std::size_t lda, const float* b, std::size_t l
         tile_product<R, micro_vectors, Accumulate>(a, lda, b + j, ldb, c + j, ldc, k, c_scale);
 }
 
-// c (=|+=) a b over `rows` rows and n columns (n a multiple of micro_width): tiles of 4 rows,
-// then one tile of the last rows % 4.
+// The row tail: one micro-kernel of exactly `rows` (< micro_rows) rows, R counting down.
+template <std::size_t R, bool Accumulate>
+void product_tail(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                  std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale)
+{
+    if constexpr (R > 0) {
+        if (rows == R) product_rows<R, Accumulate>(a, lda, b, ldb, c, ldc, k, n, c_scale);
+        else product_tail<R - 1, Accumulate>(a, lda, b, ldb, c, ldc, rows, k, n, c_scale);
+    }
+}
+
+// Columns of the score tile that rows [0, row_end) can see under causal: j < row_end + shift,
+// where shift = i0 - j0 (row r of the tile is query i0 + r, column j is key j0 + j), at most n.
+std::size_t causal_columns(std::size_t row_end, std::ptrdiff_t shift, std::size_t n)
+{
+    const std::ptrdiff_t c = static_cast<std::ptrdiff_t>(row_end) + shift;
+    return c <= 0 ? 0 : std::min(n, static_cast<std::size_t>(c));
+}
+constexpr std::ptrdiff_t no_causal_limit = std::numeric_limits<std::ptrdiff_t>::max() / 2;
+
+// c (=|+=) a b over `rows` rows and n columns (n a multiple of micro_width): tiles of
+// micro_rows rows, then one tile of the last rows % micro_rows.
+// Causal limit: a block of rows only computes the score columns it can see (see
+// causal_columns; shift = no_causal_limit for none). Those are the columns of c for q k^T
+// (Accumulate = false, rounded up to the micro-kernel width) and the inner dimension k for p v
+// (Accumulate = true). This halves the diagonal tiles, so that causal costs about half.
 template <bool Accumulate>
 void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-             std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale)
+             std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale,
+             std::ptrdiff_t shift)
 {
+    auto block_k = [&](std::size_t row_end) { return Accumulate ? causal_columns(row_end, shift, k) : k; };
+    auto block_n = [&](std::size_t row_end) {
+        return Accumulate ? n : round_up(causal_columns(row_end, shift, n), micro_width);
+    };
     std::size_t r = 0;
     for (; r + micro_rows <= rows; r += micro_rows)
-        product_rows<micro_rows, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, k, n,
-                                             Accumulate ? c_scale + r : nullptr);
-    const float* a_r = a + r * lda;
-    float* c_r = c + r * ldc;
-    const float* s_r = Accumulate ? c_scale + r : nullptr;
-    switch (rows - r) {  // row tail
-        case 3: product_rows<3, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
-        case 2: product_rows<2, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
-        case 1: product_rows<1, Accumulate>(a_r, lda, b, ldb, c_r, ldc, k, n, s_r); break;
-        default: break;
-    }
+        product_rows<micro_rows, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, block_k(r + micro_rows),
+                                             block_n(r + micro_rows), Accumulate ? c_scale + r : nullptr);
+    if (r < rows)  // row tail: the last rows % micro_rows
+        product_tail<micro_rows - 1, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, rows - r,
+                                                 block_k(rows), block_n(rows),
+                                                 Accumulate ? c_scale + r : nullptr);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -261,7 +297,9 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
 
             // s = (scale q) k^T for this tile                          (rows, width)
             pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E, scale);
-            product<false>(q + i0 * E, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr);
+            const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
+                                                : no_causal_limit;
+            product<false>(q + i0 * E, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
 
             // s += mask; p = exp(s - m'); running max and sum; alpha per row
             for (std::size_t r = 0; r < rows; ++r) {
@@ -284,7 +322,7 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
                 v_tile = sc.vp;
                 ldv = Ev_padded;
             }
-            product<true>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha);
+            product<true>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha, shift);
         }
 
         // out = o / l
