@@ -14,6 +14,7 @@ namespace {
 using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
 constexpr std::size_t lanes = batch::size;
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+constexpr float log2_e = 1.4426950408889634f;  // exp(x) = exp2(x * log2_e)
 
 // Tiles: query_tile rows of q meet key_tile rows of k and v at a time. The micro-kernel below
 // computes 4 rows x 2 vectors of a product, so key_tile and the padded widths are multiples
@@ -63,13 +64,19 @@ inline void tile_product(const float* a, std::size_t lda, const float* b, std::s
             acc[r][v] = Accumulate ? s * batch::load_unaligned(c + r * ldc + v * lanes) : s;
     }
 
-    for (std::size_t p = 0; p < k; ++p) {
+    // One pointer per row of a and one for b, each bumped per step: wasm has no scaled-index
+    // addressing, so recomputing a + r*lda + p for every load costs integer instructions.
+    const float* a_r[R];
+    #pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
+    const float* const a_end = a + k;
+    for (; a_r[0] != a_end; b += ldb) {
         batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
         #pragma GCC unroll 8
-        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + p * ldb + v * lanes);
+        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
         #pragma GCC unroll 8
         for (std::size_t r = 0; r < R; ++r) {
-            const batch a_rp(a[r * lda + p]);  // a[r, p] in every lane
+            const batch a_rp(*a_r[r]++);  // a[r, p] in every lane
             #pragma GCC unroll 8
             for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(a_rp, b_p[v], acc[r][v]);
         }
@@ -140,12 +147,26 @@ void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, f
 
 // kt[e, j] = scale * k[j, e] for j < keys, 0 for keys <= j < width
 // k (keys, E) at stride E; kt (E, key_tile).
+// Square blocks of lanes x lanes go through registers (xsimd::transpose); the edges that do not
+// fill a block are copied one by one.
 void pack_keys_transposed(const float* k, float* kt, std::size_t keys, std::size_t width,
                           std::size_t E, float scale)
 {
+    const batch scale_v(scale);
+    const std::size_t keys_vec = keys - keys % lanes, E_vec = E - E % lanes;
+    for (std::size_t j = 0; j < keys_vec; j += lanes) {
+        for (std::size_t e = 0; e < E_vec; e += lanes) {
+            batch block[lanes];  // k[j + l, e : e+lanes], then kt[e + l, j : j+lanes]
+            for (std::size_t l = 0; l < lanes; ++l) block[l] = batch::load_unaligned(k + (j + l) * E + e);
+            xsimd::transpose(block, block + lanes);
+            for (std::size_t l = 0; l < lanes; ++l) (scale_v * block[l]).store_unaligned(kt + (e + l) * key_tile + j);
+        }
+        for (std::size_t e = E_vec; e < E; ++e)  // edge: the last E % lanes columns of k
+            for (std::size_t l = 0; l < lanes; ++l) kt[e * key_tile + j + l] = scale * k[(j + l) * E + e];
+    }
     for (std::size_t e = 0; e < E; ++e) {
         float* row = kt + e * key_tile;
-        for (std::size_t j = 0; j < keys; ++j) row[j] = scale * k[j * E + e];
+        for (std::size_t j = keys_vec; j < keys; ++j) row[j] = scale * k[j * E + e];  // edge: the last keys % lanes
         std::fill(row + keys, row + width, 0.0f);
     }
 }
@@ -178,14 +199,14 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
     if (mask_row) {
         if (col_stride == 1) {
             for (std::size_t j = 0; j < visible_vec; j += lanes)
-                (batch::load_unaligned(s + j) + batch::load_unaligned(mask_row + j)).store_unaligned(s + j);
-            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += mask_row[j];
+                xsimd::fma(batch::load_unaligned(mask_row + j), batch(log2_e), batch::load_unaligned(s + j)).store_unaligned(s + j);
+            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += log2_e * mask_row[j];
         } else if (col_stride == 0) {
-            const float m0 = mask_row[0];
+            const float m0 = log2_e * mask_row[0];
             for (std::size_t j = 0; j < visible; ++j) s[j] += m0;
         } else {
             for (std::size_t j = 0; j < visible; ++j)
-                s[j] += mask_row[static_cast<std::ptrdiff_t>(j) * col_stride];
+                s[j] += log2_e * mask_row[static_cast<std::ptrdiff_t>(j) * col_stride];
         }
     }
 
@@ -200,19 +221,19 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
     // rather than exp(-inf - -inf) = NaN (same rule as kernels/softmax.cpp)
     const float m_new = std::fmax(m, tile_max);
     const float shift = m_new == minus_infinity ? 0.0f : m_new;
-    const float alpha = std::exp(m - shift);
+    const float alpha = std::exp2(m - shift);
 
     // exp and sum
     const batch shift_v(shift);
     batch sum_v(0.0f);
     for (std::size_t j = 0; j < visible_vec; j += lanes) {
-        const batch p = xsimd::exp(batch::load_unaligned(s + j) - shift_v);
+        const batch p = xsimd::exp2(batch::load_unaligned(s + j) - shift_v);
         p.store_unaligned(s + j);
         sum_v += p;
     }
     float sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
     for (std::size_t j = visible_vec; j < visible; ++j) {
-        s[j] = std::exp(s[j] - shift);
+        s[j] = std::exp2(s[j] - shift);
         sum += s[j];
     }
     // excluded by causal, or padding: weight 0
@@ -296,7 +317,7 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
             const std::size_t width = round_up(keys, micro_width);
 
             // s = (scale q) k^T for this tile                          (rows, width)
-            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E, scale);
+            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E, scale * log2_e);
             const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
                                                 : no_causal_limit;
             product<false>(q + i0 * E, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
