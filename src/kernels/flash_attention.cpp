@@ -46,12 +46,16 @@ constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1
 //   c[0:R, 0:V*lanes] = a[0:R, 0:k] b[0:k, 0:V*lanes]                    (Accumulate = false)
 //   c[r, :] = c_scale[r] * c[r, :] + a[r, 0:k] b[0:k, :]                 (Accumulate = true)
 //
-// a: R rows of stride lda; b: k rows of stride ldb; c: R rows of stride ldc.
+// a: R rows of stride lda, or (APanel) a panel of the R rows interleaved, a[r, p] at
+// a[p*R + r]; b: k rows of stride ldb; c: R rows of stride ldc.
 // A tile of R x V vectors of c stays in registers while p runs over k: per step V loads of b,
 // R broadcasts of a and R*V multiply-adds. 4 x 2 = 8 accumulators: with the loaded vectors and
-// the product temporary that fits V8's 16 SIMD registers on x86-64 (kernels/matmul.cpp
-// measured 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26).
-template <std::size_t R, std::size_t V, bool Accumulate>
+// the product temporary that fits V8's SIMD registers on x86-64 (kernels/matmul.cpp measured
+// 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26; here 5x2 and 3x3 were slower too).
+// Pointers are bumped per step rather than indexed: wasm has no scaled-index addressing, so
+// a + r*lda + p costs integer instructions per load (measured ~10% of the whole kernel). A
+// panel needs one pointer for all R rows instead of R.
+template <std::size_t R, std::size_t V, bool Accumulate, bool APanel>
 inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb,
                          float* c, std::size_t ldc, std::size_t k, const float* c_scale)
 {
@@ -64,21 +68,29 @@ inline void tile_product(const float* a, std::size_t lda, const float* b, std::s
             acc[r][v] = Accumulate ? s * batch::load_unaligned(c + r * ldc + v * lanes) : s;
     }
 
-    // One pointer per row of a and one for b, each bumped per step: wasm has no scaled-index
-    // addressing, so recomputing a + r*lda + p for every load costs integer instructions.
-    const float* a_r[R];
-    #pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
-    const float* const a_end = a + k;
-    for (; a_r[0] != a_end; b += ldb) {
+    // acc += a[:, p] b[p, :], with a[r, p] = a_at(r)
+    auto step = [&](auto a_at) {
         batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
         #pragma GCC unroll 8
         for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
         #pragma GCC unroll 8
         for (std::size_t r = 0; r < R; ++r) {
-            const batch a_rp(*a_r[r]++);  // a[r, p] in every lane
+            const batch a_rp(a_at(r));  // a[r, p] in every lane
             #pragma GCC unroll 8
             for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(a_rp, b_p[v], acc[r][v]);
+        }
+    };
+    if constexpr (APanel) {
+        for (const float* const a_end = a + k * R; a != a_end; a += R, b += ldb)
+            step([&](std::size_t r) { return a[r]; });
+    } else {
+        const float* a_r[R];  // a[r, p]
+        #pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
+        for (const float* const a_end = a + k; a_r[0] != a_end; b += ldb) {
+            step([&](std::size_t r) { return *a_r[r]; });
+            #pragma GCC unroll 8
+            for (std::size_t r = 0; r < R; ++r) ++a_r[r];
         }
     }
 
@@ -89,22 +101,22 @@ inline void tile_product(const float* a, std::size_t lda, const float* b, std::s
 }
 
 // The micro-kernel over R rows and n columns (n a multiple of micro_width).
-template <std::size_t R, bool Accumulate>
+template <std::size_t R, bool Accumulate, bool APanel>
 void product_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                   std::size_t ldc, std::size_t k, std::size_t n, const float* c_scale)
 {
     for (std::size_t j = 0; j < n; j += micro_width)
-        tile_product<R, micro_vectors, Accumulate>(a, lda, b + j, ldb, c + j, ldc, k, c_scale);
+        tile_product<R, micro_vectors, Accumulate, APanel>(a, lda, b + j, ldb, c + j, ldc, k, c_scale);
 }
 
 // The row tail: one micro-kernel of exactly `rows` (< micro_rows) rows, R counting down.
-template <std::size_t R, bool Accumulate>
+template <std::size_t R, bool Accumulate, bool APanel>
 void product_tail(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
                   std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale)
 {
     if constexpr (R > 0) {
-        if (rows == R) product_rows<R, Accumulate>(a, lda, b, ldb, c, ldc, k, n, c_scale);
-        else product_tail<R - 1, Accumulate>(a, lda, b, ldb, c, ldc, rows, k, n, c_scale);
+        if (rows == R) product_rows<R, Accumulate, APanel>(a, lda, b, ldb, c, ldc, k, n, c_scale);
+        else product_tail<R - 1, Accumulate, APanel>(a, lda, b, ldb, c, ldc, rows, k, n, c_scale);
     }
 }
 
@@ -123,7 +135,9 @@ constexpr std::ptrdiff_t no_causal_limit = std::numeric_limits<std::ptrdiff_t>::
 // causal_columns; shift = no_causal_limit for none). Those are the columns of c for q k^T
 // (Accumulate = false, rounded up to the micro-kernel width) and the inner dimension k for p v
 // (Accumulate = true). This halves the diagonal tiles, so that causal costs about half.
-template <bool Accumulate>
+// With APanel, a holds the blocks of micro_rows rows one after the other, each a panel (see
+// pack_queries), so that block r0 starts at a + r0*lda as in the row-major layout.
+template <bool Accumulate, bool APanel>
 void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
              std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale,
              std::ptrdiff_t shift)
@@ -134,10 +148,10 @@ void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, f
     };
     std::size_t r = 0;
     for (; r + micro_rows <= rows; r += micro_rows)
-        product_rows<micro_rows, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, block_k(r + micro_rows),
+        product_rows<micro_rows, Accumulate, APanel>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, block_k(r + micro_rows),
                                              block_n(r + micro_rows), Accumulate ? c_scale + r : nullptr);
     if (r < rows)  // row tail: the last rows % micro_rows
-        product_tail<micro_rows - 1, Accumulate>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, rows - r,
+        product_tail<micro_rows - 1, Accumulate, APanel>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, rows - r,
                                                  block_k(rows), block_n(rows),
                                                  Accumulate ? c_scale + r : nullptr);
 }
@@ -145,28 +159,40 @@ void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, f
 // ---------------------------------------------------------------------------------------------
 // Packing (once per query tile x key tile; cost ~1/query_tile of the products).
 
-// kt[e, j] = scale * k[j, e] for j < keys, 0 for keys <= j < width
+// qp = scale * q, as panels: block b of micro_rows rows (R = fewer for the last) at qp + b*micro_rows*E,
+// q[r0 + r, p] at panel[p*R + r]
+// q (rows, E); qp (rows * E).
+void pack_queries(const float* q, float* qp, std::size_t rows, std::size_t E, float scale)
+{
+    for (std::size_t r0 = 0; r0 < rows; r0 += micro_rows) {
+        const std::size_t R = std::min(micro_rows, rows - r0);
+        float* panel = qp + r0 * E;
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t p = 0; p < E; ++p) panel[p * R + r] = scale * q[(r0 + r) * E + p];
+    }
+}
+
+// kt[e, j] = k[j, e] for j < keys, 0 for keys <= j < width
 // k (keys, E) at stride E; kt (E, key_tile).
 // Square blocks of lanes x lanes go through registers (xsimd::transpose); the edges that do not
 // fill a block are copied one by one.
 void pack_keys_transposed(const float* k, float* kt, std::size_t keys, std::size_t width,
-                          std::size_t E, float scale)
+                          std::size_t E)
 {
-    const batch scale_v(scale);
     const std::size_t keys_vec = keys - keys % lanes, E_vec = E - E % lanes;
     for (std::size_t j = 0; j < keys_vec; j += lanes) {
         for (std::size_t e = 0; e < E_vec; e += lanes) {
             batch block[lanes];  // k[j + l, e : e+lanes], then kt[e + l, j : j+lanes]
             for (std::size_t l = 0; l < lanes; ++l) block[l] = batch::load_unaligned(k + (j + l) * E + e);
             xsimd::transpose(block, block + lanes);
-            for (std::size_t l = 0; l < lanes; ++l) (scale_v * block[l]).store_unaligned(kt + (e + l) * key_tile + j);
+            for (std::size_t l = 0; l < lanes; ++l) block[l].store_unaligned(kt + (e + l) * key_tile + j);
         }
         for (std::size_t e = E_vec; e < E; ++e)  // edge: the last E % lanes columns of k
-            for (std::size_t l = 0; l < lanes; ++l) kt[e * key_tile + j + l] = scale * k[(j + l) * E + e];
+            for (std::size_t l = 0; l < lanes; ++l) kt[e * key_tile + j + l] = k[(j + l) * E + e];
     }
     for (std::size_t e = 0; e < E; ++e) {
         float* row = kt + e * key_tile;
-        for (std::size_t j = keys_vec; j < keys; ++j) row[j] = scale * k[j * E + e];  // edge: the last keys % lanes
+        for (std::size_t j = keys_vec; j < keys; ++j) row[j] = k[j * E + e];  // edge: the last keys % lanes
         std::fill(row + keys, row + width, 0.0f);
     }
 }
@@ -257,6 +283,7 @@ void normalise_row(const float* o, float* out, std::size_t Ev, float l)
 
 // Scratch layout (floats), in this order:
 struct Scratch {
+    float* qp;     // (query_tile, E)            query tile as panels, scaled
     float* kt;     // (E, key_tile)            key tile, transposed and scaled
     float* vp;     // (key_tile, Ev_padded)    value tile with padded rows (when Ev is not a multiple)
     float* s;      // (query_tile, key_tile)   scores, then weights p
@@ -271,7 +298,8 @@ std::size_t padded_value_width(std::size_t Ev) { return round_up(Ev, micro_width
 Scratch carve(float* scratch, std::size_t E, std::size_t Ev_padded)
 {
     Scratch sc;
-    sc.kt = scratch;
+    sc.qp = scratch;
+    sc.kt = sc.qp + query_tile * E;
     sc.vp = sc.kt + E * key_tile;
     sc.s = sc.vp + key_tile * Ev_padded;
     sc.o = sc.s + query_tile * key_tile;
@@ -286,7 +314,7 @@ Scratch carve(float* scratch, std::size_t E, std::size_t Ev_padded)
 std::size_t flash_attention_scratch_size(std::size_t E, std::size_t Ev)
 {
     const std::size_t Ev_padded = padded_value_width(Ev);
-    return E * key_tile + key_tile * Ev_padded + query_tile * key_tile + query_tile * Ev_padded +
+    return query_tile * E + E * key_tile + key_tile * Ev_padded + query_tile * key_tile + query_tile * Ev_padded +
            3 * query_tile;
 }
 
@@ -304,6 +332,9 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
     for (std::size_t i0 = 0; i0 < L; i0 += query_tile) {
         const std::size_t rows = std::min(query_tile, L - i0);  // queries i0 .. i0+rows-1
 
+        // the query tile as panels, scaled by scale * log2(e) (the softmax runs in base 2)
+        pack_queries(q + i0 * E, sc.qp, rows, E, scale * log2_e);
+
         // o = 0, m = -inf, l = 0
         std::fill(sc.o, sc.o + rows * Ev_padded, 0.0f);
         std::fill(sc.m, sc.m + rows, minus_infinity);
@@ -317,10 +348,10 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
             const std::size_t width = round_up(keys, micro_width);
 
             // s = (scale q) k^T for this tile                          (rows, width)
-            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E, scale * log2_e);
+            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E);
             const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
                                                 : no_causal_limit;
-            product<false>(q + i0 * E, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
+            product<false, true>(sc.qp, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
 
             // s += mask; p = exp(s - m'); running max and sum; alpha per row
             for (std::size_t r = 0; r < rows; ++r) {
@@ -343,7 +374,7 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
                 v_tile = sc.vp;
                 ldv = Ev_padded;
             }
-            product<true>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha, shift);
+            product<true, false>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha, shift);
         }
 
         // out = o / l
