@@ -241,9 +241,10 @@ inline batch exp2_nonpositive(batch x)
 // ---------------------------------------------------------------------------------------------
 // Online softmax of one row of a score tile.
 //
-// s[0:visible] are scale * q_i . k_j; this adds the mask, updates the running max m and sum l,
-// writes p_j = exp(s_j - m') into s[0:visible] and 0 into s[visible:width], and returns
-// alpha = exp(m - m'), the factor for the output accumulated so far.
+// Base 2: s[0:visible] are log2(e) * scale * q_i . k_j, and m is in the same units. This adds
+// log2(e) * mask, updates the running max m and sum l, writes p_j = 2^(s_j - m') (= e^(score - max))
+// into s[0:visible] and 0 into s[visible:width], and returns alpha = 2^(m - m'), the factor for
+// the output accumulated so far.
 // mask_row: mask[i, j0 + j] at mask_row[j * col_stride], or nullptr.
 float online_softmax_row(float* s, std::size_t visible, std::size_t width,
                          const float* mask_row, std::ptrdiff_t col_stride, float& m, float& l)
@@ -377,13 +378,13 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
             const std::size_t keys = std::min(key_tile, S - j0);  // keys j0 .. j0+keys-1
             const std::size_t width = round_up(keys, micro_width);
 
-            // s = (scale q) k^T for this tile                          (rows, width)
+            // s = (log2(e) scale q) k^T for this tile                  (rows, width)
             pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E);
             const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
                                                 : no_causal_limit;
             product<false, true>(sc.qp, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
 
-            // s += mask; p = exp(s - m'); running max and sum; alpha per row
+            // s += log2(e) mask; p = 2^(s - m'); running max and sum; alpha per row
             for (std::size_t r = 0; r < rows; ++r) {
                 const std::size_t i = i0 + r;
                 // causal keeps j0 + j <= i
