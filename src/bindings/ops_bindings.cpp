@@ -65,9 +65,13 @@ val embedding_js(val ids, val weight) {
 val sdpa_js(val query, val key, val value, val options) {
   return guarded([&] {
     const std::string fn = "scaled_dot_product_attention: ";
-    const auto q = float_tensor_from_js(query, fn + "query");
-    const auto k = float_tensor_from_js(key, fn + "key");
-    const auto v = float_tensor_from_js(value, fn + "value");
+    // Self-attention often passes one object as key and value (or as all three): copy it once.
+    const HeapTensor q = float_tensor_from_js(query, fn + "query");
+    HeapTensor k_copy, v_copy;
+    const HeapTensor* k = &q;
+    if (!key.strictlyEquals(query)) k = &(k_copy = float_tensor_from_js(key, fn + "key"));
+    const HeapTensor* v = value.strictlyEquals(query) ? &q : value.strictlyEquals(key) ? k : nullptr;
+    if (!v) v = &(v_copy = float_tensor_from_js(value, fn + "value"));
     const OptionalHeapMask mask(options["attnMask"], options["maskIsBool"].as<bool>(), fn + "attn_mask");
     SdpaOptions opt;
     opt.float_mask = mask.as_float.ptr();
@@ -77,7 +81,7 @@ val sdpa_js(val query, val key, val value, val options) {
     opt.enable_gqa = options["enableGqa"].as<bool>();
     opt.return_weights = options["returnWeights"].as<bool>();
     opt.return_intermediates = options["returnIntermediates"].as<bool>();
-    const SdpaResult r = aw::scaled_dot_product_attention(q.ref(), k.ref(), v.ref(), opt);
+    const SdpaResult r = aw::scaled_dot_product_attention(q.ref(), k->ref(), v->ref(), opt);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
     if (opt.return_weights || opt.return_intermediates) out.set("weights", tensor_to_js(r.weights));

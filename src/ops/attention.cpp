@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "kernels/attention.hpp"
+#include "kernels/flash_attention.hpp"
 #include "kernels/matmul.hpp"
 
 namespace aw {
@@ -136,9 +137,21 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   MaskLayout mask;
   if (mask_shape) mask = layout_mask(mask_data, *mask_shape, batch, L, S);
 
-  // Scratch for the (L, S) weights of one head when the caller does not want them.
+  // Without weights to return, the fused kernel needs only a few tiles of scratch; otherwise
+  // (or when the materialised path is forced) the (L, S) weights of one head.
+  // (A head dim so large that even the tiles would not fit takes the materialised path, whose
+  // (L, S) check then decides.)
+  const std::uint64_t fused_scratch = flash_attention_scratch_size(uE, uEv);
+  const bool fused = !want_weights && !opt.force_materialized &&
+                     fused_scratch <= static_cast<std::uint64_t>(kMaxElements);
   AlignedVector<float> scratch;
-  if (!want_weights) {
+  if (fused) {
+    try {
+      scratch.resize(static_cast<std::size_t>(fused_scratch));
+    } catch (const std::bad_alloc&) {
+      fail(ErrorKind::Range, fn + ": out of memory for the attention tiles, got " + shapes);
+    }
+  } else if (!want_weights) {
     // In int64: on wasm32 size_t would wrap (L = S = 65536 gives 0) and the kernel would write
     // far past a tiny scratch buffer.
     if (L * S > kMaxElements)
@@ -156,9 +169,15 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
     const float* kh = key.data + off_k[h] * uS * uE;
     const float* vh = value.data + off_v[h] * uS * uEv;
     const float* mh = mask_shape ? mask.data + mask.plane_offset[h] : nullptr;
+    float* oh = r.output.data.data() + h * uL * uEv;
+    if (fused) {
+      aw::flash_attention_head(qh, kh, vh, oh, scratch.data(), uL, uS, uE, uEv, scale, mh, mask.row_stride,
+                               mask.col_stride, opt.is_causal);
+      continue;
+    }
     float* wh = want_weights ? r.weights.data.data() + h * uL * uS : scratch.data();
-    aw::scaled_dot_product_attention_head(qh, kh, vh, r.output.data.data() + h * uL * uEv, wh, uL, uS, uE, uEv, scale,
-                                          mh, mask.row_stride, mask.col_stride, opt.is_causal);
+    aw::scaled_dot_product_attention_head(qh, kh, vh, oh, wh, uL, uS, uE, uEv, scale, mh, mask.row_stride,
+                                          mask.col_stride, opt.is_causal);
     if (opt.return_intermediates) {
       // The steps one by one, for teaching: scores = Q K^T, scaled = scale * scores, masked = scaled + M.
       float* scores = r.scores.data.data() + h * uL * uS;

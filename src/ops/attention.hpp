@@ -19,6 +19,9 @@ struct SdpaOptions {
   bool enable_gqa = false;
   bool return_weights = false;
   bool return_intermediates = false;  // scores (Q K^T), scaled, masked, weights
+  // Without weights to return, the fused kernel (kernels/flash_attention) runs in O(tile) memory;
+  // true forces the materialised (L, S) head kernel instead (tests compare the two).
+  bool force_materialized = false;
 };
 
 struct SdpaResult {

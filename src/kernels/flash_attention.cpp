@@ -1,0 +1,417 @@
+// Fused scaled dot-product attention, one head: xsimd kernel. See flash_attention.hpp.
+// The scalar reference is scaled_dot_product_attention_head_reference (kernels/attention.hpp).
+#include "kernels/flash_attention.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include <xsimd/xsimd.hpp>
+
+namespace aw {
+namespace {
+
+using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
+constexpr std::size_t lanes = batch::size;
+constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
+constexpr float log2_e = 1.4426950408889634f;  // exp(x) = exp2(x * log2_e)
+
+// Tiles: query_tile rows of q meet key_tile rows of k and v at a time. The micro-kernel below
+// computes 4 rows x 2 vectors of a product, so key_tile and the padded widths are multiples
+// of 2 vectors (8 floats on wasm).
+#ifndef AW_FLASH_QUERY_TILE  // overridable at compile time for tuning experiments
+#define AW_FLASH_QUERY_TILE 64
+#endif
+#ifndef AW_FLASH_KEY_TILE
+#define AW_FLASH_KEY_TILE 64
+#endif
+#ifndef AW_FLASH_MICRO_ROWS
+#define AW_FLASH_MICRO_ROWS 4
+#endif
+#ifndef AW_FLASH_MICRO_VECTORS
+#define AW_FLASH_MICRO_VECTORS 2
+#endif
+constexpr std::size_t query_tile = AW_FLASH_QUERY_TILE;
+constexpr std::size_t key_tile = AW_FLASH_KEY_TILE;
+constexpr std::size_t micro_rows = AW_FLASH_MICRO_ROWS;
+constexpr std::size_t micro_vectors = AW_FLASH_MICRO_VECTORS;
+constexpr std::size_t micro_width = micro_vectors * lanes;
+static_assert(key_tile % micro_width == 0, "key_tile must be a multiple of the micro-kernel width");
+
+constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1) / m * m; }
+
+// ---------------------------------------------------------------------------------------------
+// Micro-kernel: the register-blocked product used for both q k^T and p v.
+//
+//   c[0:R, 0:V*lanes] = a[0:R, 0:k] b[0:k, 0:V*lanes]                    (Accumulate = false)
+//   c[r, :] = c_scale[r] * c[r, :] + a[r, 0:k] b[0:k, :]                 (Accumulate = true)
+//
+// a: R rows of stride lda, or (APanel) a panel of the R rows interleaved, a[r, p] at
+// a[p*R + r]; b: k rows of stride ldb; c: R rows of stride ldc.
+// A tile of R x V vectors of c stays in registers while p runs over k: per step V loads of b,
+// R broadcasts of a and R*V multiply-adds. 4 x 2 = 8 accumulators: with the loaded vectors and
+// the product temporary that fits V8's SIMD registers on x86-64 (kernels/matmul.cpp measured
+// 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26; here 5x2 and 3x3 were slower too).
+// Pointers are bumped per step rather than indexed: wasm has no scaled-index addressing, so
+// a + r*lda + p costs integer instructions per load (measured ~10% of the whole kernel). A
+// panel needs one pointer for all R rows instead of R.
+template <std::size_t R, std::size_t V, bool Accumulate, bool APanel>
+inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb,
+                         float* c, std::size_t ldc, std::size_t k, const float* c_scale)
+{
+    batch acc[R][V];
+    #pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+        const batch s(Accumulate ? c_scale[r] : 0.0f);
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v)
+            acc[r][v] = Accumulate ? s * batch::load_unaligned(c + r * ldc + v * lanes) : s;
+    }
+
+    // acc += a[:, p] b[p, :], with a[r, p] = a_at(r)
+    auto step = [&](auto a_at) {
+        batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
+        #pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) {
+            const batch a_rp(a_at(r));  // a[r, p] in every lane
+            #pragma GCC unroll 8
+            for (std::size_t v = 0; v < V; ++v) acc[r][v] = xsimd::fma(a_rp, b_p[v], acc[r][v]);
+        }
+    };
+    if constexpr (APanel) {
+        for (const float* const a_end = a + k * R; a != a_end; a += R, b += ldb)
+            step([&](std::size_t r) { return a[r]; });
+    } else {
+        const float* a_r[R];  // a[r, p]
+        #pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
+        for (const float* const a_end = a + k; a_r[0] != a_end; b += ldb) {
+            step([&](std::size_t r) { return *a_r[r]; });
+            #pragma GCC unroll 8
+            for (std::size_t r = 0; r < R; ++r) ++a_r[r];
+        }
+    }
+
+    #pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r)
+        #pragma GCC unroll 8
+        for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * ldc + v * lanes);
+}
+
+// The micro-kernel over R rows and n columns (n a multiple of micro_width).
+template <std::size_t R, bool Accumulate, bool APanel>
+void product_rows(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                  std::size_t ldc, std::size_t k, std::size_t n, const float* c_scale)
+{
+    for (std::size_t j = 0; j < n; j += micro_width)
+        tile_product<R, micro_vectors, Accumulate, APanel>(a, lda, b + j, ldb, c + j, ldc, k, c_scale);
+}
+
+// The row tail: one micro-kernel of exactly `rows` (< micro_rows) rows, R counting down.
+template <std::size_t R, bool Accumulate, bool APanel>
+void product_tail(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+                  std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale)
+{
+    if constexpr (R > 0) {
+        if (rows == R) product_rows<R, Accumulate, APanel>(a, lda, b, ldb, c, ldc, k, n, c_scale);
+        else product_tail<R - 1, Accumulate, APanel>(a, lda, b, ldb, c, ldc, rows, k, n, c_scale);
+    }
+}
+
+// Columns of the score tile that rows [0, row_end) can see under causal: j < row_end + shift,
+// where shift = i0 - j0 (row r of the tile is query i0 + r, column j is key j0 + j), at most n.
+std::size_t causal_columns(std::size_t row_end, std::ptrdiff_t shift, std::size_t n)
+{
+    const std::ptrdiff_t c = static_cast<std::ptrdiff_t>(row_end) + shift;
+    return c <= 0 ? 0 : std::min(n, static_cast<std::size_t>(c));
+}
+constexpr std::ptrdiff_t no_causal_limit = std::numeric_limits<std::ptrdiff_t>::max() / 2;
+
+// c (=|+=) a b over `rows` rows and n columns (n a multiple of micro_width): tiles of
+// micro_rows rows, then one tile of the last rows % micro_rows.
+// Causal limit: a block of rows only computes the score columns it can see (see
+// causal_columns; shift = no_causal_limit for none). Those are the columns of c for q k^T
+// (Accumulate = false, rounded up to the micro-kernel width) and the inner dimension k for p v
+// (Accumulate = true). This halves the diagonal tiles, so that causal costs about half.
+// With APanel, a holds the blocks of micro_rows rows one after the other, each a panel (see
+// pack_queries), so that block r0 starts at a + r0*lda as in the row-major layout.
+template <bool Accumulate, bool APanel>
+void product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
+             std::size_t ldc, std::size_t rows, std::size_t k, std::size_t n, const float* c_scale,
+             std::ptrdiff_t shift)
+{
+    auto block_k = [&](std::size_t row_end) { return Accumulate ? causal_columns(row_end, shift, k) : k; };
+    auto block_n = [&](std::size_t row_end) {
+        return Accumulate ? n : round_up(causal_columns(row_end, shift, n), micro_width);
+    };
+    std::size_t r = 0;
+    for (; r + micro_rows <= rows; r += micro_rows)
+        product_rows<micro_rows, Accumulate, APanel>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, block_k(r + micro_rows),
+                                             block_n(r + micro_rows), Accumulate ? c_scale + r : nullptr);
+    if (r < rows)  // row tail: the last rows % micro_rows
+        product_tail<micro_rows - 1, Accumulate, APanel>(a + r * lda, lda, b, ldb, c + r * ldc, ldc, rows - r,
+                                                 block_k(rows), block_n(rows),
+                                                 Accumulate ? c_scale + r : nullptr);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Packing (once per query tile x key tile; cost ~1/query_tile of the products).
+
+// qp = scale * q, as panels: block b of micro_rows rows (R = fewer for the last) at qp + b*micro_rows*E,
+// q[r0 + r, p] at panel[p*R + r]
+// q (rows, E); qp (rows * E).
+void pack_queries(const float* q, float* qp, std::size_t rows, std::size_t E, float scale)
+{
+    for (std::size_t r0 = 0; r0 < rows; r0 += micro_rows) {
+        const std::size_t R = std::min(micro_rows, rows - r0);
+        float* panel = qp + r0 * E;
+        for (std::size_t r = 0; r < R; ++r)
+            for (std::size_t p = 0; p < E; ++p) panel[p * R + r] = scale * q[(r0 + r) * E + p];
+    }
+}
+
+// kt[e, j] = k[j, e] for j < keys, 0 for keys <= j < width
+// k (keys, E) at stride E; kt (E, key_tile).
+// Square blocks of lanes x lanes go through registers (xsimd::transpose); the edges that do not
+// fill a block are copied one by one.
+void pack_keys_transposed(const float* k, float* kt, std::size_t keys, std::size_t width,
+                          std::size_t E)
+{
+    const std::size_t keys_vec = keys - keys % lanes, E_vec = E - E % lanes;
+    for (std::size_t j = 0; j < keys_vec; j += lanes) {
+        for (std::size_t e = 0; e < E_vec; e += lanes) {
+            batch block[lanes];  // k[j + l, e : e+lanes], then kt[e + l, j : j+lanes]
+            for (std::size_t l = 0; l < lanes; ++l) block[l] = batch::load_unaligned(k + (j + l) * E + e);
+            xsimd::transpose(block, block + lanes);
+            for (std::size_t l = 0; l < lanes; ++l) block[l].store_unaligned(kt + (e + l) * key_tile + j);
+        }
+        for (std::size_t e = E_vec; e < E; ++e)  // edge: the last E % lanes columns of k
+            for (std::size_t l = 0; l < lanes; ++l) kt[e * key_tile + j + l] = k[(j + l) * E + e];
+    }
+    for (std::size_t e = 0; e < E; ++e) {
+        float* row = kt + e * key_tile;
+        for (std::size_t j = keys_vec; j < keys; ++j) row[j] = k[j * E + e];  // edge: the last keys % lanes
+        std::fill(row + keys, row + width, 0.0f);
+    }
+}
+
+// vp[j, d] = v[j, d] for d < Ev, 0 for Ev <= d < Ev_padded
+// v (keys, Ev); vp (keys, Ev_padded).
+void pack_values(const float* v, float* vp, std::size_t keys, std::size_t Ev,
+                 std::size_t Ev_padded)
+{
+    for (std::size_t j = 0; j < keys; ++j) {
+        std::copy(v + j * Ev, v + (j + 1) * Ev, vp + j * Ev_padded);
+        std::fill(vp + j * Ev_padded + Ev, vp + (j + 1) * Ev_padded, 0.0f);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2^x for x <= 0 (or -inf), as the softmax needs it: x - max is never positive.
+//   2^x = 2^n * 2^f,  n = round(x), f = x - n in [-1/2, 1/2]
+//   2^f = sum_k (f ln 2)^k / k!  for k <= 6 (remainder < 1.3e-7 relative)
+//   2^n from the bits: n + 127 is the exponent field; x is clamped to -127 first, where the field
+//   is 0 and the result exactly 0 (so -inf gives 0, as a masked weight must).
+// Rounding uses the float trick t = x + (2^23 + 127): t's low mantissa bits are then n + 127,
+// and t << 23 puts them in the exponent field (the other bits shift out).
+// Why not xsimd::exp2: its range checks and special cases made it ~55 instructions per vector in
+// V8 (node --print-wasm-code), this is ~20; the online softmax was a quarter of the kernel's time.
+// Not for positive x (no overflow handling) nor NaN (clamped like -inf).
+inline batch exp2_nonpositive(batch x)
+{
+    constexpr float magic = 8388608.0f + 127.0f;  // 2^23 + 127
+    x = xsimd::max(x, batch(-127.0f));
+    const batch t = x + batch(magic);
+    const batch f = x - (t - batch(magic));  // in [-1/2, 1/2]
+    // 2^f = e^(f ln2): Horner over the Taylor coefficients ln2^k / k!
+    batch p(1.5403530393381606e-4f);          // ln2^6 / 720
+    p = xsimd::fma(p, f, batch(1.3333558146428443e-3f));  // ln2^5 / 120
+    p = xsimd::fma(p, f, batch(9.6181291076284772e-3f));  // ln2^4 / 24
+    p = xsimd::fma(p, f, batch(5.5504108664821580e-2f));  // ln2^3 / 6
+    p = xsimd::fma(p, f, batch(2.4022650695910071e-1f));  // ln2^2 / 2
+    p = xsimd::fma(p, f, batch(6.9314718055994531e-1f));  // ln2
+    p = xsimd::fma(p, f, batch(1.0f));
+    const auto bits = xsimd::bitwise_cast<std::int32_t>(t) << 23;  // 2^n
+    return p * xsimd::bitwise_cast<float>(bits);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Online softmax of one row of a score tile.
+//
+// Base 2: s[0:visible] are log2(e) * scale * q_i . k_j, and m is in the same units. This adds
+// log2(e) * mask, updates the running max m and sum l, writes p_j = 2^(s_j - m') (= e^(score - max))
+// into s[0:visible] and 0 into s[visible:width], and returns alpha = 2^(m - m'), the factor for
+// the output accumulated so far.
+// mask_row: mask[i, j0 + j] at mask_row[j * col_stride], or nullptr.
+float online_softmax_row(float* s, std::size_t visible, std::size_t width,
+                         const float* mask_row, std::ptrdiff_t col_stride, float& m, float& l)
+{
+    const std::size_t visible_vec = visible - visible % lanes;
+
+    // add the mask: a load when contiguous, a broadcast when the column stride is 0,
+    // otherwise element by element
+    if (mask_row) {
+        if (col_stride == 1) {
+            for (std::size_t j = 0; j < visible_vec; j += lanes)
+                xsimd::fma(batch::load_unaligned(mask_row + j), batch(log2_e), batch::load_unaligned(s + j)).store_unaligned(s + j);
+            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += log2_e * mask_row[j];
+        } else if (col_stride == 0) {
+            const float m0 = log2_e * mask_row[0];
+            for (std::size_t j = 0; j < visible; ++j) s[j] += m0;
+        } else {
+            for (std::size_t j = 0; j < visible; ++j)
+                s[j] += log2_e * mask_row[static_cast<std::ptrdiff_t>(j) * col_stride];
+        }
+    }
+
+    // tile max (for numerical stability)
+    batch max_v(minus_infinity);
+    for (std::size_t j = 0; j < visible_vec; j += lanes)
+        max_v = xsimd::max(max_v, batch::load_unaligned(s + j));
+    float tile_max = visible_vec ? xsimd::reduce_max(max_v) : minus_infinity;
+    for (std::size_t j = visible_vec; j < visible; ++j) tile_max = std::fmax(tile_max, s[j]);
+
+    // running max; while everything so far is -inf, shift by 0 so that exp(-inf - 0) = 0
+    // rather than exp(-inf - -inf) = NaN (same rule as kernels/softmax.cpp)
+    const float m_new = std::fmax(m, tile_max);
+    const float shift = m_new == minus_infinity ? 0.0f : m_new;
+    const float alpha = std::exp2(m - shift);
+
+    // exp and sum
+    const batch shift_v(shift);
+    batch sum_v(0.0f);
+    for (std::size_t j = 0; j < visible_vec; j += lanes) {
+        const batch p = exp2_nonpositive(batch::load_unaligned(s + j) - shift_v);
+        p.store_unaligned(s + j);
+        sum_v += p;
+    }
+    float sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
+    for (std::size_t j = visible_vec; j < visible; ++j) {
+        s[j] = std::exp2(s[j] - shift);
+        sum += s[j];
+    }
+    // excluded by causal, or padding: weight 0
+    std::fill(s + visible, s + width, 0.0f);
+
+    m = m_new;
+    l = alpha * l + sum;
+    return alpha;
+}
+
+// out[0:Ev] = o[0:Ev] / l   (0 when l = 0: the row attends to nothing)
+void normalise_row(const float* o, float* out, std::size_t Ev, float l)
+{
+    const float inv_l = l == 0.0f ? 0.0f : 1.0f / l;
+    const std::size_t Ev_vec = Ev - Ev % lanes;
+    const batch inv_l_v(inv_l);
+    for (std::size_t d = 0; d < Ev_vec; d += lanes)
+        (batch::load_unaligned(o + d) * inv_l_v).store_unaligned(out + d);
+    for (std::size_t d = Ev_vec; d < Ev; ++d) out[d] = o[d] * inv_l;
+}
+
+// Scratch layout (floats), in this order:
+struct Scratch {
+    float* qp;     // (query_tile, E)            query tile as panels, scaled
+    float* kt;     // (E, key_tile)            key tile, transposed and scaled
+    float* vp;     // (key_tile, Ev_padded)    value tile with padded rows (when Ev is not a multiple)
+    float* s;      // (query_tile, key_tile)   scores, then weights p
+    float* o;      // (query_tile, Ev_padded)  unnormalised outputs
+    float* m;      // (query_tile)             running max
+    float* l;      // (query_tile)             running sum
+    float* alpha;  // (query_tile)             rescale factor of the current tile
+};
+
+std::size_t padded_value_width(std::size_t Ev) { return round_up(Ev, micro_width); }
+
+Scratch carve(float* scratch, std::size_t E, std::size_t Ev_padded)
+{
+    Scratch sc;
+    sc.qp = scratch;
+    sc.kt = sc.qp + query_tile * E;
+    sc.vp = sc.kt + E * key_tile;
+    sc.s = sc.vp + key_tile * Ev_padded;
+    sc.o = sc.s + query_tile * key_tile;
+    sc.m = sc.o + query_tile * Ev_padded;
+    sc.l = sc.m + query_tile;
+    sc.alpha = sc.l + query_tile;
+    return sc;
+}
+
+}  // namespace
+
+std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev)
+{
+    const std::uint64_t Ev_padded = (Ev + micro_width - 1) / micro_width * micro_width;  // padded_value_width, in 64 bits
+    return query_tile * E + E * key_tile + key_tile * Ev_padded + query_tile * key_tile + query_tile * Ev_padded +
+           3 * query_tile;
+}
+
+void flash_attention_head(const float* q, const float* k, const float* v, float* out,
+                          float* scratch, std::size_t L, std::size_t S, std::size_t E,
+                          std::size_t Ev, float scale, const float* mask,
+                          std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
+                          bool causal)
+{
+    const std::size_t Ev_padded = padded_value_width(Ev);
+    // v can feed the micro-kernel in place when its rows are a whole number of tiles wide
+    const bool pack_v = Ev != Ev_padded;
+    const Scratch sc = carve(scratch, E, Ev_padded);
+
+    for (std::size_t i0 = 0; i0 < L; i0 += query_tile) {
+        const std::size_t rows = std::min(query_tile, L - i0);  // queries i0 .. i0+rows-1
+
+        // the query tile as panels, scaled by scale * log2(e) (the softmax runs in base 2)
+        pack_queries(q + i0 * E, sc.qp, rows, E, scale * log2_e);
+
+        // o = 0, m = -inf, l = 0
+        std::fill(sc.o, sc.o + rows * Ev_padded, 0.0f);
+        std::fill(sc.m, sc.m + rows, minus_infinity);
+        std::fill(sc.l, sc.l + rows, 0.0f);
+
+        // causal: key j is seen by some row of this tile only if j <= i0 + rows - 1, so the
+        // key tiles after that are skipped entirely
+        const std::size_t key_end = causal ? std::min(S, i0 + rows) : S;
+        for (std::size_t j0 = 0; j0 < key_end; j0 += key_tile) {
+            const std::size_t keys = std::min(key_tile, S - j0);  // keys j0 .. j0+keys-1
+            const std::size_t width = round_up(keys, micro_width);
+
+            // s = (log2(e) scale q) k^T for this tile                  (rows, width)
+            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E);
+            const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
+                                                : no_causal_limit;
+            product<false, true>(sc.qp, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
+
+            // s += log2(e) mask; p = 2^(s - m'); running max and sum; alpha per row
+            for (std::size_t r = 0; r < rows; ++r) {
+                const std::size_t i = i0 + r;
+                // causal keeps j0 + j <= i
+                const std::size_t visible = !causal ? keys : i < j0 ? 0 : std::min(keys, i - j0 + 1);
+                const float* mask_row =
+                    mask ? mask + static_cast<std::ptrdiff_t>(i) * mask_row_stride +
+                               static_cast<std::ptrdiff_t>(j0) * mask_col_stride
+                         : nullptr;
+                sc.alpha[r] = online_softmax_row(sc.s + r * key_tile, visible, width, mask_row,
+                                                 mask_col_stride, sc.m[r], sc.l[r]);
+            }
+
+            // o = alpha o + p v                                        (rows, Ev_padded)
+            const float* v_tile = v + j0 * Ev;
+            std::size_t ldv = Ev;
+            if (pack_v) {
+                pack_values(v_tile, sc.vp, keys, Ev, Ev_padded);
+                v_tile = sc.vp;
+                ldv = Ev_padded;
+            }
+            product<true, false>(sc.s, key_tile, v_tile, ldv, sc.o, Ev_padded, rows, keys, Ev_padded, sc.alpha, shift);
+        }
+
+        // out = o / l
+        for (std::size_t r = 0; r < rows; ++r)
+            normalise_row(sc.o + r * Ev_padded, out + (i0 + r) * Ev, Ev, sc.l[r]);
+    }
+}
+
+}  // namespace aw

@@ -1,0 +1,45 @@
+// Scaled dot-product attention for one head, fused ("flash attention", Dao et al. 2022):
+// tiles of queries meet tiles of keys, the softmax is computed online, and the (L, S) score
+// matrix is never materialised. Memory: a fixed scratch of a few tiles, whatever L and S.
+//
+// Same result as scaled_dot_product_attention_head (kernels/attention.hpp), which stays the
+// reference, up to float rounding (the sums are taken in another order).
+//
+// Kernels never allocate, never throw and know nothing about JS. Pointers need no
+// particular alignment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aw {
+
+// Floats of scratch that flash_attention_head needs for head dims E and Ev (independent of L
+// and S). 64-bit so that callers can check it before allocating: it is about 128 (E + Ev) floats
+// and would wrap a 32-bit size_t (wasm32) for E near 2^29.
+std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev);
+
+// out = softmax(scale * q k^T + mask) v        (torch.nn.functional.scaled_dot_product_attention)
+//
+// q (L, E), k (S, E), v (S, Ev), out (L, Ev).
+// scratch: flash_attention_scratch_size(E, Ev) floats, caller-provided, contents ignored.
+// mask: optional additive float mask, element (i, j) at mask[i*mask_row_stride + j*mask_col_stride]
+//   (strides may be 0 for broadcasting, or negative); nullptr = none.
+// causal: if true, position j > i is excluded (upper-left aligned tril(ones(L, S)), as torch
+//   is_causal); the mask is not read there, and key tiles entirely in the future are skipped.
+// A row whose every position is excluded (-inf) gives out 0 (torch >= 2.5), never NaN.
+// out and scratch must not overlap each other or any input.
+//
+// Online softmax, per query row i and key tile t (s = scale * q_i . k_j + mask[i, j]):
+//   m' = max(m, max_j s_j)                 running max (m = -inf before the first tile)
+//   alpha = exp(m - m'),  p_j = exp(s_j - m')
+//   l' = alpha * l + sum_j p_j             running sum of the weights
+//   o' = alpha * o + sum_j p_j v_j         unnormalised output
+// and at the end out_i = o / l (0 when l = 0: nothing to attend to).
+void flash_attention_head(const float* q, const float* k, const float* v, float* out,
+                          float* scratch, std::size_t L, std::size_t S, std::size_t E,
+                          std::size_t Ev, float scale, const float* mask,
+                          std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
+                          bool causal);
+
+}  // namespace aw

@@ -1,0 +1,294 @@
+// Tests for src/kernels/flash_attention: the fused kernel against the scalar reference
+// (scaled_dot_product_attention_head_reference) and both against float64 attention from the
+// formula   out = softmax(scale * q k^T + mask) v
+// over sizes that hit every query/key tile tail and micro-kernel tail (L, S up to 2 tiles + 2),
+// odd and even head dims (incl. 1 and 65), misaligned pointers, masks with broadcasting and
+// negative strides, causal with L != S, and fully masked rows. The scratch must be enough:
+// sentinels after it and around out must survive.
+#include "kernels/flash_attention.hpp"
+
+#include "kernels/attention.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 17, 33, 64, 65, 130};
+const std::pair<std::size_t, std::size_t> head_dims[] = {{1, 1}, {3, 64}, {64, 3}, {64, 64}, {65, 65}, {2, 6}, {0, 5}};
+
+constexpr float infinity = std::numeric_limits<float>::infinity();
+constexpr float sentinel = 1234.5f;
+constexpr std::size_t guard = 17;
+
+// Tolerance for out: relative to sum_j w[j] |v[j, d]| (the size of the summed terms), plus a floor.
+constexpr double rel = 1e-5, abs_floor = 1e-6;
+
+// `count` floats at `offset` floats into the storage, with sentinels around them.
+struct Buffer {
+    std::vector<float> storage;
+    std::size_t offset, count;
+    Buffer(std::size_t count_, std::size_t offset_)
+        : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
+    float* data() { return storage.data() + offset; }
+    const float* data() const { return storage.data() + offset; }
+    bool guards_intact() const
+    {
+        for (std::size_t i = 0; i < storage.size(); ++i)
+            if ((i < offset || i >= offset + count) && storage[i] != sentinel) return false;
+        return true;
+    }
+};
+
+Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset)
+{
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    Buffer b(count, offset);
+    for (std::size_t i = 0; i < count; ++i) b.data()[i] = uniform(rng);
+    return b;
+}
+
+// The mask as the (L, S) matrix it stands for, or nullptr for none.
+using LogicalMask = std::function<double(std::size_t i, std::size_t j)>;
+
+// out (L, Ev) in float64 and its scale sum_j w |v|; a fully excluded row gives 0.
+void attention_float64(const float* q, const float* k, const float* v, std::size_t L, std::size_t S,
+                       std::size_t E, std::size_t Ev, double scale, const LogicalMask& mask, bool causal,
+                       std::vector<double>& out, std::vector<double>& out_scale)
+{
+    const double minus_inf = -std::numeric_limits<double>::infinity();
+    out.assign(L * Ev, 0);
+    out_scale.assign(L * Ev, 0);
+    std::vector<double> score(S);
+    for (std::size_t i = 0; i < L; ++i) {
+        double max = minus_inf;
+        for (std::size_t j = 0; j < S; ++j) {
+            score[j] = minus_inf;
+            if (causal && j > i) continue;
+            double dot = 0;
+            for (std::size_t e = 0; e < E; ++e) dot += double(q[i * E + e]) * double(k[j * E + e]);
+            score[j] = scale * dot + (mask ? mask(i, j) : 0.0);
+            max = std::max(max, score[j]);
+        }
+        if (max == minus_inf) continue;
+        double sum = 0;
+        for (std::size_t j = 0; j < S; ++j) sum += std::exp(score[j] - max);
+        for (std::size_t j = 0; j < S; ++j) {
+            const double w = std::exp(score[j] - max) / sum;
+            for (std::size_t d = 0; d < Ev; ++d) {
+                out[i * Ev + d] += w * double(v[j * Ev + d]);
+                out_scale[i * Ev + d] += w * std::fabs(double(v[j * Ev + d]));
+            }
+        }
+    }
+}
+
+// The first element failing |got - want| <= rel * scale + abs_floor (NaN fails), or "".
+std::string first_mismatch(const float* got, const std::vector<double>& want, const std::vector<double>& scale)
+{
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const double tolerance = rel * scale[i] + abs_floor;
+        if (!(std::fabs(double(got[i]) - want[i]) <= tolerance)) {
+            std::ostringstream s;
+            s.precision(9);
+            s << "element " << i << ": got " << got[i] << ", want " << want[i] << ", tolerance " << tolerance;
+            return s.str();
+        }
+    }
+    return "";
+}
+
+struct MaskArgs {
+    const float* data = nullptr;
+    std::ptrdiff_t row_stride = 0, col_stride = 0;
+};
+
+// Runs the fused kernel and the scalar reference; checks out against each other and against
+// float64, and that nothing is written outside out and the scratch.
+void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t L, std::size_t S, std::size_t E,
+                 std::size_t Ev, float scale, const MaskArgs& mask, const LogicalMask& logical, bool causal)
+{
+    const std::size_t offset = q.offset;
+    Buffer out(L * Ev, offset), out_ref(L * Ev, offset), weights_ref(L * S, offset);
+    Buffer scratch(aw::flash_attention_scratch_size(E, Ev), offset);
+
+    aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, scale,
+                             mask.data, mask.row_stride, mask.col_stride, causal);
+    aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
+                                                    weights_ref.data(), L, S, E, Ev, scale, mask.data,
+                                                    mask.row_stride, mask.col_stride, causal);
+    std::vector<double> want, want_scale;
+    attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal, want, want_scale);
+    const std::vector<double> ref(out_ref.data(), out_ref.data() + L * Ev);
+
+    const std::string fused_vs_ref = first_mismatch(out.data(), ref, want_scale);
+    const std::string fused_vs_f64 = first_mismatch(out.data(), want, want_scale);
+    INFO("fused vs reference: " << fused_vs_ref);
+    INFO("fused vs float64: " << fused_vs_f64);
+    CHECK(fused_vs_ref.empty());
+    CHECK(fused_vs_f64.empty());
+    CHECK(out.guards_intact());
+    CHECK(scratch.guards_intact());
+}
+
+// Mask layouts: the storage, the strides that describe it, and element (i, j) without strides.
+struct MaskLayout {
+    const char* name;
+    std::size_t (*storage_size)(std::size_t L, std::size_t S);
+    std::ptrdiff_t (*row_stride)(std::size_t L, std::size_t S);
+    std::ptrdiff_t (*col_stride)(std::size_t L, std::size_t S);
+    std::size_t (*first)(std::size_t L, std::size_t S);  // index of element (0, 0) in the storage
+    std::size_t (*element)(std::size_t i, std::size_t j, std::size_t L, std::size_t S);
+};
+
+using Z = std::size_t;
+using D = std::ptrdiff_t;
+const MaskLayout mask_layouts[] = {
+    {"full (L, S)", [](Z L, Z S) { return L * S; }, [](Z, Z S) { return D(S); }, [](Z, Z) { return D(1); },
+     [](Z, Z) { return Z(0); }, [](Z i, Z j, Z, Z S) { return i * S + j; }},
+    {"(S) broadcast over rows (key padding)", [](Z, Z S) { return S; }, [](Z, Z) { return D(0); },
+     [](Z, Z) { return D(1); }, [](Z, Z) { return Z(0); }, [](Z, Z j, Z, Z) { return j; }},
+    {"(L, 1) broadcast over columns", [](Z L, Z) { return L; }, [](Z, Z) { return D(1); },
+     [](Z, Z) { return D(0); }, [](Z, Z) { return Z(0); }, [](Z i, Z, Z, Z) { return i; }},
+    {"scalar (1, 1)", [](Z, Z) { return Z(1); }, [](Z, Z) { return D(0); }, [](Z, Z) { return D(0); },
+     [](Z, Z) { return Z(0); }, [](Z, Z, Z, Z) { return Z(0); }},
+    {"transposed (S, L) storage", [](Z L, Z S) { return L * S; }, [](Z, Z) { return D(1); },
+     [](Z L, Z) { return D(L); }, [](Z, Z) { return Z(0); }, [](Z i, Z j, Z L, Z) { return j * L + i; }},
+    {"rows reversed (negative row stride)", [](Z L, Z S) { return L * S; }, [](Z, Z S) { return -D(S); },
+     [](Z, Z) { return D(1); }, [](Z L, Z S) { return L == 0 ? 0 : (L - 1) * S; },
+     [](Z i, Z j, Z L, Z S) { return (L - 1 - i) * S + j; }},
+};
+
+}  // namespace
+
+TEST_CASE("flash attention: fused == reference == float64 over every tile tail, odd head dims, misaligned",
+          "[kernels][flash_attention]")
+{
+    std::mt19937 rng(20250101);
+    for (std::size_t offset : {std::size_t(0), std::size_t(1)})
+    for (std::size_t L : sizes)
+    for (std::size_t S : sizes)
+    for (const auto& dims : head_dims)
+    for (bool causal : {false, true}) {
+        if (offset == 1 && (L > 65 || S > 65) && dims.first != 65) continue;  // keep the run short
+        const std::size_t E = dims.first, Ev = dims.second;
+        const float scale = E == 0 ? 1.0f : 1.0f / std::sqrt(float(E));
+        CAPTURE(offset, L, S, E, Ev, causal);
+        const Buffer q = random_buffer(rng, L * E, offset);
+        const Buffer k = random_buffer(rng, S * E, offset);
+        const Buffer v = random_buffer(rng, S * Ev, offset);
+        check_fused(q, k, v, L, S, E, Ev, scale, MaskArgs{}, nullptr, causal);
+    }
+}
+
+TEST_CASE("flash attention: large scores need the running max (online rescaling)", "[kernels][flash_attention]")
+{
+    // Scores that grow along the keys: every key tile raises the running max, so the output
+    // accumulated so far is rescaled again and again; exp without the max would overflow.
+    std::mt19937 rng(20250102);
+    const std::size_t L = 65, S = 200, E = 8, Ev = 9;
+    Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0);
+    const Buffer v = random_buffer(rng, S * Ev, 0);
+    for (std::size_t i = 0; i < L * E; ++i) q.data()[i] = std::fabs(q.data()[i]) + 0.5f;
+    for (std::size_t j = 0; j < S; ++j)
+        for (std::size_t e = 0; e < E; ++e) k.data()[j * E + e] = std::fabs(k.data()[j * E + e]) * float(j) * 0.005f;
+    for (bool causal : {false, true}) {
+        CAPTURE(causal);
+        check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, causal);
+    }
+}
+
+TEST_CASE("flash attention: additive masks with broadcasting and negative strides, with and without causal",
+          "[kernels][flash_attention]")
+{
+    std::mt19937 rng(20250103);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    std::bernoulli_distribution excluded(0.2);
+    const std::size_t few_sizes[] = {1, 4, 5, 17, 64, 65, 130};
+    for (const MaskLayout& layout : mask_layouts)
+    for (bool causal : {false, true})
+    for (std::size_t L : few_sizes)
+    for (std::size_t S : few_sizes) {
+        const std::size_t E = 5, Ev = 7;
+        CAPTURE(layout.name, causal, L, S, E, Ev);
+        const Buffer q = random_buffer(rng, L * E, 1);
+        const Buffer k = random_buffer(rng, S * E, 1);
+        const Buffer v = random_buffer(rng, S * Ev, 1);
+        // mask values in [-2, 2], a fifth of them -inf (small S gives fully masked rows)
+        Buffer storage(layout.storage_size(L, S), 1);
+        for (std::size_t i = 0; i < storage.count; ++i) storage.data()[i] = excluded(rng) ? -infinity : uniform(rng);
+        const float* stored = storage.data();
+        const LogicalMask logical = [&](std::size_t i, std::size_t j) {
+            return double(stored[layout.element(i, j, L, S)]);
+        };
+        const MaskArgs mask{stored + layout.first(L, S), layout.row_stride(L, S), layout.col_stride(L, S)};
+        check_fused(q, k, v, L, S, E, Ev, 1.0f, mask, logical, causal);
+    }
+}
+
+TEST_CASE("flash attention: causal is upper-left aligned when L != S", "[kernels][flash_attention]")
+{
+    std::mt19937 rng(20250104);
+    const std::pair<std::size_t, std::size_t> shapes[] = {{5, 9}, {9, 5}, {17, 4}, {3, 130}, {130, 17}, {1, 65}, {65, 130}};
+    for (const auto& shape : shapes) {
+        const std::size_t L = shape.first, S = shape.second, E = 9, Ev = 4;
+        CAPTURE(L, S);
+        const Buffer q = random_buffer(rng, L * E, 1);
+        const Buffer k = random_buffer(rng, S * E, 1);
+        const Buffer v = random_buffer(rng, S * Ev, 1);
+        check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true);
+
+        // Row 0 sees only key 0: out[0] = v[0].
+        std::vector<float> out(L * Ev), scratch(aw::flash_attention_scratch_size(E, Ev));
+        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 1.0f,
+                                 nullptr, 0, 0, true);
+        for (std::size_t d = 0; d < Ev; ++d) CHECK(out[d] == Approx(v.data()[d]).epsilon(1e-6));
+    }
+}
+
+TEST_CASE("flash attention: fully masked rows give 0, never NaN", "[kernels][flash_attention]")
+{
+    std::mt19937 rng(20250105);
+    std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
+    for (std::size_t S : {std::size_t(1), std::size_t(4), std::size_t(65), std::size_t(130)})
+    for (bool causal : {false, true}) {
+        const std::size_t L = 70, E = 5, Ev = 9;
+        CAPTURE(S, causal);
+        const Buffer q = random_buffer(rng, L * E, 1);
+        const Buffer k = random_buffer(rng, S * E, 1);
+        const Buffer v = random_buffer(rng, S * Ev, 1);
+        // rows 0, 3, 6 and 66 entirely -inf; row 67 -inf only in its first key tile, so the
+        // running max stays -inf through a whole tile before becoming finite
+        Buffer mask(L * S, 0);
+        for (std::size_t i = 0; i < L * S; ++i) mask.data()[i] = uniform(rng);
+        const std::size_t masked_rows[] = {0, 3, 6, 66};
+        for (std::size_t i : masked_rows)
+            for (std::size_t j = 0; j < S; ++j) mask.data()[i * S + j] = -infinity;
+        for (std::size_t j = 0; j < std::min<std::size_t>(64, S); ++j) mask.data()[67 * S + j] = -infinity;
+        const float* m = mask.data();
+        const LogicalMask logical = [&](std::size_t i, std::size_t j) { return double(m[i * S + j]); };
+        check_fused(q, k, v, L, S, E, Ev, 0.5f, MaskArgs{m, std::ptrdiff_t(S), 1}, logical, causal);
+
+        std::vector<float> out(L * Ev), scratch(aw::flash_attention_scratch_size(E, Ev));
+        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f, m,
+                                 std::ptrdiff_t(S), 1, causal);
+        for (std::size_t i : masked_rows)
+            for (std::size_t d = 0; d < Ev; ++d) CHECK(out[i * Ev + d] == 0.0f);
+        for (float x : out) CHECK(std::isfinite(x));
+    }
+}
+
+TEST_CASE("flash attention: the scratch does not depend on L and S", "[kernels][flash_attention]")
+{
+    CHECK(aw::flash_attention_scratch_size(64, 64) < 64 * 1024);  // floats: a few tiles
+    CHECK(aw::flash_attention_scratch_size(65, 3) > 0);
+}
