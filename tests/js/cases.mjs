@@ -270,8 +270,8 @@ export const functions = {
           return { label: `sdpa options ${Object.keys(opts)}`, run: (A) => A.scaledDotProductAttention(q, k, v, opts), type, message };
         }
         default:
-          // passes every size check but needs an (L, S) score matrix beyond 2^29 elements
-          return { label: 'sdpa L x S too large', run: (A) => A.scaledDotProductAttention(r.tensor([65536, 1]), r.tensor([65536, 1]), r.tensor([65536, 1])), type: RangeError, message: /^scaledDotProductAttention: the \(L, S\) = \(65536, 65536\) score matrix is too large/ };
+          // passes every input check, but the weights it asks for would be an (L, S) matrix beyond 2^29 elements
+          return { label: 'sdpa L x S weights too large', run: (A) => A.scaledDotProductAttention(r.tensor([65536, 1]), r.tensor([65536, 1]), r.tensor([65536, 1]), { returnWeights: true }), type: RangeError, message: /^scaledDotProductAttention: weights: shape \[65536, 65536\] has more than 536870912 elements/ };
       }
     },
     small: (A) => A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), { isCausal: true }),

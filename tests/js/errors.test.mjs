@@ -37,7 +37,8 @@ const cases = [
   ['randn beyond the wasm heap', () => A.randn(2 ** 16, 2 ** 14), RangeError, /^randn: size: shape \[65536, 16384\] has \d+ elements, more than the 2\^29/],
   ['zero-size tensor with a huge dim', () => A.softmax({ data: new Float32Array(0), shape: [0, 2 ** 53] }), RangeError, /^softmax: input: shape \[0, 9007199254740992\] has a dimension 9007199254740992 larger than the 2\^29/],
   ['matmul result beyond 2^29 elements', () => A.matmul(f([65536, 1]), f([1, 65536])), RangeError, /^matmul: result: shape \[65536, 65536\] has more than 536870912 elements$/],
-  ['sdpa (L, S) scores beyond 2^29', () => A.scaledDotProductAttention(f([65536, 1]), f([65536, 1]), f([65536, 1])), RangeError, /^scaledDotProductAttention: the \(L, S\) = \(65536, 65536\) score matrix is too large, got query \[65536, 1\], key \[65536, 1\], value \[65536, 1\]$/],
+  // Without weights the fused kernel needs only tiles (L = S = 65536 is fine); the weights need L x S.
+  ['sdpa (L, S) weights beyond 2^29', () => A.scaledDotProductAttention(f([65536, 1]), f([65536, 1]), f([65536, 1]), { returnWeights: true }), RangeError, /^scaledDotProductAttention: weights: shape \[65536, 65536\] has more than 536870912 elements$/],
   ['sdpa dropoutP', () => A.scaledDotProductAttention(q, k, v, { dropoutP: 0.1 }), RangeError, /^scaledDotProductAttention: dropoutP must be 0/],
   ['manualSeed negative', () => A.manualSeed(-1), RangeError, /^manualSeed: seed must be in \[0, 2\^53\), got -1$/],
   // Error: shapes that do not fit

@@ -26,10 +26,16 @@ aw::ErrorKind kind_of(const std::function<void()>& f) {
 }  // namespace
 
 TEST_CASE("SDPA: an (L, S) score matrix beyond 2^29 elements is rejected before any allocation") {
-  // L = S = 65536: L * S = 2^32, which is 0 in a 32-bit size_t.
+  // L = S = 65536: L * S = 2^32, which is 0 in a 32-bit size_t. Only the paths that materialise
+  // the (L, S) matrix need it (the fused path needs a few tiles and handles this size).
   std::vector<float> x(65536, 0.5f);
   const aw::TensorRef q{x.data(), {65536, 1}};
-  CHECK(kind_of([&] { aw::scaled_dot_product_attention(q, q, q); }) == aw::ErrorKind::Range);
+  aw::SdpaOptions materialized;
+  materialized.force_materialized = true;
+  CHECK(kind_of([&] { aw::scaled_dot_product_attention(q, q, q, materialized); }) == aw::ErrorKind::Range);
+  aw::SdpaOptions weights;
+  weights.return_weights = true;
+  CHECK(kind_of([&] { aw::scaled_dot_product_attention(q, q, q, weights); }) == aw::ErrorKind::Range);
 }
 
 TEST_CASE("SDPA: zero-length dims") {
@@ -68,4 +74,16 @@ TEST_CASE("matmul: (0, 3) x (3, 4) -> (0, 4); (2, 0) x (0, 3) -> zeros") {
   const auto z = aw::matmul({none.data(), {2, 0}}, {none.data(), {0, 3}});
   CHECK(z.shape == aw::Shape{2, 3});
   for (float y : z.data) CHECK(y == 0.0f);
+}
+
+TEST_CASE("SDPA: a head dim too large for the fused tiles takes the bounded materialised path") {
+  // The fused kernel's scratch is about 128 (E + Ev) floats: beyond 2^29 for E > 2^22 (and it
+  // would wrap a 32-bit size_t near E = 2^29). L = S = 1 needs only a 1 x 1 score matrix.
+  const std::size_t E = (std::size_t{1} << 22) + 1;
+  std::vector<float> q(E, 0.0f), v(E);
+  for (std::size_t i = 0; i < E; ++i) v[i] = static_cast<float>(i % 7);
+  const aw::TensorRef query{q.data(), {1, static_cast<std::int64_t>(E)}}, value{v.data(), {1, static_cast<std::int64_t>(E)}};
+  const auto r = aw::scaled_dot_product_attention(query, query, value);
+  REQUIRE(r.output.shape == aw::Shape{1, static_cast<std::int64_t>(E)});
+  CHECK(r.output.data == aw::AlignedVector<float>(v.begin(), v.end()));  // one key: weight 1
 }
