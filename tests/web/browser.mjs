@@ -46,6 +46,21 @@ export async function openPage() {
   };
 }
 
+/** openPage, then the page itself, ready and with the worker's plots (E4.2, E4.5) drawn. */
+export async function openLoadedPage() {
+  const b = await openPage();
+  try {
+    await b.page.goto(b.origin + '/');
+    await b.page.waitForSelector('body[data-ready]', { timeout: 30000 });
+    await b.page.waitForFunction(() => document.querySelectorAll('[data-example="E4.5"] figure').length > 0
+      && document.querySelector('[data-example="E4.2"] figure'), null, { timeout: 30000 });
+    return b;
+  } catch (err) {
+    await b.close();
+    throw err;
+  }
+}
+
 /** Every number in a printed result, in order ("tensor([ 0.3374, -0.1778" -> [0.3374, -0.1778]). */
 export function numbersIn(text) {
   return (text.match(/-?\d+\.\d+(?:e[-+]?\d+)?|-?\d+(?=[.,\])\s]|$)/g) ?? []).map(Number);

@@ -6,17 +6,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { init, Tensor } from '../../dist/node.js';
-import { openPage, artefacts, numbersIn } from './browser.mjs';
+import { openLoadedPage, artefacts, numbersIn } from './browser.mjs';
 import { E0, E1, E3, E4 } from './oracles.mjs';
 
 let b, A;
 before(async () => {
   A = await init();
-  b = await openPage();
-  await b.page.goto(b.origin + '/');
-  await b.page.waitForSelector('body[data-ready]', { timeout: 30000 });
-  await b.page.waitForFunction(() => document.querySelectorAll('[data-example="E4.5"] figure').length > 0
-    && document.querySelector('[data-example="E4.2"] figure'), null, { timeout: 30000 });
+  b = await openLoadedPage();
 });
 after(async () => { await b?.close(); });
 

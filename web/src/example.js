@@ -1,5 +1,6 @@
 // One worked example on the page: the document's snippet, the live result and a "what happened"
 // line. The result text is produced at run time by the library; tests read it from .result.
+// retitle / recode let a card's heading and snippet follow its controls.
 export function exampleCard({ id, title, code }) {
   const el = document.createElement('article');
   el.className = 'example';
@@ -21,6 +22,8 @@ export function exampleCard({ id, title, code }) {
   return {
     el,
     controls,
+    retitle(title) { h.textContent = `${id} — ${title}`; },
+    recode(text) { pre.textContent = text; },
     show(text, explanation) {
       result.textContent = text;
       if (explanation !== undefined) what.textContent = explanation;

@@ -1,6 +1,7 @@
 // Plots with d3 (d3-selection, d3-scale, d3-scale-chromatic, d3-axis, d3-drag), bundled by Vite.
-// heatmap: small matrices as SVG cells (focusable, hover/focus shows how a value was computed);
-// bigHeatmap: large matrices on a canvas with axes and a colour bar; scatter: the 2-D picture.
+// heatmap: small matrices as SVG cells (hover/focus shows how a value was computed); bigHeatmap:
+// large matrices on a canvas with axes and a colour bar; scatter: the 2-D picture. Each heat map
+// is one tab stop, and the arrow keys move inside it.
 import { select } from 'd3-selection';
 import { scaleBand, scaleLinear, scaleSequential, scaleDiverging } from 'd3-scale';
 import { interpolateBlues, interpolateRdBu } from 'd3-scale-chromatic';
@@ -11,8 +12,25 @@ import { drag } from 'd3-drag';
 export const coolwarm = (t) => interpolateRdBu(1 - t);
 
 /**
+ * The cell a key moves to in an (n, m) grid from (i, j), or null for a key that does not move:
+ * arrows one cell (with Shift ten), Home / End the row's first / last cell, PageUp / PageDown ten
+ * rows. Shared by both heat maps, so they answer the same keys.
+ */
+export function gridMove(e, i, j, n, m) {
+  const step = e.shiftKey ? 10 : 1;
+  const to = { ArrowLeft: [i, j - step], ArrowRight: [i, j + step], ArrowUp: [i - step, j], ArrowDown: [i + step, j],
+    Home: [i, 0], End: [i, m - 1], PageUp: [i - 10, j], PageDown: [i + 10, j] }[e.key];
+  if (!to) return null;
+  return [Math.max(0, Math.min(n - 1, to[0])), Math.max(0, Math.min(m - 1, to[1]))];
+}
+
+const KEYS_HINT = 'arrow keys move (Shift: 10 cells), Home/End, PageUp/PageDown';
+
+/**
  * values: number[][]; options: rowLabels, colLabels, domain ([0, 1]), masked(i, j) -> bool,
- * detail(i, j) -> text shown on hover/focus, title, cell (px), showValues.
+ * detail(i, j) -> text shown on hover/focus, title, cell (px), showValues, info (a shared
+ * readout element). Keyboard: the heat map is one tab stop (an ARIA grid with a roving
+ * tabindex); the arrow keys move the focused cell and the readout follows it.
  * Returns the root element (a <figure>).
  */
 export function heatmap(values, opts = {}) {
@@ -27,30 +45,42 @@ export function heatmap(values, opts = {}) {
   const color = scaleSequential(interpolateBlues).domain(domain);
   const x = scaleBand().domain(colLabels.map((_, j) => j)).range([0, width]);
   const y = scaleBand().domain(rowLabels.map((_, i) => i)).range([0, height]);
+  const label = title || `${n} by ${m} heat map`;
   const svg = select(fig).append('svg')
     .attr('viewBox', `0 0 ${width + margin.left + margin.right} ${height + margin.top + margin.bottom}`)
-    .attr('width', width + margin.left + margin.right).attr('role', 'img')
-    .attr('aria-label', title || `${n} by ${m} heat map`);
+    .attr('width', width + margin.left + margin.right).attr('role', 'group').attr('aria-label', label);
   svg.append('defs').append('pattern').attr('id', 'hatch').attr('width', 6).attr('height', 6)
     .attr('patternUnits', 'userSpaceOnUse').attr('patternTransform', 'rotate(45)')
     .call((p) => { p.append('rect').attr('width', 6).attr('height', 6).attr('fill', '#eee');
       p.append('line').attr('x1', 0).attr('y1', 0).attr('x2', 0).attr('y2', 6).attr('stroke', '#999').attr('stroke-width', 2); });
   const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
-  const data = values.flatMap((r, i) => r.map((v, j) => ({ i, j, v, masked: masked(i, j) })));
   const info = opts.info ?? document.createElement('p');
   if (!opts.info) {
     info.className = 'hover';
     info.setAttribute('aria-live', 'polite');
-    info.textContent = 'Hover or focus a cell to see how it was computed.';
+    info.textContent = `Hover a cell, or focus the map (${KEYS_HINT}), to see how a value was computed.`;
   }
   const show = (d) => { info.textContent = detail ? detail(d.i, d.j) : `${rowLabels[d.i]} → ${colLabels[d.j]}: ${d.v.toFixed(4)}`; };
-  const cells = g.selectAll('g.cell').data(data).join('g').attr('class', 'cell')
+  // rows of cells inside an ARIA grid; only the current cell is in the tab order
+  const grid = g.append('g').attr('class', 'grid').attr('role', 'grid')
+    .attr('aria-label', `${label}: ${KEYS_HINT}`).attr('aria-rowcount', n).attr('aria-colcount', m);
+  const cells = grid.selectAll('g.row').data(values.map((r, i) => r.map((v, j) => ({ i, j, v, masked: masked(i, j) }))))
+    .join('g').attr('class', 'row').attr('role', 'row')
+    .selectAll('g.cell').data((r) => r).join('g').attr('class', 'cell').attr('role', 'gridcell')
     .attr('transform', (d) => `translate(${x(d.j)},${y(d.i)})`)
-    .attr('tabindex', opts.focusable ?? n * m <= 64 ? 0 : null)
+    .attr('tabindex', (d) => (d.i === 0 && d.j === 0 ? 0 : -1))
     .attr('data-i', (d) => d.i).attr('data-j', (d) => d.j).attr('data-value', (d) => d.v)
     .attr('data-masked', (d) => (d.masked ? 'true' : null))
     .attr('aria-label', (d) => `${rowLabels[d.i]} to ${colLabels[d.j]}: ${d.masked ? 'masked' : d.v.toFixed(4)}`)
-    .on('mouseenter focus', (_, d) => show(d));
+    .on('mouseenter', (_, d) => show(d))
+    .on('focus', (e, d) => { cells.attr('tabindex', -1); e.currentTarget.setAttribute('tabindex', 0); show(d); });
+  grid.on('keydown', (e) => {
+    const d = select(e.target).datum();
+    const to = d && gridMove(e, d.i, d.j, n, m);
+    if (!to) return;
+    e.preventDefault();
+    cells.filter((c) => c.i === to[0] && c.j === to[1]).node().focus();
+  });
   cells.append('rect').attr('width', x.bandwidth() - 1).attr('height', y.bandwidth() - 1)
     .attr('fill', (d) => (d.masked ? 'url(#hatch)' : color(d.v)));
   if (showValues) {
@@ -59,10 +89,11 @@ export function heatmap(values, opts = {}) {
       .attr('fill', (d) => (!d.masked && (d.v - domain[0]) / (domain[1] - domain[0]) > 0.55 ? '#fff' : '#222'))
       .text((d) => (d.masked ? '×' : d.v.toFixed(2)));
   }
-  g.append('g').attr('transform', `translate(0,${height})`)
+  // the axes repeat what each cell's label says: hidden from assistive technology
+  g.append('g').attr('aria-hidden', 'true').attr('transform', `translate(0,${height})`)
     .call(axisBottom(x).tickFormat((j) => colLabels[j]).tickSizeOuter(0))
     .selectAll('text').attr('transform', 'rotate(-40)').attr('text-anchor', 'end');
-  g.append('g').call(axisLeft(y).tickFormat((i) => rowLabels[i]).tickSizeOuter(0));
+  g.append('g').attr('aria-hidden', 'true').call(axisLeft(y).tickFormat((i) => rowLabels[i]).tickSizeOuter(0));
   if (title) { const c = document.createElement('figcaption'); c.textContent = title; fig.append(c); }
   if (!opts.info) fig.append(info);
   return fig;
@@ -70,7 +101,8 @@ export function heatmap(values, opts = {}) {
 
 /**
  * A large matrix (e.g. the positional encoding, max_length x d_model) on a canvas, with axes,
- * a diverging colour scale and a colour bar. Hover shows (row, column, value).
+ * a diverging colour scale and a colour bar. Hover shows (row, column, value); so does the
+ * keyboard: the canvas takes focus and the arrow keys move a cursor cell (gridMove).
  */
 export function bigHeatmap(values, opts = {}) {
   const n = values.length, m = values[0].length;
@@ -120,13 +152,44 @@ export function bigHeatmap(values, opts = {}) {
   wrap.prepend(canvas);
   const info = document.createElement('p');
   info.className = 'hover';
-  info.textContent = 'Hover the matrix to read a value.';
-  canvas.addEventListener('mousemove', (e) => {
+  info.setAttribute('aria-live', 'polite');
+  info.textContent = `Hover the matrix, or focus it (${KEYS_HINT}), to read a value.`;
+  const read = (i, j) => { info.textContent = opts.detail ? opts.detail(i, j) : `pos ${i}, i ${j}: ${values[i][j].toFixed(4)}`; };
+  const under = (e) => {
     const r = canvas.getBoundingClientRect();
-    const j = Math.min(m - 1, Math.floor(((e.clientX - r.left) / r.width) * m));
-    const i = Math.min(n - 1, Math.floor(((e.clientY - r.top) / r.height) * n));
-    info.textContent = opts.detail ? opts.detail(i, j) : `pos ${i}, i ${j}: ${values[i][j].toFixed(4)}`;
+    return [Math.min(n - 1, Math.floor(((e.clientY - r.top) / r.height) * n)),
+      Math.min(m - 1, Math.floor(((e.clientX - r.left) / r.width) * m))];
+  };
+  canvas.addEventListener('mousemove', (e) => read(...under(e)));
+  // Keyboard: the canvas is one tab stop; a cursor cell (at least 8 px, so that it shows on
+  // 1-2 px cells) moves with the keys (or to a clicked cell) and the readout is announced.
+  const cursor = document.createElement('div');
+  cursor.className = 'cursor';
+  cursor.hidden = true;
+  const side = Math.max(px, 8);
+  Object.assign(cursor.style, { position: 'absolute', width: `${side}px`, height: `${side}px`, pointerEvents: 'none' });
+  let at = [0, 0];
+  const moveCursor = ([i, j]) => {
+    at = [i, j];
+    fig.dataset.cursor = `${i},${j}`;
+    cursor.style.left = `${margin.left + (j + 0.5) * px - side / 2}px`;
+    cursor.style.top = `${margin.top + (i + 0.5) * px - side / 2}px`;
+    read(i, j);
+  };
+  canvas.tabIndex = 0;
+  canvas.setAttribute('role', 'application');
+  canvas.setAttribute('aria-roledescription', 'heat map');
+  canvas.setAttribute('aria-label', `${title}: ${n} rows by ${m} columns; ${KEYS_HINT}`);
+  canvas.addEventListener('focus', () => { cursor.hidden = false; moveCursor(at); });
+  canvas.addEventListener('blur', () => { cursor.hidden = true; });
+  canvas.addEventListener('mousedown', (e) => moveCursor(under(e)));
+  canvas.addEventListener('keydown', (e) => {
+    const to = gridMove(e, at[0], at[1], n, m);
+    if (!to) return;
+    e.preventDefault();
+    moveCursor(to);
   });
+  wrap.append(cursor);
   fig.append(wrap, info);
   return fig;
 }

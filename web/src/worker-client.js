@@ -1,25 +1,40 @@
-// Talks to worker.js. run(kind, params) resolves with the result; a newer request of the same
-// kind supersedes an older one still waiting (its promise resolves to null), so dragging a
-// slider never queues stale work.
+// Talks to worker.js. run(kind, params) resolves with the result. Latest wins per key (the kind
+// unless given): at most one request per key is in the worker at a time, and a newer request
+// replaces the one still waiting here (its promise resolves to null, as does an answer that a
+// newer request has made stale), so dragging a slider never makes the worker compute stale work.
 const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
-const pending = new Map();
-const latest = new Map();
+const inFlight = new Map(); // id -> { key, resolve, reject }
+const busy = new Set(); // keys with a request in the worker
+const waiting = new Map(); // key -> the newest request not yet sent { kind, params, resolve, reject }
 let next = 0;
+
+function send(key, request) {
+  const id = next++;
+  busy.add(key);
+  inFlight.set(id, { key, resolve: request.resolve, reject: request.reject });
+  worker.postMessage({ id, kind: request.kind, params: request.params });
+}
+
 worker.onmessage = ({ data: { id, result, error } }) => {
-  const p = pending.get(id);
-  pending.delete(id);
+  const p = inFlight.get(id);
   if (!p) return;
-  if (latest.get(p.kind) !== id) p.resolve(null);
-  else if (error) p.reject(new Error(error));
+  inFlight.delete(id);
+  busy.delete(p.key);
+  const newer = waiting.get(p.key);
+  if (newer) {
+    waiting.delete(p.key);
+    p.resolve(null);
+    send(p.key, newer);
+  } else if (error) p.reject(new Error(error));
   else p.resolve(result);
 };
 worker.onerror = (e) => console.error('worker:', e.message);
 
-export function run(kind, params = {}) {
-  const id = next++;
-  latest.set(kind, id);
+export function run(kind, params = {}, { key = kind } = {}) {
   return new Promise((resolve, reject) => {
-    pending.set(id, { kind, resolve, reject });
-    worker.postMessage({ id, kind, params });
+    const request = { kind, params, resolve, reject };
+    if (!busy.has(key)) { send(key, request); return; }
+    waiting.get(key)?.resolve(null);
+    waiting.set(key, request);
   });
 }

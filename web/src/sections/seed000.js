@@ -15,6 +15,10 @@ export function vocabulary(sentence) {
   return { words, dc, ids: words.map((w) => dc[w]) };
 }
 
+/** E0.9's heading and snippet for h heads (the document's h = 3; they follow the heads control). */
+const e09Title = (h) => `multi-head attention, h = ${h}`;
+const e09Code = (h) => `h = ${h}\nmultihead_W_query = torch.nn.Parameter(torch.rand(h, d_q, d))\nmultihead_W_key = torch.nn.Parameter(torch.rand(h, d_k, d))\nmultihead_W_value = torch.nn.Parameter(torch.rand(h, d_v, d))\nmultihead_query_2 = multihead_W_query.matmul(x_2)\nprint(multihead_query_2.shape)\nstacked_inputs = embedded_sentence.T.repeat(${h}, 1, 1)\nprint(stacked_inputs.shape)\nmultihead_keys = torch.bmm(multihead_W_key, stacked_inputs)\nmultihead_values = torch.bmm(multihead_W_value, stacked_inputs)\nprint("multihead_keys.shape:", multihead_keys.shape)\nprint("multihead_values.shape:", multihead_values.shape)\nmultihead_keys = multihead_keys.permute(0, 2, 1)\nmultihead_values = multihead_values.permute(0, 2, 1)\nprint("multihead_keys.shape:", multihead_keys.shape)\nprint("multihead_values.shape:", multihead_values.shape)\n# then: scaled softmax per head -> an h x d_v context vector for x_2`;
+
 export function seed000(A, root) {
   const section = document.createElement('section');
   section.className = 'document';
@@ -40,7 +44,7 @@ export function seed000(A, root) {
     'E0.5': exampleCard({ id: 'E0.5', title: 'all keys and values', code: 'keys = W_key.matmul(embedded_sentence.T).T\nvalues = W_value.matmul(embedded_sentence.T).T\nprint("keys.shape:", keys.shape)\nprint("values.shape:", values.shape)' }),
     'E0.6': exampleCard({ id: 'E0.6', title: 'unnormalised attention weights ω', code: 'omega_24 = query_2.dot(keys[4])\nprint(omega_24)\nomega_2 = query_2.matmul(keys.T)\nprint(omega_2)' }),
     'E0.7': exampleCard({ id: 'E0.7', title: 'scaled softmax', code: 'attention_weights_2 = F.softmax(omega_2 / d_k**0.5, dim=0)\nprint(attention_weights_2)' }),
-    'E0.9': exampleCard({ id: 'E0.9', title: 'multi-head attention, h = 3', code: 'h = 3\nmultihead_W_query = torch.nn.Parameter(torch.rand(h, d_q, d))\nmultihead_W_key = torch.nn.Parameter(torch.rand(h, d_k, d))\nmultihead_W_value = torch.nn.Parameter(torch.rand(h, d_v, d))\nmultihead_query_2 = multihead_W_query.matmul(x_2)\nprint(multihead_query_2.shape)\nstacked_inputs = embedded_sentence.T.repeat(3, 1, 1)\nprint(stacked_inputs.shape)\nmultihead_keys = torch.bmm(multihead_W_key, stacked_inputs)\nmultihead_values = torch.bmm(multihead_W_value, stacked_inputs)\nprint("multihead_keys.shape:", multihead_keys.shape)\nprint("multihead_values.shape:", multihead_values.shape)\nmultihead_keys = multihead_keys.permute(0, 2, 1)\nmultihead_values = multihead_values.permute(0, 2, 1)\nprint("multihead_keys.shape:", multihead_keys.shape)\nprint("multihead_values.shape:", multihead_values.shape)\n# then: scaled softmax per head -> an h x d_v context vector for x_2' }),
+    'E0.9': exampleCard({ id: 'E0.9', title: e09Title(3), code: e09Code(3) }),
     'E0.10': exampleCard({ id: 'E0.10', title: 'cross-attention with a second sequence of 8 tokens', code: 'torch.manual_seed(123)\nW_query = torch.rand(d_q, d)\nW_key = torch.rand(d_k, d)\nW_value = torch.rand(d_v, d)\nx_2 = embedded_sentence[1]\nquery_2 = W_query.matmul(x_2)\nembedded_sentence_2 = torch.rand(8, 16) # 2nd input sequence\nkeys = W_key.matmul(embedded_sentence_2.T).T\nvalues = W_value.matmul(embedded_sentence_2.T).T\nprint("keys.shape:", keys.shape)\nprint("values.shape:", values.shape)' }),
     'E0.8': exampleCard({ id: 'E0.8', title: 'context vector z(2)', code: 'context_vector_2 = attention_weights_2.matmul(values)\nprint(context_vector_2.shape)\nprint(context_vector_2)' }),
   };
@@ -55,6 +59,10 @@ export function seed000(A, root) {
   function update() {
     const sentence = controls.querySelector('[name=sentence]').value;
     const seed = Math.max(0, Math.trunc(Number(controls.querySelector('[name=seed]').value) || 0));
+    const int = (n, lo, hi) => Math.max(lo, Math.min(hi, Math.trunc(Number(controls.querySelector(`[name=${n}]`).value) || lo)));
+    const h = int('heads', 1, 8);
+    cards['E0.9'].retitle(e09Title(h));
+    cards['E0.9'].recode(e09Code(h));
     const { words, dc, ids } = vocabulary(sentence);
     const vocab = Object.keys(dc).length;
     cards['E0.1'].show(`{${Object.entries(dc).map(([k, v]) => `'${k}': ${v}`).join(', ')}}`,
@@ -72,8 +80,7 @@ export function seed000(A, root) {
       `torch.manual_seed(${seed}) then a ${vocab}×16 embedding table drawn with torch's normal generator; row i is the vector of word i.`);
 
     A.manualSeed(seed);
-    const int = (n, lo, hi) => Math.max(lo, Math.min(hi, Math.trunc(Number(controls.querySelector(`[name=${n}]`).value) || lo)));
-    const d = 16, dq = int('dk', 1, 256), dk = dq, dv = int('dv', 1, 256), h = int('heads', 1, 8);
+    const d = 16, dq = int('dk', 1, 256), dk = dq, dv = int('dv', 1, 256);
     const W_query = A.rand(dq, d), W_key = A.rand(dk, d), W_value = A.rand(dv, d);
     const x2 = new Tensor(x.data.slice(d, 2 * d), [d]);
     const query2 = A.matmul(W_query, x2), key2 = A.matmul(W_key, x2), value2 = A.matmul(W_value, x2);
