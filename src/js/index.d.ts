@@ -15,31 +15,36 @@ export interface MaskLike {
   shape: readonly number[];
 }
 
+/** The data of a float tensor (`Float32Array`) or of a boolean mask (`Uint8Array`, 1 = true). */
+export type TensorData = Float32Array | Uint8Array;
+
 /**
  * A dense row-major tensor. Results are always fresh JS-owned `Float32Array`s, never views of
- * the wasm heap: there is nothing to free.
+ * the wasm heap: there is nothing to free. `D` is the type of `data`: `Tensor` (the default,
+ * what every function returns) is a float tensor and can be passed wherever a `TensorLike` is
+ * taken; `new Tensor(uint8Array, shape)` is a `Tensor<Uint8Array>`, a boolean mask.
  */
-export class Tensor {
+export class Tensor<D extends TensorData = Float32Array> {
   /**
    * @param data values in row-major order (`Uint8Array` for a boolean mask)
    * @param shape defaults to `[data.length]`
    * @throws TypeError if `data` is not a Float32Array/Uint8Array; RangeError if the shape's
    *   product differs from `data.length` or a size is negative or fractional
    */
-  constructor(data: Float32Array | Uint8Array, shape?: readonly number[]);
-  data: Float32Array | Uint8Array;
+  constructor(data: D, shape?: readonly number[]);
+  data: D;
   shape: number[];
-  readonly dtype: DType;
+  readonly dtype: D extends Uint8Array ? 'bool' : 'float32';
   readonly ndim: number;
   /** Number of elements. */
   readonly size: number;
   /** Wraps and checks any `{data, shape}` object. */
-  static from(value: TensorLike | MaskLike): Tensor;
+  static from<D extends TensorData>(value: { data: D; shape: readonly number[] }): Tensor<D>;
   /** A float32 tensor from rectangular nested arrays, e.g. `Tensor.fromArray([[1, 2], [3, 4]])`. */
   static fromArray(nested: number | number[] | number[][] | number[][][] | number[][][][]): Tensor;
   /** The element at a full index (negative indices count from the end). */
   get(...index: number[]): number;
-  /** Nested arrays (a number for a 0-d tensor). */
+  /** Nested arrays (a number for a 0-d tensor; booleans for a mask). */
   toArray(): unknown;
   /** As PyTorch prints it: `tensor([[ 0.3374, -0.1778, ...]])`. */
   toString(options?: FormatOptions): string;
@@ -53,7 +58,7 @@ export interface FormatOptions {
 }
 
 /** Formats a tensor as `print(t)` does in PyTorch. */
-export function formatTensor(t: Tensor, options?: FormatOptions): string;
+export function formatTensor(t: Tensor<TensorData>, options?: FormatOptions): string;
 
 export interface SoftmaxOptions {
   /** The dimension to normalise over; negative counts from the end. Default -1. */
@@ -171,8 +176,11 @@ export type StateDict = Map<string, TensorLike> | Record<string, TensorLike>;
 
 /** Shared by the modules: torch-named parameters. */
 export interface Module {
-  /** `[torchName, tensor]` pairs, e.g. `['out_proj.weight', t]`; absent (null) biases are skipped. */
-  namedParameters(): [string, Tensor][];
+  /**
+   * `[torchName, tensor]` pairs, e.g. `['out_proj.weight', t]`; absent (null) biases are skipped.
+   * @param prefix put before every name (default none)
+   */
+  namedParameters(prefix?: string): [string, Tensor][];
   /** `state_dict()`: torch name -> Tensor (held by reference, not copied). */
   stateDict(): Record<string, Tensor>;
   /**
@@ -304,23 +312,27 @@ export interface TransformerEncoderLayer extends Module {
   forward(src: TensorLike, options?: TransformerEncoderLayerForwardOptions): Tensor;
 }
 
-/** The library bound to one instance of the wasm module (its own heap and random generator). */
-export interface AttentionWasm {
+/**
+ * The library bound to one instance of the wasm module (its own heap and random generator).
+ * Instances come from `init()`; the class is exported for `instanceof`.
+ */
+export class AttentionWasm {
+  private constructor();
   /** `torch.nn.TransformerEncoderLayer`: `new A.TransformerEncoderLayer({ dModel, nhead })`. */
-  TransformerEncoderLayer: new (options: TransformerEncoderLayerOptions) => TransformerEncoderLayer;
+  readonly TransformerEncoderLayer: new (options: TransformerEncoderLayerOptions) => TransformerEncoderLayer;
   /** `torch.nn.LayerNorm` parameters: `new A.LayerNorm({ features, eps, bias })`. */
-  LayerNorm: new (options: { features: number; eps?: number; bias?: boolean }) => LayerNorm;
+  readonly LayerNorm: new (options: { features: number; eps?: number; bias?: boolean }) => LayerNorm;
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
-  MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
+  readonly MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
   /**
    * Reads a safetensors file (`safetensors.torch.save_file` output) into name -> Tensor, e.g. for
    * `module.loadStateDict(A.loadSafetensors(bytes))`. The same as the package's `loadSafetensors`.
    * @throws TypeError for a dtype other than F32 (naming the tensor and dtype) or non-byte input;
    *   Error for a truncated file, bad header JSON, or data_offsets out of range / not matching the shape.
    */
-  loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
+  readonly loadSafetensors: (bytes: Uint8Array | ArrayBuffer) => Map<string, Tensor>;
   /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
-  Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
+  readonly Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
   /**
    * Diagnostics: `heapBytes` is the size of this instance's wasm memory (it never shrinks),
    * `allocatedBytes` what malloc holds now (back to its level after every call: results are

@@ -1,0 +1,37 @@
+// The hand-written declarations (src/js/index.d.ts, shipped as dist/index.d.ts) against a usage
+// file that calls every public function and class with its options (tests/js/types/usage.ts).
+// `tsc --noEmit --strict` resolves 'attention-wasm' as a user's project would, through
+// package.json's `exports` / `types`: once as Node (nodenext) and once as a bundler. The usage
+// file's `@ts-expect-error` lines (wrong option names and types) fail the check if the types
+// decay to `any`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const project = fileURLToPath(new URL('./types/tsconfig.json', import.meta.url));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+function typecheck(...flags) {
+  const r = spawnSync(process.execPath, [tsc, '-p', project, '--noEmit', '--strict', ...flags], { cwd: root, encoding: 'utf8' });
+  assert.equal(r.status, 0, `tsc ${flags.join(' ')} failed:\n${r.stdout}${r.stderr}`);
+}
+
+test('the package declares its types through exports, and dist/ has the current declarations', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
+  assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
+  assert.equal(Object.keys(pkg.exports['.'])[0], 'types', 'types must be the first condition');
+  assert.equal(readFileSync(new URL('../../dist/index.d.ts', import.meta.url), 'utf8'),
+    readFileSync(new URL('../../src/js/index.d.ts', import.meta.url), 'utf8'), 'dist/index.d.ts is stale: run the build');
+});
+
+test('usage.ts type-checks under --strict, resolved as Node does (nodenext)', () => {
+  typecheck('--module', 'nodenext', '--moduleResolution', 'nodenext');
+});
+
+test('usage.ts type-checks under --strict, resolved as a bundler does', () => {
+  typecheck('--module', 'esnext', '--moduleResolution', 'bundler');
+});

@@ -1,0 +1,148 @@
+// Type-checked only (tests/js/types.test.mjs runs `tsc --noEmit --strict` on it, never node):
+// every public function and class of 'attention-wasm' with its options, resolved through the
+// package's own `exports` / `types`. The `@ts-expect-error` lines must stay errors: if the
+// declarations decayed to `any`, tsc would report them as unused and the test would fail.
+import {
+  init, Tensor, formatTensor, loadSafetensors, AttentionWasm,
+  type TensorLike, type MaskLike, type DType, type FormatOptions,
+  type ScaledDotProductAttentionOptions, type ScaledDotProductAttentionResult,
+  type MultiheadAttention, type MultiheadAttentionResult, type TransformerEncoderLayer, type Linear, type LayerNorm,
+  type StateDict, type InitOptions,
+} from 'attention-wasm';
+
+const options: InitOptions = { wasmBinary: new Uint8Array(8), locateFile: (path, prefix) => prefix + path };
+const A: AttentionWasm = await init(options);
+await init();
+const isLibrary: boolean = A instanceof AttentionWasm;
+
+// Tensor
+const t = new Tensor(Float32Array.from([1, 2, 3, 4, 5, 6]), [2, 3]);
+const v = new Tensor(new Float32Array(3));
+const f32: Float32Array = t.data; // a float tensor's data is a Float32Array
+const mask = new Tensor(Uint8Array.from([1, 0, 1, 1]), [2, 2]);
+const maskData: Uint8Array = mask.data;
+const shape: number[] = t.shape;
+const dtype: DType = mask.dtype;
+const counts: number[] = [t.ndim, t.size, t.get(1, -1), v.get(0)];
+const nested = Tensor.fromArray([[1, 2], [3, 4]]);
+const fromLike: Tensor = Tensor.from({ data: new Float32Array(2), shape: [2] });
+const maskFrom = Tensor.from({ data: new Uint8Array(2), shape: [1, 2] });
+const asArray: unknown = nested.toArray();
+const fmt: FormatOptions = { precision: 2, lineWidth: 60 };
+const printed: string[] = [t.toString(), t.toString(fmt), String(t), formatTensor(t), formatTensor(t, { precision: 6 })];
+const like: TensorLike = t;
+const maskLike: MaskLike = mask;
+const floatMask: MaskLike = t;
+
+// random numbers and memory
+A.manualSeed(123);
+const r1: Tensor = A.rand(2, 3), r2: Tensor = A.rand([2, 3]), r3: Tensor = A.randn(4), r4: Tensor = A.randn([4, 4]);
+const { heapBytes, allocatedBytes } = A.memoryStats();
+const heap: number = A.heapBytes() + heapBytes + allocatedBytes;
+
+// ops: results feed straight back in
+const mm: Tensor = A.matmul(A.matmul(t, A.rand(3, 2)), r2);
+const lin: Tensor = A.linear(r1, A.rand(5, 3));
+A.linear(r1, A.rand(5, 3), A.rand(5));
+A.linear(r1, A.rand(5, 3), null);
+const sm: Tensor = A.softmax(lin, { dim: 0 });
+A.softmax(lin);
+const emb: Tensor[] = [A.embedding([0, 1, 1], r4), A.embedding(Int32Array.of(2, 3), r4), A.embedding({ data: Int32Array.of(0, 1), shape: [1, 2] }, r4)];
+const sdpaOptions: ScaledDotProductAttentionOptions = {
+  attnMask: mask, dropoutP: 0, isCausal: false, scale: null, enableGqa: false, returnWeights: true, returnIntermediates: true,
+};
+const q = A.randn(2, 4, 8), k = A.randn(2, 6, 8), val = A.randn(2, 6, 5);
+const r: ScaledDotProductAttentionResult = A.scaledDotProductAttention(q, k, val, sdpaOptions);
+const sdpaOut: Tensor = r.output;
+const maybe: (Tensor | undefined)[] = [r.weights, r.scores, r.scaled, r.masked];
+A.scaledDotProductAttention(q, k, val, { attnMask: { data: new Float32Array(24), shape: [4, 6] }, scale: 1 });
+A.scaledDotProductAttention(q, k, val, { isCausal: true });
+A.scaledDotProductAttention(q, k, val);
+const pe: Tensor = A.positionalEncoding(100, 64);
+const ln: Tensor[] = [A.layerNorm(pe, 64), A.layerNorm(pe, [64], { weight: A.rand(64), bias: null, eps: 1e-6 }), A.layerNorm(pe, [100, 64], {})];
+const acts: Tensor[] = [A.relu(pe), A.gelu(pe), A.gelu(pe, { approximate: 'tanh' }), A.gelu(pe, { approximate: 'none' })];
+const arith: Tensor[] = [A.add(pe, pe), A.add(pe, 1), A.add(2, pe), A.mul(pe, 0.5), A.mul(pe, A.rand(64))];
+
+// modules
+const linear: Linear = new A.Linear({ inFeatures: 3, outFeatures: 2, bias: false });
+new A.Linear({ inFeatures: 3, outFeatures: 2 });
+const y: Tensor = linear.forward(r1);
+const w: Tensor = linear.weight;
+const b: Tensor | null = linear.bias;
+const sizes: number[] = [linear.inFeatures, linear.outFeatures];
+const norm: LayerNorm = new A.LayerNorm({ features: 8, eps: 1e-6, bias: true });
+const normParams: (Tensor | null)[] = [norm.weight, norm.bias, null];
+const normSizes: number[] = [norm.features, norm.eps];
+
+const mha: MultiheadAttention = new A.MultiheadAttention({ embedDim: 8, numHeads: 2, bias: true, kdim: 4, vdim: 6, batchFirst: true, dropout: 0 });
+new A.MultiheadAttention({ embedDim: 8, numHeads: 2 });
+const mhaOut: MultiheadAttentionResult = mha.forward(A.randn(1, 3, 8), A.randn(1, 5, 4), A.randn(1, 5, 6), {
+  keyPaddingMask: new Tensor(new Uint8Array(5), [1, 5]), attnMask: { data: new Float32Array(15), shape: [3, 5] },
+  needWeights: true, averageAttnWeights: false, isCausal: false,
+});
+mha.forward(q, q, q);
+const mhaWeights: Tensor | null = mhaOut.weights;
+const mhaParams: (Tensor | null | undefined)[] = [mha.inProjWeight, mha.qProjWeight, mha.kProjWeight, mha.vProjWeight, mha.inProjBias,
+  mha.outProjWeight, mha.outProjBias, mha.outProj.weight];
+mha.outProjWeight = A.rand(8, 8);
+mha.inProjBias = null;
+const mhaSizes: (number | boolean)[] = [mha.embedDim, mha.numHeads, mha.headDim, mha.kdim, mha.vdim, mha.batchFirst, mha.dropout];
+
+const layer: TransformerEncoderLayer = new A.TransformerEncoderLayer({
+  dModel: 8, nhead: 2, dimFeedforward: 16, dropout: 0.1, activation: 'gelu', layerNormEps: 1e-5, batchFirst: false, normFirst: true, bias: true,
+});
+new A.TransformerEncoderLayer({ dModel: 8, nhead: 2 });
+const src = A.randn(3, 1, 8);
+const encoded: Tensor = layer.forward(src, { srcMask: new Tensor(new Uint8Array(9), [3, 3]), srcKeyPaddingMask: null, isCausal: true });
+layer.forward(src);
+const parts = [layer.selfAttn.forward(src, src, src).output, layer.linear1.weight, layer.linear2.forward(A.rand(16)), layer.norm1.weight, layer.norm2.bias];
+const layerSettings: (number | string | boolean)[] = [layer.dModel, layer.nhead, layer.dimFeedforward, layer.activation, layer.layerNormEps,
+  layer.batchFirst, layer.normFirst, layer.dropout];
+
+// state dicts and safetensors
+const named: [string, Tensor][] = layer.namedParameters();
+const state: Record<string, Tensor> = layer.stateDict();
+const { missingKeys, unexpectedKeys } = layer.loadStateDict(state, { strict: false });
+const fromMap: StateDict = new Map<string, TensorLike>([['weight', A.rand(2, 3)]]);
+linear.loadStateDict(fromMap);
+const loaded: Map<string, Tensor> = loadSafetensors(new Uint8Array(16));
+mha.loadStateDict(A.loadSafetensors(new ArrayBuffer(16)));
+linear.loadStateDict(loaded);
+
+// wrong names and types must not type-check
+// @ts-expect-error: softmax has `dim`, not `dims`
+A.softmax(t, { dims: 0 });
+// @ts-expect-error: `isCasual` is misspelt
+A.scaledDotProductAttention(q, k, val, { isCasual: true });
+// @ts-expect-error: scale is a number
+A.scaledDotProductAttention(q, k, val, { scale: '1' });
+// @ts-expect-error: a mask needs {data, shape}
+A.scaledDotProductAttention(q, k, val, { attnMask: [[1, 0]] });
+// @ts-expect-error: approximate is 'none' | 'tanh'
+A.gelu(t, { approximate: 'fast' });
+// @ts-expect-error: layerNorm's epsilon option is `eps`
+A.layerNorm(t, 3, { epsilon: 1e-5 });
+// @ts-expect-error: numHeads is required
+new A.MultiheadAttention({ embedDim: 8 });
+// @ts-expect-error: torch's snake_case names are camelCase here
+new A.MultiheadAttention({ embed_dim: 8, num_heads: 2 });
+// @ts-expect-error: `needWeight` is misspelt
+mha.forward(q, q, q, { needWeight: false });
+// @ts-expect-error: activation is 'relu' | 'gelu'
+new A.TransformerEncoderLayer({ dModel: 8, nhead: 2, activation: 'tanh' });
+// @ts-expect-error: a plain array is not a tensor
+A.matmul([1, 2], t);
+// @ts-expect-error: a boolean mask tensor is not a float operand
+A.matmul(mask, t);
+// @ts-expect-error: Tensor has no `dims`
+const nope = t.dims;
+// @ts-expect-error: Linear's option is `inFeatures`
+new A.Linear({ in_features: 3, outFeatures: 2 });
+// @ts-expect-error: instances come from init()
+new AttentionWasm();
+// @ts-expect-error: init's options are wasmBinary and locateFile
+await init({ wasm: new Uint8Array(8) });
+
+export const used = [f32, maskData, shape, dtype, counts, fromLike, maskFrom, asArray, printed, like, maskLike, floatMask, r3, heap, mm, sm, emb,
+  sdpaOut, maybe, ln, acts, arith, y, w, b, sizes, normParams, normSizes, mhaWeights, mhaParams, mhaSizes, encoded, parts, layerSettings,
+  named, missingKeys, unexpectedKeys, nope, isLibrary, layer.namedParameters('encoder.')];
