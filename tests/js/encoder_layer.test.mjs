@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
 import { library, rng, randomTensor } from './helpers.mjs';
-import { assertNear, encoderLayer64 } from './reference64.mjs';
+import { assertNear, encoderLayer } from './reference.mjs';
 
 const A = await library();
 
@@ -67,7 +67,7 @@ test('forward agrees with float64: post-norm / pre-norm, relu / gelu, seq-first 
             layout === 'unbatched' ? [L] : [N, L]) }][trial % 4];
         const label = `normFirst=${normFirst} ${activation} ${layout} ${Object.keys(opts).join(',')}`;
         const got = layer.forward(src, opts);
-        const ref = encoderLayer64(src, p, { nhead, batchFirst, normFirst, activation, ...opts });
+        const ref = encoderLayer(src, p, { nhead, batchFirst, normFirst, activation, ...opts });
         assertNear(got, ref, label);
       }
     }

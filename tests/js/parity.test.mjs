@@ -1,11 +1,11 @@
 // Parity of scaledDotProductAttention and MultiheadAttention with an independent float64
-// reference (tests/js/reference64.mjs: plain JS doubles, never the library), covering the traps
+// reference (tests/js/reference.mjs: plain JS doubles, never the library), covering the traps
 // where a port usually goes wrong, then seeded random shapes through every SIMD tail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
 import { library, rng, randomTensor } from './helpers.mjs';
-import { sdpa64, mha64, assertNear } from './reference64.mjs';
+import { sdpa, multiheadAttention, assertNear } from './reference.mjs';
 
 const A = await library();
 
@@ -47,7 +47,7 @@ test('SDPA boolean mask: 1 = takes part (torch SDPA polarity); equals the additi
   const m = boolMask([5, 6], r, 0.7);
   for (let i = 0; i < 6; i++) m.data[i] = 1; // row 0 has keys
   const got = A.scaledDotProductAttention(q, k, v, { attnMask: m, returnWeights: true });
-  const ref = sdpa64(q, k, v, { attnMask: m });
+  const ref = sdpa(q, k, v, { attnMask: m });
   assertNear(got.output, ref.output, 'output');
   assertNear(got.weights, ref.weights, 'weights');
   for (let i = 0; i < m.data.length; i++) if (!m.data[i]) assert.equal(got.weights.data[i], 0, 'a 0 in the mask gets no weight');
@@ -62,7 +62,7 @@ test('SDPA float mask is added to the scaled scores', () => {
   const r = rng(2);
   const q = randomTensor([3, 4, 5], r), k = randomTensor([3, 7, 5], r), v = randomTensor([3, 7, 5], r);
   const m = randomTensor([3, 1, 7], r, 2); // broadcast over L
-  assertNear(A.scaledDotProductAttention(q, k, v, { attnMask: m }).output, sdpa64(q, k, v, { attnMask: m }).output, 'output');
+  assertNear(A.scaledDotProductAttention(q, k, v, { attnMask: m }).output, sdpa(q, k, v, { attnMask: m }).output, 'output');
 });
 
 test('SDPA isCausal is upper-left tril(ones(L, S)) when L != S', () => {
@@ -70,7 +70,7 @@ test('SDPA isCausal is upper-left tril(ones(L, S)) when L != S', () => {
   for (const [L, S] of [[3, 5], [5, 3], [4, 4], [1, 7]]) {
     const q = randomTensor([2, L, 4], r), k = randomTensor([2, S, 4], r), v = randomTensor([2, S, 6], r);
     const got = A.scaledDotProductAttention(q, k, v, { isCausal: true, returnWeights: true });
-    const ref = sdpa64(q, k, v, { isCausal: true });
+    const ref = sdpa(q, k, v, { isCausal: true });
     assertNear(got.output, ref.output, `output L=${L} S=${S}`);
     assertNear(got.weights, ref.weights, `weights L=${L} S=${S}`);
     // Row 0 attends to key 0 only (upper-left), whatever S is.
@@ -86,14 +86,14 @@ test('SDPA fully masked rows give zeros, not NaN', () => {
   const got = A.scaledDotProductAttention(q, k, v, { attnMask: m, returnWeights: true });
   assert.deepEqual(Array.from(got.output.data.slice(2, 4)), [0, 0]);
   assert.deepEqual(Array.from(got.weights.data.slice(5, 10)), [0, 0, 0, 0, 0]);
-  assertNear(got.output, sdpa64(q, k, v, { attnMask: m }).output, 'output');
+  assertNear(got.output, sdpa(q, k, v, { attnMask: m }).output, 'output');
 });
 
 test('SDPA grouped-query attention (enableGqa) and Ev != E', () => {
   const r = rng(5);
   const q = randomTensor([2, 6, 3, 5], r), k = randomTensor([2, 2, 4, 5], r), v = randomTensor([2, 2, 4, 9], r);
   const got = A.scaledDotProductAttention(q, k, v, { enableGqa: true, returnWeights: true });
-  const ref = sdpa64(q, k, v, { enableGqa: true });
+  const ref = sdpa(q, k, v, { enableGqa: true });
   assertNear(got.output, ref.output, 'output');
   assertNear(got.weights, ref.weights, 'weights');
   assert.deepEqual(got.output.shape, [2, 6, 3, 9]);
@@ -108,7 +108,7 @@ test('MHA keyPaddingMask: boolean true = ignore (torch MHA polarity); float mask
   const kpm = boolMask([3, 5], r, 0.4);
   for (let n = 0; n < 3; n++) kpm.data[n * 5] = 0; // every batch keeps key 0
   const got = m.forward(x, x, x, { keyPaddingMask: kpm });
-  const ref = mha64(x, x, x, p, { numHeads: 2, keyPaddingMask: kpm });
+  const ref = multiheadAttention(x, x, x, p, { numHeads: 2, keyPaddingMask: kpm });
   assertNear(got.output, ref.output, 'output');
   assertNear(got.weights, ref.weights, 'weights');
   // a padded key gets weight 0 in every row of its batch
@@ -119,7 +119,7 @@ test('MHA keyPaddingMask: boolean true = ignore (torch MHA polarity); float mask
   assertNear(additive.output, ref.output, 'float -inf where padded');
   const floatKpm = randomTensor([3, 5], r, 3);
   assertNear(m.forward(x, x, x, { keyPaddingMask: floatKpm }).output,
-    mha64(x, x, x, p, { numHeads: 2, keyPaddingMask: floatKpm }).output, 'float key padding mask');
+    multiheadAttention(x, x, x, p, { numHeads: 2, keyPaddingMask: floatKpm }).output, 'float key padding mask');
 });
 
 test('MHA attnMask: boolean true = not allowed, (L, S) and (N*numHeads, L, S), float added, combined with keyPaddingMask', () => {
@@ -133,13 +133,13 @@ test('MHA attnMask: boolean true = not allowed, (L, S) and (N*numHeads, L, S), f
   for (const [name, opts] of [['bool (L, S)', { attnMask: am2 }], ['float (N*H, L, S)', { attnMask: am3 }],
     ['bool (L, S) + kpm', { attnMask: am2, keyPaddingMask: kpm }], ['float 3-D + kpm', { attnMask: am3, keyPaddingMask: kpm }]]) {
     const got = m.forward(q, kv, kv, opts);
-    const ref = mha64(q, kv, kv, p, { numHeads: 3, ...opts });
+    const ref = multiheadAttention(q, kv, kv, p, { numHeads: 3, ...opts });
     assertNear(got.output, ref.output, `${name}: output`);
     assertNear(got.weights, ref.weights, `${name}: weights`);
   }
   // bool attn mask == additive -inf where true
   assertNear(m.forward(q, kv, kv, { attnMask: asAdditive(am2, 'ignore') }).output,
-    mha64(q, kv, kv, p, { numHeads: 3, attnMask: am2 }).output, 'float -inf where true');
+    multiheadAttention(q, kv, kv, p, { numHeads: 3, attnMask: am2 }).output, 'float -inf where true');
 });
 
 test('MHA fully masked rows: output is out_proj.bias (attention gives zeros), weights 0', () => {
@@ -152,7 +152,7 @@ test('MHA fully masked rows: output is out_proj.bias (attention gives zeros), we
   assertNear({ data: got.output.data.slice(4, 8), shape: [4] }, { data: p.outProjBias.data, shape: [4] }, 'row 1 = bias');
   assert.deepEqual(Array.from(got.weights.data.slice(3, 6)), [0, 0, 0]);
   assert.ok(got.output.data.every(Number.isFinite));
-  assertNear(got.output, mha64(x, x, x, p, { numHeads: 2, attnMask: am }).output, 'output');
+  assertNear(got.output, multiheadAttention(x, x, x, p, { numHeads: 2, attnMask: am }).output, 'output');
 });
 
 test('MHA isCausal (upper-left) and kdim/vdim != embedDim (cross-attention, L != S)', () => {
@@ -164,7 +164,7 @@ test('MHA isCausal (upper-left) and kdim/vdim != embedDim (cross-attention, L !=
   const q = randomTensor([4, 2, 6], r), k = randomTensor([7, 2, 5], r), v = randomTensor([7, 2, 7], r);
   for (const isCausal of [false, true]) {
     const got = m.forward(q, k, v, { isCausal });
-    const ref = mha64(q, k, v, p, { numHeads: 3, isCausal });
+    const ref = multiheadAttention(q, k, v, p, { numHeads: 3, isCausal });
     assertNear(got.output, ref.output, `output causal=${isCausal}`);
     assertNear(got.weights, ref.weights, `weights causal=${isCausal}`);
   }
@@ -176,7 +176,7 @@ test('MHA batchFirst (N, L, E) and unbatched (L, E) agree with the (L, N, E) lay
   const N = 3, L = 5, S = 4, E = 8;
   const q = randomTensor([N, L, E], r), kv = randomTensor([N, S, E], r);
   const got = m.forward(q, kv, kv);
-  const ref = mha64(q, kv, kv, p, { numHeads: 4, batchFirst: true });
+  const ref = multiheadAttention(q, kv, kv, p, { numHeads: 4, batchFirst: true });
   assertNear(got.output, ref.output, 'batch_first output');
   assert.deepEqual(got.output.shape, [N, L, E]);
   assert.deepEqual(got.weights.shape, [N, L, S]);
@@ -206,10 +206,10 @@ test('MHA averageAttnWeights true/false and needWeights false', () => {
   const x = randomTensor([3, 2, 6], r);
   const perHead = m.forward(x, x, x, { averageAttnWeights: false });
   assert.deepEqual(perHead.weights.shape, [2, 2, 3, 3]);
-  assertNear(perHead.weights, mha64(x, x, x, p, { numHeads: 2, averageAttnWeights: false }).weights, 'per-head weights');
+  assertNear(perHead.weights, multiheadAttention(x, x, x, p, { numHeads: 2, averageAttnWeights: false }).weights, 'per-head weights');
   const avg = m.forward(x, x, x);
   assert.deepEqual(avg.weights.shape, [2, 3, 3]);
-  assertNear(avg.weights, mha64(x, x, x, p, { numHeads: 2 }).weights, 'averaged weights');
+  assertNear(avg.weights, multiheadAttention(x, x, x, p, { numHeads: 2 }).weights, 'averaged weights');
   const none = m.forward(x, x, x, { needWeights: false });
   assert.equal(none.weights, null);
   assert.deepEqual(Array.from(none.output.data), Array.from(avg.output.data));
@@ -237,7 +237,7 @@ test('MHA bias=false has no biases; parameters are initialised as torch (xavier 
   const r = rng(16);
   const x = randomTensor([2, 16], r);
   const p = { inProjWeight: m.inProjWeight, outProjWeight: m.outProjWeight };
-  assertNear(m.forward(x, x, x).output, mha64(x, x, x, p, { numHeads: 4 }).output, 'bias=false output');
+  assertNear(m.forward(x, x, x).output, multiheadAttention(x, x, x, p, { numHeads: 4 }).output, 'bias=false output');
 });
 
 // ---- seeded random shapes through every SIMD tail -------------------------------------------
@@ -261,7 +261,7 @@ test('property: SDPA over random shapes, masks and options agrees with float64',
     if (r() < 0.3) opts.scale = 0.5;
     const label = `trial ${trial}: L=${L} S=${S} E=${E} Ev=${Ev} Hq=${Hq} H=${H} ${kind}`;
     const got = A.scaledDotProductAttention(q, k, v, { ...opts, returnWeights: true });
-    const ref = sdpa64(q, k, v, opts);
+    const ref = sdpa(q, k, v, opts);
     assertNear(got.output, ref.output, `${label} output`);
     assertNear(got.weights, ref.weights, `${label} weights`);
   }
@@ -288,7 +288,7 @@ test('property: MultiheadAttention over random shapes, layouts and masks agrees 
     if (amKind === 'causal') opts.isCausal = true;
     const label = `trial ${trial}: E=${E} H=${H} L=${L} S=${S} N=${N} kdim=${kdim} vdim=${vdim} bf=${batchFirst} unbatched=${unbatched} ${amKind}`;
     const got = m.forward(q, k, v, opts);
-    const ref = mha64(q, k, v, p, { numHeads: H, batchFirst, ...opts });
+    const ref = multiheadAttention(q, k, v, p, { numHeads: H, batchFirst, ...opts });
     assertNear(got.output, ref.output, `${label} output`);
     assertNear(got.weights, ref.weights, `${label} weights`);
   }

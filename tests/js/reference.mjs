@@ -1,8 +1,14 @@
-// Float64 references for the public functions, written from the definitions (torch's docs), not
-// from the library's code. Each returns {data: Float64Array, shape, mag}: `mag` holds, per
-// element, the size of the terms that were summed (e.g. sum |a_ik b_kj| for a product), so a
-// float32 result can be graded as |got - want| <= rel * mag + abs, whatever the cancellation.
-// Tensors are {data, shape} in row-major order.
+// Float64 references for the public functions and modules, written from the definitions (torch's
+// docs), never from or with the library's code: plain JS doubles. Tensors are {data, shape} in
+// row-major order (any numeric array). The op references (matmul, linear, softmax, embedding)
+// return {data: Float64Array, shape, mag}: `mag` holds, per element, the size of the terms that
+// were summed (e.g. sum |a_ik b_kj| for a product), so a float32 result can be graded as
+// |got - want| <= rel * mag + abs, whatever the cancellation (compare); sdpa, multiheadAttention
+// and encoderLayer return the library's result structure ({output, weights}, or a tensor).
+// assertNear grades relative to the value alone: rel * |want| + abs.
+
+import assert from 'node:assert/strict';
+import { erf } from './nn_float64.mjs';
 
 export const numel = (shape) => shape.reduce((a, b) => a * b, 1);
 
@@ -84,6 +90,9 @@ export function matmul(a, b) {
   return { data, shape, mag };
 }
 
+/** matmul of flat row-major (m, k) and (k, n) arrays: the (m, n) product's data. */
+export const matmulFlat = (a, b, m, k, n) => matmul({ data: a, shape: [m, k] }, { data: b, shape: [k, n] }).data;
+
 /** F.linear: input W^T + bias. */
 export function linear(x, w, bias) {
   const [n, k] = w.shape;
@@ -133,6 +142,13 @@ export function softmaxSlice(n, get, set) {
   for (let i = 0; i < n; i++) set(i, Math.exp(get(i) - max) / sum);
 }
 
+/** softmaxSlice of a plain array of doubles, as a new array. */
+export function softmaxRow(row) {
+  const out = new Array(row.length);
+  softmaxSlice(row.length, (i) => row[i], (i, y) => { out[i] = y; });
+  return out;
+}
+
 /** torch.softmax(x, dim). */
 export function softmax(x, dim) {
   const rank = x.shape.length;
@@ -162,6 +178,7 @@ export function embedding(ids, weight) {
  *   out = softmax(scale * Q K^T + M) V, with M from a float mask (added), a bool mask
  *   (1 = takes part, 0 = -inf) or is_causal (tril(ones(L, S))); enable_gqa: query head h reads
  *   key/value head floor(h / (Hq / H)). A row with nothing to attend to gives zeros.
+ * Returns {output: {data, shape, mag}, weights: {data, shape}}.
  */
 export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enableGqa = false } = {}) {
   const L = q.shape.at(-2), E = q.shape.at(-1), S = k.shape.at(-2), Ev = v.shape.at(-1);
@@ -217,7 +234,7 @@ export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enable
       }
     }
   });
-  return { data, shape: outShape, mag, weights, weightsShape: planeTarget };
+  return { output: { data, shape: outShape, mag }, weights: { data: weights, shape: planeTarget } };
 }
 
 /**
@@ -240,4 +257,121 @@ export function compare(got, want, { rel = 1e-5, abs = 1e-6 } = {}) {
     if (Math.abs(g - w) > tol) return { ok: false, why: `[${i}] ${g} vs ${w} (tol ${tol.toExponential(2)})` };
   }
   return { ok: true };
+}
+
+/**
+ * Asserts equal shapes and |actual - expected| <= rel * |expected| + abs elementwise (1e-5
+ * relative, 1e-6 absolute near 0); `mag` is not used here. NaN must meet NaN.
+ */
+export function assertNear(actual, expected, label, rel = 1e-5, abs = 1e-6) {
+  assert.deepEqual([...actual.shape], [...expected.shape], `${label}: shape`);
+  const res = compare(actual.data, { data: expected.data }, { rel, abs });
+  assert.ok(res.ok, `${label}: float64 reference ${res.why}`);
+}
+
+/**
+ * torch.nn.MultiheadAttention.forward, torch's MHA mask polarity (boolean true = ignore; float
+ * added). params: {inProjWeight | qProjWeight, kProjWeight, vProjWeight, inProjBias?,
+ * outProjWeight, outProjBias?} as {data, shape}. Fully masked rows give zeros.
+ */
+export function multiheadAttention(query, key, value, params, {
+  numHeads, batchFirst = false, keyPaddingMask = null, attnMask = null, isCausal = false,
+  needWeights = true, averageAttnWeights = true,
+} = {}) {
+  const batched = query.shape.length === 3;
+  const E = params.outProjWeight.shape[0], H = numHeads, Dh = E / H;
+  const kdim = key.shape.at(-1), vdim = value.shape.at(-1);
+  const [L, N] = !batched ? [query.shape[0], 1] : batchFirst ? [query.shape[1], query.shape[0]] : [query.shape[0], query.shape[1]];
+  const S = !batched ? key.shape[0] : batchFirst ? key.shape[1] : key.shape[0];
+  const row = (n, l, len) => (!batched ? l : batchFirst ? n * len + l : l * N + n);
+  // Projections of every row in the input's own layout: block p (q, k, v) of in_proj_weight
+  // (3E, E), or the separate (E, kdim / vdim) weight, and block p of in_proj_bias (3E).
+  const project = (x, features, p, separate) => {
+    const inW = params.inProjWeight;
+    const weight = inW ? { data: inW.data.subarray(p * E * E, (p + 1) * E * E), shape: [E, E] } : separate;
+    const bias = params.inProjBias ? { data: params.inProjBias.data.subarray(p * E, (p + 1) * E), shape: [E] } : null;
+    return linear({ data: x.data, shape: [x.data.length / features, features] }, weight, bias).data;
+  };
+  const Q = project(query, E, 0, params.qProjWeight);
+  const K = project(key, kdim, 1, params.kProjWeight);
+  const V = project(value, vdim, 2, params.vProjWeight);
+  const merged = new Float64Array(N * L * E);
+  const weights = new Float64Array(N * (averageAttnWeights ? 1 : H) * L * S);
+  for (let n = 0; n < N; n++) {
+    for (let h = 0; h < H; h++) {
+      for (let i = 0; i < L; i++) {
+        const scores = [];
+        for (let j = 0; j < S; j++) {
+          let s = 0;
+          for (let d = 0; d < Dh; d++) s += Q[row(n, i, L) * E + h * Dh + d] * K[row(n, j, S) * E + h * Dh + d];
+          s /= Math.sqrt(Dh);
+          if (attnMask) {
+            const off = attnMask.shape.length === 3 ? ((n * H + h) * L + i) * S + j : i * S + j;
+            const m = attnMask.data[off];
+            if (attnMask.data instanceof Uint8Array) { if (m) s = -Infinity; } else s += m;
+          }
+          if (keyPaddingMask) {
+            const m = keyPaddingMask.data[n * S + j];
+            if (keyPaddingMask.data instanceof Uint8Array) { if (m) s = -Infinity; } else s += m;
+          }
+          if (isCausal && j > i) s = -Infinity;
+          scores.push(s);
+        }
+        const w = softmaxRow(scores);
+        for (let j = 0; j < S; j++) {
+          if (averageAttnWeights) weights[(n * L + i) * S + j] += w[j] / H;
+          else weights[((n * H + h) * L + i) * S + j] = w[j];
+        }
+        for (let d = 0; d < Dh; d++) {
+          let acc = 0;
+          for (let j = 0; j < S; j++) acc += w[j] * V[row(n, j, S) * E + h * Dh + d];
+          merged[row(n, i, L) * E + h * Dh + d] = acc;
+        }
+      }
+    }
+  }
+  const out = linear({ data: merged, shape: [N * L, E] }, params.outProjWeight, params.outProjBias ?? null).data;
+  const wShape = [...(batched ? [N] : []), ...(averageAttnWeights ? [] : [H]), L, S];
+  return {
+    output: { data: out, shape: [...query.shape] },
+    weights: needWeights ? { data: weights, shape: wShape } : null,
+  };
+}
+
+/**
+ * torch.nn.TransformerEncoderLayer.forward (eval). p: {selfAttn: multiheadAttention params,
+ * linear1Weight, linear1Bias, linear2Weight, linear2Bias, norm1Weight, norm1Bias, norm2Weight,
+ * norm2Bias}; options: {nhead, batchFirst, normFirst, activation, eps, srcMask,
+ * srcKeyPaddingMask, isCausal}.
+ */
+export function encoderLayer(src, p, { nhead, batchFirst = false, normFirst = false, activation = 'relu', eps = 1e-5,
+  srcMask = null, srcKeyPaddingMask = null, isCausal = false }) {
+  const E = src.shape.at(-1), rows = src.data.length / E, F = p.linear1Weight.shape[0];
+  const sa = (x) => multiheadAttention({ data: x, shape: src.shape }, { data: x, shape: src.shape }, { data: x, shape: src.shape }, p.selfAttn,
+    { numHeads: nhead, batchFirst, keyPaddingMask: srcKeyPaddingMask, attnMask: srcMask, isCausal, needWeights: false }).output.data;
+  const act = activation === 'gelu' ? (v) => v * 0.5 * (1 + erf(v / Math.SQRT2)) : (v) => Math.max(v, 0);
+  const ff = (x) => {
+    const h = linear({ data: x, shape: [rows, E] }, p.linear1Weight, p.linear1Bias ?? null).data.map(act);
+    return linear({ data: h, shape: [rows, F] }, p.linear2Weight, p.linear2Bias ?? null).data;
+  };
+  const ln = (x, w, b) => {
+    const y = new Float64Array(x.length);
+    for (let r = 0; r < rows; r++) {
+      const row = x.subarray(r * E, (r + 1) * E);
+      const mean = row.reduce((a, v) => a + v, 0) / E;
+      const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / E;
+      for (let i = 0; i < E; i++) y[r * E + i] = ((row[i] - mean) / Math.sqrt(variance + eps)) * (w ? w.data[i] : 1) + (b ? b.data[i] : 0);
+    }
+    return y;
+  };
+  const add = (a, b) => a.map((v, i) => v + b[i]);
+  let x = Float64Array.from(src.data);
+  if (normFirst) {
+    x = add(x, sa(ln(x, p.norm1Weight, p.norm1Bias)));
+    x = add(x, ff(ln(x, p.norm2Weight, p.norm2Bias)));
+  } else {
+    x = ln(add(x, sa(x)), p.norm1Weight, p.norm1Bias);
+    x = ln(add(x, ff(x)), p.norm2Weight, p.norm2Bias);
+  }
+  return { data: x, shape: [...src.shape] };
 }

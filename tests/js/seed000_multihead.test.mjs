@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
 import { library } from './helpers.mjs';
-import { assertNear, matmul64, softmaxRow } from './reference64.mjs';
+import { assertNear, matmulFlat, softmaxRow } from './reference.mjs';
 
 const A = await library();
 
@@ -26,8 +26,8 @@ function embeddedSentence() { // E0.3: nn.Embedding(6, 16) after torch.manual_se
 
 /** float64: softmax(q k^T / sqrt(d_k)) v for one query row q (d_k), keys (S, d_k), values (S, d_v). */
 function context64(q, keys, values, S, dk, dv) {
-  const scores = Array.from(matmul64(Float64Array.from(keys), Float64Array.from(q), S, dk, 1), (s) => s / Math.sqrt(dk));
-  return matmul64(Float64Array.from(softmaxRow(scores)), Float64Array.from(values), 1, S, dv);
+  const scores = Array.from(matmulFlat(Float64Array.from(keys), Float64Array.from(q), S, dk, 1), (s) => s / Math.sqrt(dk));
+  return matmulFlat(Float64Array.from(softmaxRow(scores)), Float64Array.from(values), 1, S, dv);
 }
 
 test('E0.9 multi-head: per-head query (3, 24), keys (3, 6, 24), values (3, 6, 28), 3 x 28 context of x_2', () => {
@@ -57,9 +57,9 @@ test('E0.9 multi-head: per-head query (3, 24), keys (3, 6, 24), values (3, 6, 28
     const wq = Float64Array.from(mWq.data.subarray(h * 384, (h + 1) * 384));
     const wk = Float64Array.from(mWk.data.subarray(h * 384, (h + 1) * 384));
     const wv = Float64Array.from(mWv.data.subarray(h * 448, (h + 1) * 448));
-    const q = matmul64(wq, X.subarray(16, 32), 24, 16, 1);
-    const k = matmul64(X, Float64Array.from(transpose(new Tensor(Float32Array.from(wk), [24, 16])).data), 6, 16, 24);
-    const v = matmul64(X, Float64Array.from(transpose(new Tensor(Float32Array.from(wv), [28, 16])).data), 6, 16, 28);
+    const q = matmulFlat(wq, X.subarray(16, 32), 24, 16, 1);
+    const k = matmulFlat(X, Float64Array.from(transpose(new Tensor(Float32Array.from(wk), [24, 16])).data), 6, 16, 24);
+    const v = matmulFlat(X, Float64Array.from(transpose(new Tensor(Float32Array.from(wv), [28, 16])).data), 6, 16, 28);
     assertNear({ data: query2.data.subarray(h * 24, (h + 1) * 24), shape: [24] }, { data: q, shape: [24] }, `query head ${h}`);
     assertNear({ data: keys.data.subarray(h * 144, (h + 1) * 144), shape: [6, 24] }, { data: k, shape: [6, 24] }, `keys head ${h}`);
     expected.push(...context64(q, k, v, 6, 24, 28));
@@ -85,9 +85,9 @@ test('E0.10 cross-attention: embedded_sentence_2 (8, 16) gives keys (8, 24), val
   assert.deepEqual(weights.shape, [1, 8]);
 
   const X = Float64Array.from(x.data), X2 = Float64Array.from(x2Seq.data);
-  const q = matmul64(Float64Array.from(Wq.data), X.subarray(16, 32), 24, 16, 1);
-  const k = matmul64(X2, Float64Array.from(transpose(Wk).data), 8, 16, 24);
-  const v = matmul64(X2, Float64Array.from(transpose(Wv).data), 8, 16, 28);
+  const q = matmulFlat(Float64Array.from(Wq.data), X.subarray(16, 32), 24, 16, 1);
+  const k = matmulFlat(X2, Float64Array.from(transpose(Wk).data), 8, 16, 24);
+  const v = matmulFlat(X2, Float64Array.from(transpose(Wv).data), 8, 16, 28);
   assertNear(keys, { data: k, shape: [8, 24] }, 'keys');
   assertNear(values, { data: v, shape: [8, 28] }, 'values');
   assertNear(output, { data: context64(q, k, v, 8, 24, 28), shape: [1, 28] }, 'cross-attention context of x_2');

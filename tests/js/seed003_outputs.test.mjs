@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import { Tensor } from 'attention-wasm';
 import { library, assertPrinted } from './helpers.mjs';
-import { assertNear, matmul64, softmaxRow } from './reference64.mjs';
+import { assertNear, matmulFlat, softmaxRow } from './reference.mjs';
 
 const A = await library();
 const inputs = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
@@ -20,9 +20,9 @@ test('E3.5 outputs 2 and 3 (steps 4-7 repeated) agree with float64', () => {
   const { output, weights } = A.scaledDotProductAttention(queries, keys, values, { scale: 1, returnWeights: true });
 
   const X = Float64Array.from(inputs.flat());
-  const K = matmul64(X, Float64Array.from(wKey.flat()), 3, 4, 3);
-  const V = matmul64(X, Float64Array.from(wValue.flat()), 3, 4, 3);
-  const Q = matmul64(X, Float64Array.from(wQuery.flat()), 3, 4, 3);
+  const K = matmulFlat(X, Float64Array.from(wKey.flat()), 3, 4, 3);
+  const V = matmulFlat(X, Float64Array.from(wValue.flat()), 3, 4, 3);
+  const Q = matmulFlat(X, Float64Array.from(wQuery.flat()), 3, 4, 3);
   for (const i of [1, 2]) {
     const scores = [0, 1, 2].map((j) => [0, 1, 2].reduce((s, d) => s + Q[i * 3 + d] * K[j * 3 + d], 0)); // step 4
     const w = softmaxRow(scores);                                                                        // step 5
