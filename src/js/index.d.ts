@@ -339,6 +339,11 @@ export class AttentionWasm {
    * JS-owned copies, there is nothing to free).
    */
   memoryStats(): { heapBytes: number; allocatedBytes: number };
+  /**
+   * What this module was built for: `simd` is xsimd's instruction set (`"wasm"` = WebAssembly
+   * SIMD128), `floatLanes` the floats per SIMD vector, `threads` whether it is a pthread build.
+   */
+  buildInfo(): { simd: string; floatLanes: number; threads: boolean; emscripten: string };
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */

@@ -37,6 +37,15 @@ export class AttentionWasm {
     return this.raw._memoryStats();
   }
 
+  /**
+   * What this module was built for: `simd` is xsimd's instruction set ("wasm" = WebAssembly SIMD128),
+   * `floatLanes` the floats per vector, `threads` whether it is the pthread build.
+   * @returns {{simd: string, floatLanes: number, threads: boolean, emscripten: string}}
+   */
+  buildInfo() {
+    return this.raw._buildInfo();
+  }
+
   /** Size of this module's wasm memory in bytes. */
   heapBytes() {
     return this.memoryStats().heapBytes;

@@ -18,7 +18,10 @@ export function benchPanel(root) {
     out.textContent = 'running…';
     try {
       const r = await run('bench', { H: 8, S: 512, D: 64, warmup: 2, reps: 10 });
-      out.textContent = `H=${r.H} S=${r.S} D=${r.D}: ${r.ms.toFixed(2)} ms per call, ${r.gflops.toFixed(2)} GFLOP/s`;
+      const b = r.build;
+      out.textContent = `H=${r.H} S=${r.S} D=${r.D}: ${r.ms.toFixed(2)} ms per call, ${r.gflops.toFixed(2)} GFLOP/s\n` +
+        `build: ${b.simd === 'wasm' ? 'WebAssembly SIMD128' : b.simd} (${b.floatLanes} float lanes), ` +
+        `${b.threads ? 'threaded' : 'single-threaded'}, Emscripten ${b.emscripten}`;
       section.dataset.gflops = String(r.gflops);
     } catch (e) {
       out.textContent = `failed: ${e.message}`;

@@ -75,6 +75,6 @@ export const jobs = {
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) A.scaledDotProductAttention(q, k, v);
     const ms = (performance.now() - t0) / reps;
-    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6) };
+    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6), build: A.buildInfo() };
   },
 };

@@ -1,0 +1,13 @@
+// A.buildInfo(): which SIMD build the kernels were compiled for (the page's speed panel shows it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from 'attention-wasm';
+
+test('buildInfo names the SIMD build the kernels were compiled for', async () => {
+  const A = await init();
+  const info = A.buildInfo();
+  assert.equal(info.simd, 'wasm'); // xsimd's WebAssembly SIMD128 arch, not a scalar fallback
+  assert.equal(info.floatLanes, 4);
+  assert.equal(typeof info.threads, 'boolean');
+  assert.match(info.emscripten, /^\d+\.\d+\.\d+$/);
+});
