@@ -9,13 +9,14 @@
 namespace aw {
 namespace {
 
-// Calls rows(begin, end) over [0, m) in blocks: one block below ~1 MFLOP (waking threads costs
-// more), else about 4 blocks per thread, of whole 4-row tiles (the kernels' register tiles).
+// Calls rows(begin, end) over [0, m) in blocks: one block below ~16 MFLOP (waking the pool's
+// threads took 0.1-0.5 ms here), else about 4 blocks per thread, of whole 4-row tiles (the
+// kernels' register tiles).
 template <typename Rows>
 void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
   const std::size_t threads = thread_count();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  if (threads == 1 || m < 8 || flops < 1e6) return rows(std::size_t{0}, m);
+  if (threads == 1 || m < 8 || flops < 16e6) return rows(std::size_t{0}, m);
   const std::size_t blocks = std::min(4 * threads, m / 4);
   const std::size_t block = (m / blocks + 3) / 4 * 4;
   parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t) {
