@@ -9,7 +9,11 @@
 // Then a long-sequence table for attention-wasm alone (1 head): time and the growth of its
 // wasm memory in a fresh module instance.
 //
-// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours]
+// With threads (default: os.availableParallelism()), attention-wasm's threaded build
+// (init({threads})) takes its turn as one more library, and the table gets its speed-up over the
+// single-thread build; --threads=1 leaves it out.
+//
+// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours] [--threads=N]
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
@@ -18,6 +22,8 @@ import { init } from '../dist/node.js';
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
 const onlyOurs = args.has('--only=ours');
+const threadsArg = [...args].find((a) => a.startsWith('--threads='));
+const THREADS = threadsArg ? Number(threadsArg.slice('--threads='.length)) : os.availableParallelism();
 const root = new URL('..', import.meta.url);
 const moduleDir = (p) => fileURLToPath(new URL(`node_modules/${p}`, root));
 
@@ -58,10 +64,10 @@ async function packageVersion(name) {
 // ---------------------------------------------------------------------------------------------
 // Peers. Each returns {name, version, prepare(shape, q, k, v) -> async run() -> Float32Array}.
 
-async function attentionWasm() {
-  const A = await init();
+async function attentionWasm(threads = false) {
+  const A = await init({ threads });
   return {
-    name: 'attention-wasm',
+    name: threads ? `attention-wasm ${A.threads} threads` : 'attention-wasm',
     A,
     prepare({ H, S, causal }, q, k, v) {
       const shape = [1, H, S, D];
@@ -208,10 +214,11 @@ function maxRelativeDifference(a, b) {
 
 async function main() {
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  console.log(`# attention forward, float32, batch 1, head dim ${D}, one thread`);
+  console.log(`# attention forward, float32, batch 1, head dim ${D}, one thread${THREADS > 1 ? ` (and attention-wasm on ${THREADS})` : ''}`);
   console.log(`# node ${process.version}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${load}`);
 
   const libs = [await attentionWasm()];
+  if (THREADS > 1) libs.push(await attentionWasm(THREADS));
   if (!onlyOurs) {
     for (const make of [onnxruntimeWeb, tensorflowWasm]) {
       try {
@@ -234,7 +241,11 @@ async function main() {
     }
   }
 
-  const header = ['shape (H x S)', ...libs.map((l) => `${l.name} GFLOP/s (ms)`), ...libs.slice(1).map((l) => `x vs ${l.name.split(' ')[0]}`)];
+  // the peers: compared with attention-wasm on one thread
+  const peers = libs.map((l, i) => i).filter((i) => i > 0 && !libs[i].name.startsWith('attention-wasm'));
+  const threadedIndex = libs.findIndex((l, i) => i > 0 && l.name.startsWith('attention-wasm'));
+  const header = ['shape (H x S)', ...libs.map((l) => `${l.name} GFLOP/s (ms)`),
+    ...(threadedIndex > 0 ? ['threads speed-up'] : []), ...peers.map((i) => `x vs ${libs[i].name.split(' ')[0]}`)];
   const rows = [];
   const results = {};
   for (const shape of SHAPES) {
@@ -275,7 +286,8 @@ async function main() {
     results[`${H}x${S}${causal ? ' causal' : ''}`] = { ms: med, gflops: rates };
     rows.push([`${H} x ${S}${causal ? ' causal' : ''}`,
       ...rates.map((r, i) => `${fmt(r)} (${fmt(med[i], 2)})`),
-      ...rates.slice(1).map((r) => `${fmt(rates[0] / r, 2)}x`)]);
+      ...(threadedIndex > 0 ? [`${fmt(rates[threadedIndex] / rates[0], 2)}x`] : []),
+      ...peers.map((i) => `${fmt(rates[0] / rates[i], 2)}x`)]);
     console.log(`# ${rows.at(-1).join(' | ')}   [${calls} calls each]`);
   }
 

@@ -10,9 +10,14 @@ if [ ! -f build/wasm/CMakeCache.txt ]; then
   # emcmake's default emulator (node --experimental-wasm-threads) is rejected by Node 20.
   emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
 fi
-cmake --build build/wasm --target attention_wasm -j "$jobs"
+cmake --build build/wasm --target attention_wasm attention_wasm_mt -j "$jobs"
 mkdir -p dist
 cp build/wasm/attention_wasm.js build/wasm/attention_wasm.wasm dist/
+# The threaded module (init({threads})): glue, wasm and the pthread Worker script. The Worker
+# script is CommonJS; the package says "type": "module", so Node gets a .cjs copy (browsers
+# load the .js, which the glue finds through new URL(..., import.meta.url)).
+cp build/wasm/attention_wasm_mt.js build/wasm/attention_wasm_mt.wasm build/wasm/attention_wasm_mt.worker.js dist/
+cp build/wasm/attention_wasm_mt.worker.js dist/attention_wasm_mt.worker.cjs
 cp src/js/*.js src/js/*.d.ts dist/
 rm -f dist/node-shim.js  # prepended to the glue at link time, not a module of the package
 echo "build: dist/ ready ($(du -k dist/attention_wasm.wasm | cut -f1) KiB wasm)"

@@ -344,6 +344,15 @@ export class AttentionWasm {
    * SIMD128), `floatLanes` the floats per SIMD vector, `threads` whether it is a pthread build.
    */
   buildInfo(): { simd: string; floatLanes: number; threads: boolean; emscripten: string };
+  /** Threads the ops use: 1 with the single-thread build (see {@link InitOptions.threads}). */
+  readonly threads: number;
+  /**
+   * Ends the threaded build's worker threads (a no-op for the single-thread build); the instance
+   * keeps working on one thread. Not needed for Node to exit: the workers do not keep it alive.
+   */
+  dispose(): void;
+  /** The same as dispose(), for `using A = await init(...)`. */
+  [Symbol.dispose](): void;
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
@@ -402,7 +411,18 @@ export class AttentionWasm {
 }
 
 export interface InitOptions {
-  /** The .wasm bytes (Node's export reads them from beside the package's files). */
+  /**
+   * Threads for scaledDotProductAttention, matmul and linear (default `false`: one). `'auto'` =
+   * the machine's logical cores, or a number in [1, 64]. More than one loads the threaded build
+   * (dist/attention_wasm_mt.*) where shared memory is available (Node; a cross-origin-isolated
+   * page), else the single-thread one. Results are byte-identical whatever the count.
+   */
+  threads?: 'auto' | number | false;
+  /**
+   * The .wasm bytes (Node's export reads them from beside the package's files). They must be those
+   * of the build that `threads` selects: attention_wasm.wasm for one thread, attention_wasm_mt.wasm
+   * for more.
+   */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to find the .wasm in a browser: `(path, prefix) => url`. */
   locateFile?: (path: string, prefix: string) => string;

@@ -1,11 +1,25 @@
-// The package's `node` export: Node's fetch cannot load file URLs, so read the .wasm from disk
-// and hand it to the Emscripten factory.
+// The package's `node` export: Node's fetch cannot load file URLs, so read the .wasm of the
+// build init() chooses from disk and hand it to the Emscripten factory. The threaded build's
+// Worker script is CommonJS, which Node only accepts as .cjs here ("type": "module").
 import { readFile } from 'node:fs/promises';
-import { init as initWithOptions } from './index.js';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { init as initWithPlatform } from './index.js';
 
 export * from './index.js';
 
-export async function init(moduleOptions = {}) {
-  const wasmBinary = moduleOptions.wasmBinary ?? (await readFile(new URL('./attention_wasm.wasm', import.meta.url)));
-  return initWithOptions({ ...moduleOptions, wasmBinary });
+const nodePlatform = {
+  cores: availableParallelism(),
+  async moduleOptions(build) {
+    const files = { wasmBinary: await readFile(new URL(`./${build}.wasm`, import.meta.url)) };
+    if (build === 'attention_wasm_mt') {
+      const worker = fileURLToPath(new URL('./attention_wasm_mt.worker.cjs', import.meta.url));
+      files.locateFile = (path, prefix) => (path.endsWith('.worker.js') ? worker : prefix + path);
+    }
+    return files;
+  },
+};
+
+export async function init(options = {}) {
+  return initWithPlatform(options, nodePlatform);
 }

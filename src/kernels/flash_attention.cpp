@@ -349,9 +349,21 @@ std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev)
            3 * query_tile;
 }
 
+std::size_t flash_attention_query_tile() { return query_tile; }
+
 void flash_attention_head(const float* q, const float* k, const float* v, float* out,
                           float* scratch, std::size_t L, std::size_t S, std::size_t E,
                           std::size_t Ev, float scale, const float* mask,
+                          std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
+                          bool causal)
+{
+    flash_attention_rows(q, k, v, out, scratch, 0, L, S, E, Ev, scale, mask, mask_row_stride,
+                         mask_col_stride, causal);
+}
+
+void flash_attention_rows(const float* q, const float* k, const float* v, float* out,
+                          float* scratch, std::size_t row_begin, std::size_t row_end, std::size_t S,
+                          std::size_t E, std::size_t Ev, float scale, const float* mask,
                           std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
                           bool causal)
 {
@@ -360,8 +372,8 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
     const bool pack_v = Ev != Ev_padded;
     const Scratch sc = carve(scratch, E, Ev_padded);
 
-    for (std::size_t i0 = 0; i0 < L; i0 += query_tile) {
-        const std::size_t rows = std::min(query_tile, L - i0);  // queries i0 .. i0+rows-1
+    for (std::size_t i0 = row_begin; i0 < row_end; i0 += query_tile) {
+        const std::size_t rows = std::min(query_tile, row_end - i0);  // queries i0 .. i0+rows-1
 
         // the query tile as panels, scaled by scale * log2(e) (the softmax runs in base 2)
         pack_queries(q + i0 * E, sc.qp, rows, E, scale * log2_e);

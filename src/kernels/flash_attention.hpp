@@ -42,4 +42,18 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
                           std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
                           bool causal);
 
+// The same for the output rows [row_begin, row_end) only (queries row_begin .. row_end - 1; q,
+// out and mask are still the whole head's): what a thread computes when an op splits a head.
+// Each row's arithmetic does not depend on the split, so the union of the parts is
+// byte-identical to flash_attention_head. Splits at multiples of flash_attention_query_tile()
+// keep the tiles full.
+void flash_attention_rows(const float* q, const float* k, const float* v, float* out,
+                          float* scratch, std::size_t row_begin, std::size_t row_end,
+                          std::size_t S, std::size_t E, std::size_t Ev, float scale,
+                          const float* mask, std::ptrdiff_t mask_row_stride,
+                          std::ptrdiff_t mask_col_stride, bool causal);
+
+// Queries per tile: the unit in which an op should split a head between threads.
+std::size_t flash_attention_query_tile();
+
 }  // namespace aw

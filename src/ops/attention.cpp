@@ -5,6 +5,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/flash_attention.hpp"
 #include "kernels/matmul.hpp"
@@ -137,17 +138,18 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   MaskLayout mask;
   if (mask_shape) mask = layout_mask(mask_data, *mask_shape, batch, L, S);
 
-  // Without weights to return, the fused kernel needs only a few tiles of scratch; otherwise
-  // (or when the materialised path is forced) the (L, S) weights of one head.
+  // Without weights to return, the fused kernel needs only a few tiles of scratch per thread;
+  // otherwise (or when the materialised path is forced) the (L, S) weights of one head.
   // (A head dim so large that even the tiles would not fit takes the materialised path, whose
   // (L, S) check then decides.)
+  const std::size_t threads = thread_count();
   const std::uint64_t fused_scratch = flash_attention_scratch_size(uE, uEv);
   const bool fused = !want_weights && !opt.force_materialized &&
-                     fused_scratch <= static_cast<std::uint64_t>(kMaxElements);
+                     fused_scratch * threads <= static_cast<std::uint64_t>(kMaxElements);
   AlignedVector<float> scratch;
   if (fused) {
     try {
-      scratch.resize(static_cast<std::size_t>(fused_scratch));
+      scratch.resize(static_cast<std::size_t>(fused_scratch) * threads);
     } catch (const std::bad_alloc&) {
       fail(ErrorKind::Range, fn + ": out of memory for the attention tiles, got " + shapes);
     }
@@ -163,20 +165,52 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
       fail(ErrorKind::Range, fn + ": out of memory for the (L, S) score matrix, got " + shapes);
     }
   }
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-  for (std::size_t h = 0; h < heads; ++h) {
-    const float* qh = query.data + off_q[h] * uL * uE;
-    const float* kh = key.data + off_k[h] * uS * uE;
-    const float* vh = value.data + off_v[h] * uS * uEv;
-    const float* mh = mask_shape ? mask.data + mask.plane_offset[h] : nullptr;
-    float* oh = r.output.data.data() + h * uL * uEv;
-    if (fused) {
-      aw::flash_attention_head(qh, kh, vh, oh, scratch.data(), uL, uS, uE, uEv, scale, mh, mask.row_stride,
-                               mask.col_stride, opt.is_causal);
-      continue;
+  auto head_inputs = [&](std::size_t h) {
+    struct {
+      const float *q, *k, *v, *mask;
+      float* out;
+    } in{query.data + off_q[h] * uL * uE, key.data + off_k[h] * uS * uE, value.data + off_v[h] * uS * uEv,
+         mask_shape ? mask.data + mask.plane_offset[h] : nullptr, r.output.data.data() + h * uL * uEv};
+    return in;
+  };
+
+  if (fused) {
+    // Tasks: (head, block of query tiles), each with its thread's scratch. Blocks of whole tiles,
+    // about 4 tasks per thread so that uneven tasks (causal) even out.
+    // Small calls stay on one thread: waking the pool's threads took 0.1-0.5 ms here (wasm,
+    // 2-core VM), so below ~64 MFLOP (~2 ms on one thread) threads were slower (1 x 128: 0.6x).
+    const double flops = 4.0 * static_cast<double>(heads) * static_cast<double>(uL) * static_cast<double>(uS) *
+                         static_cast<double>(uE + uEv) / 2.0;
+    const std::size_t workers = flops < 64e6 ? 1 : threads;
+    const std::size_t tile = flash_attention_query_tile();
+    const std::size_t tiles = (uL + tile - 1) / tile;
+    const std::size_t blocks = std::min(tiles, (4 * workers + heads - 1) / heads);
+    const std::size_t tiles_per_block = (tiles + blocks - 1) / blocks;
+    const std::size_t rows_per_block = tiles_per_block * tile;
+    const std::size_t blocks_per_head = (uL + rows_per_block - 1) / rows_per_block;
+    const auto attend = [&](std::size_t task, std::size_t worker) {
+      const std::size_t h = task / blocks_per_head, row_begin = task % blocks_per_head * rows_per_block;
+      const auto in = head_inputs(h);
+      aw::flash_attention_rows(in.q, in.k, in.v, in.out, scratch.data() + worker * fused_scratch, row_begin,
+                               std::min(uL, row_begin + rows_per_block), uS, uE, uEv, scale, in.mask,
+                               mask.row_stride, mask.col_stride, opt.is_causal);
+    };
+    if (workers == 1) {
+      for (std::size_t task = 0; task < heads * blocks_per_head; ++task) attend(task, 0);
+    } else {
+      parallel_for(heads * blocks_per_head, attend);
     }
+    return r;
+  }
+
+  // Materialised: one head per task when each head writes its own weights; with a shared scratch
+  // (forced path without weights) one thread.
+  const float neg_inf = -std::numeric_limits<float>::infinity();
+  auto materialised_head = [&](std::size_t h, std::size_t) {
+    const auto in = head_inputs(h);
+    const float *qh = in.q, *kh = in.k, *mh = in.mask;
     float* wh = want_weights ? r.weights.data.data() + h * uL * uS : scratch.data();
-    aw::scaled_dot_product_attention_head(qh, kh, vh, oh, wh, uL, uS, uE, uEv, scale, mh, mask.row_stride,
+    aw::scaled_dot_product_attention_head(qh, kh, in.v, in.out, wh, uL, uS, uE, uEv, scale, mh, mask.row_stride,
                                           mask.col_stride, opt.is_causal);
     if (opt.return_intermediates) {
       // The steps one by one, for teaching: scores = Q K^T, scaled = scale * scores, masked = scaled + M.
@@ -194,6 +228,11 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
           masked[ij] = scaled[ij] + m;
         }
     }
+  };
+  if (want_weights) {
+    parallel_for(heads, materialised_head);
+  } else {
+    for (std::size_t h = 0; h < heads; ++h) materialised_head(h, 0);
   }
   return r;
 }

@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "kernels/attention.hpp"
 #include "kernels/matmul.hpp"
+#include "ops/linalg.hpp"
 
 namespace aw {
 namespace {
@@ -150,10 +151,10 @@ MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, cons
   Tensor qp = make_tensor({N * L, E}, fn + ": projected query");
   Tensor kp = make_tensor({N * S, E}, fn + ": projected key");
   Tensor vp = make_tensor({N * S, E}, fn + ": projected value");
-  aw::linear(query.data, wq, bq, qp.data.data(), q_rows, uE, uE);
+  linear_rows_parallel(query.data, wq, bq, qp.data.data(), q_rows, uE, uE);
   if (kv_rows) {
-    aw::linear(key.data, wk, bk, kp.data.data(), kv_rows, static_cast<std::size_t>(kdim), uE);
-    aw::linear(value.data, wv, bv, vp.data.data(), kv_rows, static_cast<std::size_t>(vdim), uE);
+    linear_rows_parallel(key.data, wk, bk, kp.data.data(), kv_rows, static_cast<std::size_t>(kdim), uE);
+    linear_rows_parallel(value.data, wv, bv, vp.data.data(), kv_rows, static_cast<std::size_t>(vdim), uE);
   }
 
   // One head at a time: gather (L, Dh) / (S, Dh) slices, attend, scatter into the merged heads.
@@ -213,7 +214,7 @@ MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, cons
     for (auto& w : r.weights.data) w /= static_cast<float>(H);  // mean over heads
 
   // Out projection: (rows, E) Wo^T + bo, rows in the query's own layout.
-  aw::linear(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
+  linear_rows_parallel(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
              r.output.data.data(), q_rows, uE, uE);
   return r;
 }

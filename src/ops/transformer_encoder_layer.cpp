@@ -7,6 +7,7 @@
 #include "kernels/elementwise.hpp"
 #include "kernels/layer_norm.hpp"
 #include "kernels/matmul.hpp"
+#include "ops/linalg.hpp"
 
 namespace aw {
 namespace {
@@ -68,10 +69,10 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
   };
   // FF(in) added to x.
   auto feed_forward_into_x = [&](const Tensor& in) {
-    aw::linear(in.data.data(), p.linear1_weight->data, data_or_null(p.linear1_bias), hidden.data.data(), rows, uE, uF);
+    linear_rows_parallel(in.data.data(), p.linear1_weight->data, data_or_null(p.linear1_bias), hidden.data.data(), rows, uE, uF);
     if (opt.activation == Activation::Relu) aw::relu(hidden.data.data(), hidden.data.data(), hidden.data.size());
     else aw::gelu(hidden.data.data(), hidden.data.data(), hidden.data.size());
-    aw::linear(hidden.data.data(), p.linear2_weight->data, data_or_null(p.linear2_bias), ff.data.data(), rows, uF, uE);
+    linear_rows_parallel(hidden.data.data(), p.linear2_weight->data, data_or_null(p.linear2_bias), ff.data.data(), rows, uF, uE);
     aw::add(x.data.data(), 1, ff.data.data(), 1, x.data.data(), x.data.size());
   };
   auto norm = [&](const Tensor& in, Tensor& out, const TensorRef* w, const TensorRef* b) {
