@@ -349,10 +349,10 @@ export class AttentionWasm {
   /**
    * Ends the threaded build's worker threads (a no-op for the single-thread build); the instance
    * keeps working on one thread. Not needed for Node to exit: the workers do not keep it alive.
+   * Where the runtime has `Symbol.dispose`, `A[Symbol.dispose]` is the same function (not declared
+   * here, so that the types work without TypeScript's esnext lib).
    */
   dispose(): void;
-  /** The same as dispose(), for `using A = await init(...)`. */
-  [Symbol.dispose](): void;
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
