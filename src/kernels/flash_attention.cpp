@@ -52,7 +52,11 @@ constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1
 // A tile of R x V vectors of c stays in registers while p runs over k: per step V loads of b,
 // R broadcasts of a and R*V multiply-adds. 4 x 2 = 8 accumulators: with the loaded vectors and
 // the product temporary that fits V8's SIMD registers on x86-64 (kernels/matmul.cpp measured
-// 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26; here 5x2 and 3x3 were slower too).
+// 4x2 at 47 GFLOP/s in wasm, 4x3 spills and drops to 26; here 5x2 and 3x3 were slower too, and
+// 12-accumulator tiles 6x2 / 3x4 ran at 0.70x / 0.64x of 4x2: 12 accumulators + the loaded b
+// vectors + the broadcast + the product temporary exceed the 15 xmm registers V8 allocates, and
+// re-loading b per row (to free them) or unrolling p by 2-4 was slower still). In V8's code the
+// 4x2 loop has no spills and the two products run at ~50 GFLOP/s each (the rest is softmax).
 // Pointers are bumped per step rather than indexed: wasm has no scaled-index addressing, so
 // a + r*lda + p costs integer instructions per load (measured ~10% of the whole kernel). A
 // panel needs one pointer for all R rows instead of R.
@@ -84,6 +88,11 @@ inline void tile_product(const float* a, std::size_t lda, const float* b, std::s
     if constexpr (APanel) {
         for (const float* const a_end = a + k * R; a != a_end; a += R, b += ldb)
             step([&](std::size_t r) { return a[r]; });
+    } else if (lda == key_tile) {
+        // rows of the score tile (p v): constant offsets from one pointer, which the wasm load's
+        // immediate offset absorbs (measured ~1% faster than R pointers bumped)
+        for (const float* const a_end = a + k; a != a_end; ++a, b += ldb)
+            step([&](std::size_t r) { return a[r * key_tile]; });
     } else {
         const float* a_r[R];  // a[r, p]
         #pragma GCC unroll 8
