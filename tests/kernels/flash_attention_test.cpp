@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernels/kernel_test_util.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <functional>
@@ -26,35 +28,15 @@ namespace {
 const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 17, 33, 64, 65, 130};
 const std::pair<std::size_t, std::size_t> head_dims[] = {{1, 1}, {3, 64}, {64, 3}, {64, 64}, {65, 65}, {2, 6}, {0, 5}};
 
-constexpr float infinity = std::numeric_limits<float>::infinity();
-constexpr float sentinel = 1234.5f;
-constexpr std::size_t guard = 17;
+using kernel_test::Buffer;  // sentinel-guarded buffers, as in every kernel test
+using kernel_test::infinity;
 
 // Tolerance for out: relative to sum_j w[j] |v[j, d]| (the size of the summed terms), plus a floor.
 constexpr double rel = 1e-5, abs_floor = 1e-6;
 
-// `count` floats at `offset` floats into the storage, with sentinels around them.
-struct Buffer {
-    std::vector<float> storage;
-    std::size_t offset, count;
-    Buffer(std::size_t count_, std::size_t offset_)
-        : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
-    float* data() { return storage.data() + offset; }
-    const float* data() const { return storage.data() + offset; }
-    bool guards_intact() const
-    {
-        for (std::size_t i = 0; i < storage.size(); ++i)
-            if ((i < offset || i >= offset + count) && storage[i] != sentinel) return false;
-        return true;
-    }
-};
-
 Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset)
 {
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    Buffer b(count, offset);
-    for (std::size_t i = 0; i < count; ++i) b.data()[i] = uniform(rng);
-    return b;
+    return kernel_test::uniform_buffer(rng, count, offset);  // uniform [-1, 1)
 }
 
 // The mask as the (L, S) matrix it stands for, or nullptr for none.
