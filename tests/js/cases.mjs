@@ -6,6 +6,7 @@
 //   weight     -> optional share of the fuzzed valid calls (default 1)
 // To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
 import * as ref from './reference.mjs';
+import * as nn from './nn_float64.mjs';
 
 /** A seeded generator with helpers (Mulberry32). */
 export function makeRandom(seed) {
@@ -275,6 +276,168 @@ export const functions = {
       }
     },
     small: (A) => A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), { isCausal: true }),
+  },
+
+  layerNorm: {
+    valid(r) {
+      const k = r.int(1, 2);
+      const norm = Array.from({ length: k }, () => r.dim());
+      const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
+      const x = r.tensor([...lead, ...norm], r.pick([1, 10]));
+      const n = ref.numel(norm);
+      const weight = r.chance(0.6) ? r.tensor(norm, 2) : undefined;
+      const bias = r.chance(0.6) ? r.tensor(norm) : undefined;
+      const eps = r.chance(0.3) ? r.pick([1e-6, 1e-3, 0.1]) : undefined;
+      const opts = { weight, bias, ...(eps === undefined ? {} : { eps }) };
+      const normalizedShape = k === 1 && r.chance(0.5) ? norm[0] : norm;  // an integer or an array
+      return {
+        label: `layerNorm ${JSON.stringify(x.shape)} over ${JSON.stringify(norm)} weight ${!!weight} bias ${!!bias} eps ${eps}`,
+        args: [x, weight, bias].filter(Boolean),
+        run: (A) => A.layerNorm(x, normalizedShape, opts),
+        want: () => {
+          const want = nn.layerNorm(x, k, weight, bias, eps ?? 1e-5);
+          // mag: the row's largest |x| over its std (x - mean cancels), times |w|, plus |b|
+          const mag = new Float64Array(want.data.length);
+          for (let o = 0; o < mag.length; o += n) {
+            const row = Array.from(x.data.subarray(o, o + n));
+            const mean = row.reduce((a, v) => a + v, 0) / n;
+            const sd = Math.sqrt(row.reduce((a, v) => a + (v - mean) ** 2, 0) / n + (eps ?? 1e-5));
+            const big = Math.max(...row.map(Math.abs));
+            for (let j = 0; j < n; j++) mag[o + j] = (weight ? Math.abs(weight.data[j]) : 1) * big / sd + (bias ? Math.abs(bias.data[j]) : 0);
+          }
+          return { ...want, mag };
+        },
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 4)) {
+        case 0: return badTensorArg(r, 'layerNorm', ['input'], [x], (A, p) => A.layerNorm(p, [3]));
+        case 1: return { label: 'layerNorm normalizedShape', run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]), type: Error, message: /^layer_norm: input must end with the dims of normalized_shape \(expected \[\*, \d\]\), got input \[2, 3\]/ };
+        case 2: return { label: 'layerNorm weight shape', run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }), type: Error, message: /^layer_norm: weight must have shape normalized_shape \[3\], got input \[2, 3\]/ };
+        case 3: {
+          const [opts, type, message] = r.pick([
+            [{ eps: '1e-5' }, TypeError, /^layerNorm: eps must be a number/],
+            [{ eps: -1 }, RangeError, /^layerNorm: eps must be non-negative/],
+            [{ epsilon: 1 }, TypeError, /^layerNorm: unknown option 'epsilon'/],
+            [{ bias: [1, 2, 3] }, TypeError, /^layerNorm: bias must have Float32Array data/],
+          ]);
+          return { label: `layerNorm options ${Object.keys(opts)}`, run: (A) => A.layerNorm(x, [3], opts), type, message };
+        }
+        default: return { label: 'layerNorm normalizedShape type', run: (A) => A.layerNorm(x, r.pick(['3', null, { 0: 3 }])), type: TypeError, message: /^layerNorm: normalizedShape must be an integer or an array of integers/ };
+      }
+    },
+    small: (A) => A.layerNorm(t([1, 2, 3, 4, 6, 8], [2, 3]), 3),
+  },
+
+  gelu: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const x = r.tensor(shape, r.pick([1, 4, 10]));
+      const approximate = r.pick([undefined, 'none', 'tanh']);
+      const f = approximate === 'tanh' ? nn.geluTanh : nn.gelu;
+      return {
+        label: `gelu ${JSON.stringify(shape)} approximate ${approximate}`,
+        args: [x],
+        run: (A) => (approximate === undefined ? A.gelu(x) : A.gelu(x, { approximate })),
+        want: () => nn.map(x, f),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 2)) {
+        case 0: return badTensorArg(r, 'gelu', ['input'], [x], (A, p) => A.gelu(p));
+        case 1: return { label: 'gelu approximate value', run: (A) => A.gelu(x, { approximate: r.pick(['erf', 'fast', 'TANH']) }), type: RangeError, message: /^gelu: approximate must be 'none' or 'tanh', got '/ };
+        default: {
+          const [opts, type, message] = r.pick([
+            [{ approximate: true }, TypeError, /^gelu: approximate must be 'none' or 'tanh', got boolean/],
+            ['tanh', TypeError, /^gelu: options must be an object, got string/],
+            [{ approx: 'tanh' }, TypeError, /^gelu: unknown option 'approx'/],
+          ]);
+          return { label: 'gelu options', run: (A) => A.gelu(x, opts), type, message };
+        }
+      }
+    },
+    small: (A) => A.gelu(t([-1, 0, 1, 2], [4]), { approximate: 'tanh' }),
+  },
+
+  relu: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const x = r.tensor(shape);
+      if (x.data.length && r.chance(0.2)) x.data[r.int(0, x.data.length - 1)] = r.pick([NaN, -Infinity, Infinity, -0]);
+      return { label: `relu ${JSON.stringify(shape)}`, args: [x], run: (A) => A.relu(x), want: () => nn.map(x, nn.relu) };
+    },
+    invalid(r) {
+      return badTensorArg(r, 'relu', ['input'], [r.tensor([2, 3])], (A, p) => A.relu(p));
+    },
+    small: (A) => A.relu(t([-1, 0, 1, 2], [2, 2])),
+  },
+
+  add: {
+    valid(r) {
+      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      // the other operand: a tensor broadcasting against the first, or a plain number
+      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const swap = typeof b !== 'number' && r.chance(0.5);
+      const [x, y] = swap ? [b, a] : [a, b];
+      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
+      return {
+        label: `add ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
+        args: [x, y].filter((v) => typeof v !== 'number'),
+        run: (A) => A.add(x, y),
+        want: () => nn.binary(x, yt, (p, q) => p + q),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 1)) {
+        case 0: {
+          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
+          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
+          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          args[i] = bad;
+          const name = ['input', 'other'][i];
+          return { label: `add(${name} = bad)`, run: (A) => A.add(...args), type, message: new RegExp(`^add: ${name}\\b`) };
+        }
+        default: return { label: 'add broadcast', run: (A) => A.add(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^add: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
+      }
+    },
+    small: (A) => A.add(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
+  },
+
+  mul: {
+    valid(r) {
+      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      // the other operand: a tensor broadcasting against the first, or a plain number
+      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const swap = typeof b !== 'number' && r.chance(0.5);
+      const [x, y] = swap ? [b, a] : [a, b];
+      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
+      return {
+        label: `mul ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
+        args: [x, y].filter((v) => typeof v !== 'number'),
+        run: (A) => A.mul(x, y),
+        want: () => nn.binary(x, yt, (p, q) => p * q),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 1)) {
+        case 0: {
+          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
+          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
+          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          args[i] = bad;
+          const name = ['input', 'other'][i];
+          return { label: `mul(${name} = bad)`, run: (A) => A.mul(...args), type, message: new RegExp(`^mul: ${name}\\b`) };
+        }
+        default: return { label: 'mul broadcast', run: (A) => A.mul(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^mul: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
+      }
+    },
+    small: (A) => A.mul(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
   },
 };
 
