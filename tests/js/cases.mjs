@@ -439,6 +439,30 @@ export const functions = {
     },
     small: (A) => A.mul(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
   },
+
+  positionalEncoding: {
+    valid(r) {
+      const maxLength = r.pick([r.dim(), r.dim(), r.int(0, 300)]), dModel = r.dim();
+      return {
+        label: `positionalEncoding(${maxLength}, ${dModel})`,
+        run: (A) => A.positionalEncoding(maxLength, dModel),
+        want: () => ({ data: nn.positionalEncoding(maxLength, dModel).flat(), shape: [maxLength, dModel] }),
+      };
+    },
+    invalid(r) {
+      const [args, type, message] = r.pick([
+        [['5', 3], TypeError, /^positionalEncoding: maxLength must be an integer, got string/],
+        [[5], TypeError, /^positionalEncoding: dModel must be an integer, got undefined/],
+        [[5, 2.5], RangeError, /^positionalEncoding: dModel must be an integer, got 2\.5/],
+        [[-1, 3], RangeError, /^positionalEncoding: maxLength must be a non-negative integer, got -1/],
+        [[3, -2], RangeError, /^positionalEncoding: dModel must be a non-negative integer, got -2/],
+        [[1e20, 3], RangeError, /^positionalEncoding: maxLength must be an integer in \(-2\^53, 2\^53\)/],
+        [[1e6, 1e6], RangeError, /^positional_encoding: result: shape \[1000000, 1000000\] has more than/],
+      ]);
+      return { label: `positionalEncoding(${args})`, run: (A) => A.positionalEncoding(...args), type, message };
+    },
+    small: (A) => A.positionalEncoding(5, 3),
+  },
 };
 
 /** A fixed computation with a known answer: proves the module still works after an error. */
