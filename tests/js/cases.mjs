@@ -463,6 +463,110 @@ export const functions = {
     },
     small: (A) => A.positionalEncoding(5, 3),
   },
+
+  'MultiheadAttention.forward': {
+    weight: 2,
+    valid(r) {
+      const H = r.int(1, 3), E = H * r.pick([1, 2, 3, 5, 7, 9]);
+      const cross = r.chance(0.3);
+      const kdim = cross ? r.pick([1, 3, 5, 8, 13]) : E, vdim = cross ? r.pick([1, 2, 7, 9, 17]) : E;
+      const bias = r.chance(0.8), batchFirst = r.chance(0.5), unbatched = r.chance(0.2);
+      const L = r.dim(), S = r.dim(), N = r.int(1, 3);
+      const options = { embedDim: E, numHeads: H, bias, batchFirst };
+      if (cross) Object.assign(options, { kdim, vdim });
+      // parameters drawn here (not the module's xavier init, whose biases are zeros)
+      const params = {};
+      // kdim = vdim = embedDim (given or not): one packed in_proj_weight, as torch
+      if (kdim === E && vdim === E) params.inProjWeight = r.tensor([3 * E, E], 1 / Math.sqrt(E));
+      else {
+        params.qProjWeight = r.tensor([E, E], 1 / Math.sqrt(E));
+        params.kProjWeight = r.tensor([E, kdim], 1 / Math.sqrt(kdim));
+        params.vProjWeight = r.tensor([E, vdim], 1 / Math.sqrt(vdim));
+      }
+      params.inProjBias = bias ? r.tensor([3 * E], 0.1) : null;
+      params.outProjWeight = r.tensor([E, E], 1 / Math.sqrt(E));
+      params.outProjBias = bias ? r.tensor([E], 0.1) : null;
+      const shape3 = (len, F) => (unbatched ? [len, F] : batchFirst ? [N, len, F] : [len, N, F]);
+      const q = r.tensor(shape3(L, E)), k = r.tensor(shape3(S, kdim)), v = r.tensor(shape3(S, vdim));
+      const selfAttn = !cross && r.chance(0.3);  // query = key = value: one array for all three
+      const [key, value] = selfAttn && L === S ? [q, q] : [k, v];
+      const Nb = unbatched ? 1 : N;
+      const opts = {};
+      if (r.chance(0.3)) opts.needWeights = r.chance(0.5);
+      if (r.chance(0.3)) opts.averageAttnWeights = r.chance(0.5);
+      const bool = (shape, p) => ({ data: Uint8Array.from({ length: ref.numel(shape) }, () => (r.chance(p) ? 1 : 0)), shape });
+      if (r.chance(0.4)) {
+        const shape = unbatched ? [S] : [N, S];
+        opts.keyPaddingMask = r.chance(0.5) ? bool(shape, 0.3) : r.tensor(shape, 2);
+      }
+      const amKind = r.pick(['none', 'bool2', 'bool3', 'float2', 'float3', 'causal']);
+      if (amKind === 'bool2') opts.attnMask = bool([L, S], 0.3);
+      if (amKind === 'bool3') opts.attnMask = bool([Nb * H, L, S], 0.3);
+      if (amKind === 'float2') opts.attnMask = r.tensor([L, S], 2);
+      if (amKind === 'float3') opts.attnMask = r.tensor([Nb * H, L, S], 2);
+      if (amKind === 'causal') opts.isCausal = true;
+      const label = `MultiheadAttention E=${E} H=${H} kdim=${kdim} vdim=${vdim} bias=${bias} batchFirst=${batchFirst} ` +
+        `q ${JSON.stringify(q.shape)} k ${JSON.stringify(key.shape)} ${amKind}${opts.keyPaddingMask ? ' kpm' : ''} ${JSON.stringify({ needWeights: opts.needWeights, averageAttnWeights: opts.averageAttnWeights })}`;
+      return {
+        label,
+        args: [q, key, value, ...Object.values(params), opts.keyPaddingMask, opts.attnMask].filter(Boolean),
+        run: (A) => {
+          const m = new A.MultiheadAttention(options);
+          for (const [name, value] of Object.entries(params)) {
+            if (!(name in m)) throw new Error(`the module has no parameter ${name}`);
+            m[name] = value;
+          }
+          const out = m.forward(q, key, value, opts);
+          if (opts.needWeights === false && out.weights !== null) throw new Error('weights returned with needWeights false');
+          return out;
+        },
+        want: () => ref.multiheadAttention(q, key, value, params, { numHeads: H, batchFirst, ...opts }),
+      };
+    },
+    invalid(r) {
+      const fn = 'MultiheadAttention.forward';
+      const mha = (A) => new A.MultiheadAttention({ embedDim: 8, numHeads: 2 });
+      const x = r.tensor([5, 3, 8]);
+      const bool = (shape) => ({ data: new Uint8Array(ref.numel(shape)), shape });
+      switch (r.int(0, 3)) {
+        case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [x, x, x], (A, a, b, c) => mha(A).forward(a, b, c));
+        case 1: {
+          const [args, message] = r.pick([
+            [[r.tensor([5, 3, 7]), x, x], /^MultiheadAttention\.forward: query's last dimension must be embed_dim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/],
+            [[x, r.tensor([5, 2, 8]), r.tensor([5, 2, 8])], /^MultiheadAttention\.forward: .*same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/],
+            [[x, r.tensor([4, 3, 8]), x], /^MultiheadAttention\.forward: key and value must have the same sequence length S = 4/],
+            [[x, r.tensor([5, 8]), r.tensor([5, 8])], /^MultiheadAttention\.forward: .*all be batched \(3-D\) or all unbatched \(2-D\)/],
+            [[r.tensor([1, 5, 3, 8]), x, x], /^MultiheadAttention\.forward: .*query must be \(L, E\) unbatched or \(L, N, E\)/],
+            [[x, x, r.tensor([5, 3, 6])], /^MultiheadAttention\.forward: .*value's last dimension must be vdim 8/],
+          ]);
+          return { label: 'MultiheadAttention.forward shapes', run: (A) => mha(A).forward(...args), type: Error, message };
+        }
+        case 2: {
+          const [opts, message] = r.pick([
+            [{ keyPaddingMask: bool([5, 3]) }, /^MultiheadAttention\.forward: .*key_padding_mask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/],
+            [{ attnMask: bool([5, r.pick([4, 6])]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape \(L, S\) = \[5, 5\] or \(N\*num_heads, L, S\) = \[6, 5, 5\], got \[5, \d\]/],
+            [{ attnMask: r.tensor([3, 5, 5]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape .* got \[3, 5, 5\]/],
+          ]);
+          return { label: `MultiheadAttention.forward mask ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: Error, message };
+        }
+        default: {
+          const [opts, message] = r.pick([
+            [{ attnMask: { data: new Int32Array(25), shape: [5, 5] } }, /^MultiheadAttention\.forward: attnMask must have Uint8Array \(boolean\) or Float32Array \(additive\) data, got Int32Array\(25\)/],
+            [{ keyPaddingMask: [[true]] }, /^MultiheadAttention\.forward: keyPaddingMask must have Uint8Array/],
+            [{ needWeights: 'no' }, /^MultiheadAttention\.forward: needWeights must be a boolean, got string/],
+            [{ isCausal: 1 }, /^MultiheadAttention\.forward: isCausal must be a boolean/],
+            [{ key_padding_mask: null }, /^MultiheadAttention\.forward: unknown option 'key_padding_mask'/],
+          ]);
+          return { label: `MultiheadAttention.forward options ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: TypeError, message };
+        }
+      }
+    },
+    small: (A) => {
+      const m = new A.MultiheadAttention({ embedDim: 4, numHeads: 2 });
+      const x = t([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [3, 4]);
+      return m.forward(x, x, x, { isCausal: true });
+    },
+  },
 };
 
 /** A fixed computation with a known answer: proves the module still works after an error. */
