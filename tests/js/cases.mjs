@@ -6,6 +6,7 @@
 //   weight     -> optional share of the fuzzed valid calls (default 1)
 // To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
 import * as ref from './reference.mjs';
+import * as nn from './nn_float64.mjs';
 
 /** A seeded generator with helpers (Mulberry32). */
 export function makeRandom(seed) {
@@ -275,6 +276,296 @@ export const functions = {
       }
     },
     small: (A) => A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), { isCausal: true }),
+  },
+
+  layerNorm: {
+    valid(r) {
+      const k = r.int(1, 2);
+      const norm = Array.from({ length: k }, () => r.dim());
+      const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
+      const x = r.tensor([...lead, ...norm], r.pick([1, 10]));
+      const n = ref.numel(norm);
+      const weight = r.chance(0.6) ? r.tensor(norm, 2) : undefined;
+      const bias = r.chance(0.6) ? r.tensor(norm) : undefined;
+      const eps = r.chance(0.3) ? r.pick([1e-6, 1e-3, 0.1]) : undefined;
+      const opts = { weight, bias, ...(eps === undefined ? {} : { eps }) };
+      const normalizedShape = k === 1 && r.chance(0.5) ? norm[0] : norm;  // an integer or an array
+      return {
+        label: `layerNorm ${JSON.stringify(x.shape)} over ${JSON.stringify(norm)} weight ${!!weight} bias ${!!bias} eps ${eps}`,
+        args: [x, weight, bias].filter(Boolean),
+        run: (A) => A.layerNorm(x, normalizedShape, opts),
+        want: () => {
+          const want = nn.layerNorm(x, k, weight, bias, eps ?? 1e-5);
+          // mag: the row's largest |x| over its std (x - mean cancels), times |w|, plus |b|
+          const mag = new Float64Array(want.data.length);
+          for (let o = 0; o < mag.length; o += n) {
+            const row = Array.from(x.data.subarray(o, o + n));
+            const mean = row.reduce((a, v) => a + v, 0) / n;
+            const sd = Math.sqrt(row.reduce((a, v) => a + (v - mean) ** 2, 0) / n + (eps ?? 1e-5));
+            const big = Math.max(...row.map(Math.abs));
+            for (let j = 0; j < n; j++) mag[o + j] = (weight ? Math.abs(weight.data[j]) : 1) * big / sd + (bias ? Math.abs(bias.data[j]) : 0);
+          }
+          return { ...want, mag };
+        },
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 4)) {
+        case 0: return badTensorArg(r, 'layerNorm', ['input'], [x], (A, p) => A.layerNorm(p, [3]));
+        case 1: return { label: 'layerNorm normalizedShape', run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]), type: Error, message: /^layer_norm: input must end with the dims of normalized_shape \(expected \[\*, \d\]\), got input \[2, 3\]/ };
+        case 2: return { label: 'layerNorm weight shape', run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }), type: Error, message: /^layer_norm: weight must have shape normalized_shape \[3\], got input \[2, 3\]/ };
+        case 3: {
+          const [opts, type, message] = r.pick([
+            [{ eps: '1e-5' }, TypeError, /^layerNorm: eps must be a number/],
+            [{ eps: -1 }, RangeError, /^layerNorm: eps must be non-negative/],
+            [{ epsilon: 1 }, TypeError, /^layerNorm: unknown option 'epsilon'/],
+            [{ bias: [1, 2, 3] }, TypeError, /^layerNorm: bias must have Float32Array data/],
+          ]);
+          return { label: `layerNorm options ${Object.keys(opts)}`, run: (A) => A.layerNorm(x, [3], opts), type, message };
+        }
+        default: return { label: 'layerNorm normalizedShape type', run: (A) => A.layerNorm(x, r.pick(['3', null, { 0: 3 }])), type: TypeError, message: /^layerNorm: normalizedShape must be an integer or an array of integers/ };
+      }
+    },
+    small: (A) => A.layerNorm(t([1, 2, 3, 4, 6, 8], [2, 3]), 3),
+  },
+
+  gelu: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const x = r.tensor(shape, r.pick([1, 4, 10]));
+      const approximate = r.pick([undefined, 'none', 'tanh']);
+      const f = approximate === 'tanh' ? nn.geluTanh : nn.gelu;
+      return {
+        label: `gelu ${JSON.stringify(shape)} approximate ${approximate}`,
+        args: [x],
+        run: (A) => (approximate === undefined ? A.gelu(x) : A.gelu(x, { approximate })),
+        want: () => nn.map(x, f),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 2)) {
+        case 0: return badTensorArg(r, 'gelu', ['input'], [x], (A, p) => A.gelu(p));
+        case 1: return { label: 'gelu approximate value', run: (A) => A.gelu(x, { approximate: r.pick(['erf', 'fast', 'TANH']) }), type: RangeError, message: /^gelu: approximate must be 'none' or 'tanh', got '/ };
+        default: {
+          const [opts, type, message] = r.pick([
+            [{ approximate: true }, TypeError, /^gelu: approximate must be 'none' or 'tanh', got boolean/],
+            ['tanh', TypeError, /^gelu: options must be an object, got string/],
+            [{ approx: 'tanh' }, TypeError, /^gelu: unknown option 'approx'/],
+          ]);
+          return { label: 'gelu options', run: (A) => A.gelu(x, opts), type, message };
+        }
+      }
+    },
+    small: (A) => A.gelu(t([-1, 0, 1, 2], [4]), { approximate: 'tanh' }),
+  },
+
+  relu: {
+    valid(r) {
+      const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const x = r.tensor(shape);
+      if (x.data.length && r.chance(0.2)) x.data[r.int(0, x.data.length - 1)] = r.pick([NaN, -Infinity, Infinity, -0]);
+      return { label: `relu ${JSON.stringify(shape)}`, args: [x], run: (A) => A.relu(x), want: () => nn.map(x, nn.relu) };
+    },
+    invalid(r) {
+      return badTensorArg(r, 'relu', ['input'], [r.tensor([2, 3])], (A, p) => A.relu(p));
+    },
+    small: (A) => A.relu(t([-1, 0, 1, 2], [2, 2])),
+  },
+
+  add: {
+    valid(r) {
+      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      // the other operand: a tensor broadcasting against the first, or a plain number
+      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const swap = typeof b !== 'number' && r.chance(0.5);
+      const [x, y] = swap ? [b, a] : [a, b];
+      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
+      return {
+        label: `add ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
+        args: [x, y].filter((v) => typeof v !== 'number'),
+        run: (A) => A.add(x, y),
+        want: () => nn.binary(x, yt, (p, q) => p + q),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 1)) {
+        case 0: {
+          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
+          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
+          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          args[i] = bad;
+          const name = ['input', 'other'][i];
+          return { label: `add(${name} = bad)`, run: (A) => A.add(...args), type, message: new RegExp(`^add: ${name}\\b`) };
+        }
+        default: return { label: 'add broadcast', run: (A) => A.add(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^add: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
+      }
+    },
+    small: (A) => A.add(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
+  },
+
+  mul: {
+    valid(r) {
+      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      // the other operand: a tensor broadcasting against the first, or a plain number
+      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const swap = typeof b !== 'number' && r.chance(0.5);
+      const [x, y] = swap ? [b, a] : [a, b];
+      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
+      return {
+        label: `mul ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
+        args: [x, y].filter((v) => typeof v !== 'number'),
+        run: (A) => A.mul(x, y),
+        want: () => nn.binary(x, yt, (p, q) => p * q),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 1)) {
+        case 0: {
+          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
+          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
+          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          args[i] = bad;
+          const name = ['input', 'other'][i];
+          return { label: `mul(${name} = bad)`, run: (A) => A.mul(...args), type, message: new RegExp(`^mul: ${name}\\b`) };
+        }
+        default: return { label: 'mul broadcast', run: (A) => A.mul(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^mul: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
+      }
+    },
+    small: (A) => A.mul(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
+  },
+
+  positionalEncoding: {
+    valid(r) {
+      const maxLength = r.pick([r.dim(), r.dim(), r.int(0, 300)]), dModel = r.dim();
+      return {
+        label: `positionalEncoding(${maxLength}, ${dModel})`,
+        run: (A) => A.positionalEncoding(maxLength, dModel),
+        want: () => ({ data: nn.positionalEncoding(maxLength, dModel).flat(), shape: [maxLength, dModel] }),
+      };
+    },
+    invalid(r) {
+      const [args, type, message] = r.pick([
+        [['5', 3], TypeError, /^positionalEncoding: maxLength must be an integer, got string/],
+        [[5], TypeError, /^positionalEncoding: dModel must be an integer, got undefined/],
+        [[5, 2.5], RangeError, /^positionalEncoding: dModel must be an integer, got 2\.5/],
+        [[-1, 3], RangeError, /^positionalEncoding: maxLength must be a non-negative integer, got -1/],
+        [[3, -2], RangeError, /^positionalEncoding: dModel must be a non-negative integer, got -2/],
+        [[1e20, 3], RangeError, /^positionalEncoding: maxLength must be an integer in \(-2\^53, 2\^53\)/],
+        [[1e6, 1e6], RangeError, /^positional_encoding: result: shape \[1000000, 1000000\] has more than/],
+      ]);
+      return { label: `positionalEncoding(${args})`, run: (A) => A.positionalEncoding(...args), type, message };
+    },
+    small: (A) => A.positionalEncoding(5, 3),
+  },
+
+  'MultiheadAttention.forward': {
+    weight: 2,
+    valid(r) {
+      const H = r.int(1, 3), E = H * r.pick([1, 2, 3, 5, 7, 9]);
+      const cross = r.chance(0.3);
+      const kdim = cross ? r.pick([1, 3, 5, 8, 13]) : E, vdim = cross ? r.pick([1, 2, 7, 9, 17]) : E;
+      const bias = r.chance(0.8), batchFirst = r.chance(0.5), unbatched = r.chance(0.2);
+      const L = r.dim(), S = r.dim(), N = r.int(1, 3);
+      const options = { embedDim: E, numHeads: H, bias, batchFirst };
+      if (cross) Object.assign(options, { kdim, vdim });
+      // parameters drawn here (not the module's xavier init, whose biases are zeros)
+      const params = {};
+      // kdim = vdim = embedDim (given or not): one packed in_proj_weight, as torch
+      if (kdim === E && vdim === E) params.inProjWeight = r.tensor([3 * E, E], 1 / Math.sqrt(E));
+      else {
+        params.qProjWeight = r.tensor([E, E], 1 / Math.sqrt(E));
+        params.kProjWeight = r.tensor([E, kdim], 1 / Math.sqrt(kdim));
+        params.vProjWeight = r.tensor([E, vdim], 1 / Math.sqrt(vdim));
+      }
+      params.inProjBias = bias ? r.tensor([3 * E], 0.1) : null;
+      params.outProjWeight = r.tensor([E, E], 1 / Math.sqrt(E));
+      params.outProjBias = bias ? r.tensor([E], 0.1) : null;
+      const shape3 = (len, F) => (unbatched ? [len, F] : batchFirst ? [N, len, F] : [len, N, F]);
+      const q = r.tensor(shape3(L, E)), k = r.tensor(shape3(S, kdim)), v = r.tensor(shape3(S, vdim));
+      const selfAttn = !cross && r.chance(0.3);  // query = key = value: one array for all three
+      const [key, value] = selfAttn && L === S ? [q, q] : [k, v];
+      const Nb = unbatched ? 1 : N;
+      const opts = {};
+      if (r.chance(0.3)) opts.needWeights = r.chance(0.5);
+      if (r.chance(0.3)) opts.averageAttnWeights = r.chance(0.5);
+      const bool = (shape, p) => ({ data: Uint8Array.from({ length: ref.numel(shape) }, () => (r.chance(p) ? 1 : 0)), shape });
+      if (r.chance(0.4)) {
+        const shape = unbatched ? [S] : [N, S];
+        opts.keyPaddingMask = r.chance(0.5) ? bool(shape, 0.3) : r.tensor(shape, 2);
+      }
+      const amKind = r.pick(['none', 'bool2', 'bool3', 'float2', 'float3', 'causal']);
+      if (amKind === 'bool2') opts.attnMask = bool([L, S], 0.3);
+      if (amKind === 'bool3') opts.attnMask = bool([Nb * H, L, S], 0.3);
+      if (amKind === 'float2') opts.attnMask = r.tensor([L, S], 2);
+      if (amKind === 'float3') opts.attnMask = r.tensor([Nb * H, L, S], 2);
+      if (amKind === 'causal') opts.isCausal = true;
+      const label = `MultiheadAttention E=${E} H=${H} kdim=${kdim} vdim=${vdim} bias=${bias} batchFirst=${batchFirst} ` +
+        `q ${JSON.stringify(q.shape)} k ${JSON.stringify(key.shape)} ${amKind}${opts.keyPaddingMask ? ' kpm' : ''} ${JSON.stringify({ needWeights: opts.needWeights, averageAttnWeights: opts.averageAttnWeights })}`;
+      return {
+        label,
+        args: [q, key, value, ...Object.values(params), opts.keyPaddingMask, opts.attnMask].filter(Boolean),
+        run: (A) => {
+          const m = new A.MultiheadAttention(options);
+          for (const [name, value] of Object.entries(params)) {
+            if (!(name in m)) throw new Error(`the module has no parameter ${name}`);
+            m[name] = value;
+          }
+          const out = m.forward(q, key, value, opts);
+          if (opts.needWeights === false && out.weights !== null) throw new Error('weights returned with needWeights false');
+          return out;
+        },
+        want: () => ref.multiheadAttention(q, key, value, params, { numHeads: H, batchFirst, ...opts }),
+      };
+    },
+    invalid(r) {
+      const fn = 'MultiheadAttention.forward';
+      const mha = (A) => new A.MultiheadAttention({ embedDim: 8, numHeads: 2 });
+      const x = r.tensor([5, 3, 8]);
+      const bool = (shape) => ({ data: new Uint8Array(ref.numel(shape)), shape });
+      switch (r.int(0, 3)) {
+        case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [x, x, x], (A, a, b, c) => mha(A).forward(a, b, c));
+        case 1: {
+          const [args, message] = r.pick([
+            [[r.tensor([5, 3, 7]), x, x], /^MultiheadAttention\.forward: query's last dimension must be embed_dim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/],
+            [[x, r.tensor([5, 2, 8]), r.tensor([5, 2, 8])], /^MultiheadAttention\.forward: .*same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/],
+            [[x, r.tensor([4, 3, 8]), x], /^MultiheadAttention\.forward: key and value must have the same sequence length S = 4/],
+            [[x, r.tensor([5, 8]), r.tensor([5, 8])], /^MultiheadAttention\.forward: .*all be batched \(3-D\) or all unbatched \(2-D\)/],
+            [[r.tensor([1, 5, 3, 8]), x, x], /^MultiheadAttention\.forward: .*query must be \(L, E\) unbatched or \(L, N, E\)/],
+            [[x, x, r.tensor([5, 3, 6])], /^MultiheadAttention\.forward: .*value's last dimension must be vdim 8/],
+          ]);
+          return { label: 'MultiheadAttention.forward shapes', run: (A) => mha(A).forward(...args), type: Error, message };
+        }
+        case 2: {
+          const [opts, message] = r.pick([
+            [{ keyPaddingMask: bool([5, 3]) }, /^MultiheadAttention\.forward: .*key_padding_mask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/],
+            [{ attnMask: bool([5, r.pick([4, 6])]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape \(L, S\) = \[5, 5\] or \(N\*num_heads, L, S\) = \[6, 5, 5\], got \[5, \d\]/],
+            [{ attnMask: r.tensor([3, 5, 5]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape .* got \[3, 5, 5\]/],
+          ]);
+          return { label: `MultiheadAttention.forward mask ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: Error, message };
+        }
+        default: {
+          const [opts, message] = r.pick([
+            [{ attnMask: { data: new Int32Array(25), shape: [5, 5] } }, /^MultiheadAttention\.forward: attnMask must have Uint8Array \(boolean\) or Float32Array \(additive\) data, got Int32Array\(25\)/],
+            [{ keyPaddingMask: [[true]] }, /^MultiheadAttention\.forward: keyPaddingMask must have Uint8Array/],
+            [{ needWeights: 'no' }, /^MultiheadAttention\.forward: needWeights must be a boolean, got string/],
+            [{ isCausal: 1 }, /^MultiheadAttention\.forward: isCausal must be a boolean/],
+            [{ key_padding_mask: null }, /^MultiheadAttention\.forward: unknown option 'key_padding_mask'/],
+          ]);
+          return { label: `MultiheadAttention.forward options ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: TypeError, message };
+        }
+      }
+    },
+    small: (A) => {
+      const m = new A.MultiheadAttention({ embedDim: 4, numHeads: 2 });
+      const x = t([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], [3, 4]);
+      return m.forward(x, x, x, { isCausal: true });
+    },
   },
 };
 

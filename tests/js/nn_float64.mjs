@@ -1,5 +1,5 @@
 // Float64 references for the nn tests, written from the formulas (not from the library):
-// erf, GELU (exact and tanh), layer norm, broadcasting, linear, softmax attention.
+// erf, GELU (exact and tanh), layer norm, positional encoding, broadcasting, linear, softmax attention.
 // Tensors here are {data: number[] | Float32Array, shape}; results are {data: number[], shape}.
 
 /** erf(x) in float64: Taylor series for |x| < 3, the continued fraction of erfc beyond. */
@@ -108,4 +108,22 @@ export function attention(q, k, v) {
     for (let c = 0; c < Ev; c++) data.push(e.reduce((s, w, j) => s + (w / z) * v.data[j * Ev + c], 0));
   }
   return { data, shape: [L, Ev] };
+}
+
+/**
+ * Sinusoidal positional encoding as seed 004's generate_positional_encoding builds it (without
+ * rounding): rows [sin, cos, sin, cos, ...] of pos / 10000^(2i / dModel); an odd dModel drops the
+ * last column. Returns maxLength rows of dModel numbers.
+ */
+export function positionalEncoding(maxLength, dModel) {
+  const out = [];
+  for (let pos = 0; pos < maxLength; pos++) {
+    const row = [];
+    for (let evenI = 0; evenI < dModel; evenI += 2) {
+      const denominator = 10000 ** (evenI / dModel);
+      row.push(Math.sin(pos / denominator), Math.cos(pos / denominator));
+    }
+    out.push(row.slice(0, dModel)); // odd d_model: np.delete(..., -1, axis=1)
+  }
+  return out;
 }

@@ -4,22 +4,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { library, assertClose } from './helpers.mjs';
+import { positionalEncoding as seed004 } from './nn_float64.mjs';
 
 const A = await library();
-
-/** The document's generate_positional_encoding without rounding, in float64. */
-function seed004(maxLength, dModel) {
-  const out = [];
-  for (let pos = 0; pos < maxLength; pos++) {
-    const row = [];
-    for (let evenI = 0; evenI < dModel; evenI += 2) {
-      const denominator = 10000 ** (evenI / dModel);
-      row.push(Math.sin(pos / denominator), Math.cos(pos / denominator));
-    }
-    out.push(row.slice(0, dModel)); // odd d_model: np.delete(..., -1, axis=1)
-  }
-  return out;
-}
 
 test('E4.1 PositionalEncoder(d_model=3, max_length=5, rounding=2)', () => {
   const pe = A.positionalEncoding(5, 3);
