@@ -68,6 +68,45 @@ function badTensorArg(r, fn, argNames, validArgs, call, optional = []) {
   return { label: `${fn}(${argNames[i]} = bad)`, run: (A) => call(A, ...args), type, message: new RegExp(`^${fn}: ${argNames[i]}\\b`) };
 }
 
+/** add and mul: torch broadcasting in either order, or a plain number as the other operand. */
+function binaryCase(fn, op) {
+  return {
+    valid(r) {
+      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
+      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      // the other operand: a tensor broadcasting against the first, or a plain number
+      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const swap = typeof b !== 'number' && r.chance(0.5);
+      const [x, y] = swap ? [b, a] : [a, b];
+      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
+      return {
+        label: `${fn} ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
+        args: [x, y].filter((v) => typeof v !== 'number'),
+        run: (A) => A[fn](x, y),
+        want: () => nn.binary(x, yt, op),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 1)) {
+        case 0: {
+          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
+          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
+          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          args[i] = bad;
+          const name = ['input', 'other'][i];
+          return { label: `${fn}(${name} = bad)`, run: (A) => A[fn](...args), type, message: new RegExp(`^${fn}: ${name}\\b`) };
+        }
+        default: return {
+          label: `${fn} broadcast`, run: (A) => A[fn](x, r.tensor([r.pick([2, 4])])), type: Error,
+          message: new RegExp(`^${fn}: input \\[2, 3\\] and other \\[\\d\\]: shapes \\[2, 3\\] and \\[\\d\\] are not broadcastable`),
+        };
+      }
+    },
+    small: (A) => A[fn](t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
+  };
+}
+
 export const functions = {
   matmul: {
     weight: 2,
@@ -374,71 +413,9 @@ export const functions = {
     small: (A) => A.relu(t([-1, 0, 1, 2], [2, 2])),
   },
 
-  add: {
-    valid(r) {
-      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
-      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
-      // the other operand: a tensor broadcasting against the first, or a plain number
-      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
-      const swap = typeof b !== 'number' && r.chance(0.5);
-      const [x, y] = swap ? [b, a] : [a, b];
-      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
-      return {
-        label: `add ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
-        args: [x, y].filter((v) => typeof v !== 'number'),
-        run: (A) => A.add(x, y),
-        want: () => nn.binary(x, yt, (p, q) => p + q),
-      };
-    },
-    invalid(r) {
-      const x = r.tensor([2, 3]);
-      switch (r.int(0, 1)) {
-        case 0: {
-          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
-          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
-          const i = r.int(0, 1), args = [x, r.tensor([3])];
-          args[i] = bad;
-          const name = ['input', 'other'][i];
-          return { label: `add(${name} = bad)`, run: (A) => A.add(...args), type, message: new RegExp(`^add: ${name}\\b`) };
-        }
-        default: return { label: 'add broadcast', run: (A) => A.add(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^add: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
-      }
-    },
-    small: (A) => A.add(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
-  },
+  add: binaryCase('add', (p, q) => p + q),
 
-  mul: {
-    valid(r) {
-      const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
-      const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
-      // the other operand: a tensor broadcasting against the first, or a plain number
-      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
-      const swap = typeof b !== 'number' && r.chance(0.5);
-      const [x, y] = swap ? [b, a] : [a, b];
-      const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
-      return {
-        label: `mul ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
-        args: [x, y].filter((v) => typeof v !== 'number'),
-        run: (A) => A.mul(x, y),
-        want: () => nn.binary(x, yt, (p, q) => p * q),
-      };
-    },
-    invalid(r) {
-      const x = r.tensor([2, 3]);
-      switch (r.int(0, 1)) {
-        case 0: {
-          // a number is a valid operand (a 0-d tensor): every other non-tensor is not
-          const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
-          const i = r.int(0, 1), args = [x, r.tensor([3])];
-          args[i] = bad;
-          const name = ['input', 'other'][i];
-          return { label: `mul(${name} = bad)`, run: (A) => A.mul(...args), type, message: new RegExp(`^mul: ${name}\\b`) };
-        }
-        default: return { label: 'mul broadcast', run: (A) => A.mul(x, r.tensor([r.pick([2, 4])])), type: Error, message: /^mul: input \[2, 3\] and other \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/ };
-      }
-    },
-    small: (A) => A.mul(t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
-  },
+  mul: binaryCase('mul', (p, q) => p * q),
 
   positionalEncoding: {
     valid(r) {
