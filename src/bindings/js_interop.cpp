@@ -21,11 +21,13 @@ Shape shape_from_js(const val& shape) {
 
 namespace {
 
-// Copies tensor.data (a typed array of numel(tensor.shape) elements, checked by the JS wrapper)
-// into a fresh heap vector; `what` names it in the out-of-memory message.
+// Copies `data` (a typed array of numel(shape) elements, checked by the JS wrapper) into a fresh
+// heap vector (not zeroed first: the copy writes all of it); `what` names it in the out-of-memory
+// message.
 template <class Vector>
-Vector copy_from_js(const val& tensor, const std::string& where, const char* what, Shape& shape) {
-  shape = shape_from_js(tensor["shape"]);
+Vector copy_from_js(const val& js_data, const val& js_shape, const std::string& where, const char* what,
+                    Shape& shape) {
+  shape = shape_from_js(js_shape);
   const std::size_t n = checked_numel(shape, where);
   Vector data;
   try {
@@ -34,32 +36,42 @@ Vector copy_from_js(const val& tensor, const std::string& where, const char* wha
     fail(ErrorKind::Range, where + ": out of memory copying " + what + " of shape " + shape_str(shape));
   }
   // The view is made after the allocation: growing memory detaches older views.
-  if (n) val(typed_memory_view(n, data.data())).call<void>("set", tensor["data"]);
+  if (n) val(typed_memory_view(n, data.data())).call<void>("set", js_data);
   return data;
 }
 
 }  // namespace
 
-HeapTensor float_tensor_from_js(const val& tensor, const std::string& where) {
+HeapTensor float_tensor_from_js(const val& data, const val& shape, const std::string& where) {
   HeapTensor t;
-  t.data = copy_from_js<AlignedVector<float>>(tensor, where, "a tensor", t.shape);
+  t.data = copy_from_js<AlignedVector<float>>(data, shape, where, "a tensor", t.shape);
+  return t;
+}
+
+HeapTensor float_tensor_from_js(const val& tensor, const std::string& where) {
+  return float_tensor_from_js(tensor["data"], tensor["shape"], where);
+}
+
+HeapBoolTensor bool_tensor_from_js(const val& data, const val& shape, const std::string& where) {
+  HeapBoolTensor t;
+  t.data = copy_from_js<AlignedVector<std::uint8_t>>(data, shape, where, "a mask", t.shape);
   return t;
 }
 
 HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where) {
-  HeapBoolTensor t;
-  t.data = copy_from_js<std::vector<std::uint8_t>>(tensor, where, "a mask", t.shape);
-  return t;
+  return bool_tensor_from_js(tensor["data"], tensor["shape"], where);
 }
 
 std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape) {
-  return copy_from_js<std::vector<std::int32_t>>(tensor, where, "a tensor", shape);
+  return copy_from_js<std::vector<std::int32_t>>(tensor["data"], tensor["shape"], where, "a tensor", shape);
 }
 
 val tensor_to_js(const Tensor& t) {
+  // The constructor, looked up once (bindings run on the main thread only).
+  static const val float32_array = val::global("Float32Array");
   val out = val::object();
   // new Float32Array(view) copies: the result never aliases the wasm heap.
-  out.set("data", val::global("Float32Array").new_(typed_memory_view(t.data.size(), t.data.data())));
+  out.set("data", float32_array.new_(typed_memory_view(t.data.size(), t.data.data())));
   val shape = val::array();
   for (std::size_t i = 0; i < t.shape.size(); ++i) shape.set(i, static_cast<double>(t.shape[i]));
   out.set("shape", shape);

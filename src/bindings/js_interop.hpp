@@ -24,7 +24,7 @@ struct HeapTensor {
   TensorRef ref() const { return TensorRef{data.data(), shape}; }
 };
 struct HeapBoolTensor {
-  std::vector<std::uint8_t> data;
+  AlignedVector<std::uint8_t> data;
   Shape shape;
   BoolTensorRef ref() const { return BoolTensorRef{data.data(), shape}; }
 };
@@ -34,7 +34,11 @@ inline bool is_set(const val& v) { return !v.isUndefined() && !v.isNull(); }
 
 Shape shape_from_js(const val& shape);
 HeapTensor float_tensor_from_js(const val& tensor, const std::string& where);
+// The same from the tensor's two fields, for bindings on the hot path: each property read of a
+// tensor object is one more call into JS.
+HeapTensor float_tensor_from_js(const val& data, const val& shape, const std::string& where);
 HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where);
+HeapBoolTensor bool_tensor_from_js(const val& data, const val& shape, const std::string& where);
 // {data: Int32Array, shape} -> ids; `shape` receives the shape.
 std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape);
 val tensor_to_js(const Tensor& t);  // {data: Float32Array (a copy), shape: number[]}
@@ -43,6 +47,7 @@ val tensor_to_js(const Tensor& t);  // {data: Float32Array (a copy), shape: numb
 struct OptionalHeapTensor {
   std::optional<HeapTensor> heap;
   TensorRef ref;
+  OptionalHeapTensor() = default;
   OptionalHeapTensor(const val& v, const std::string& where) {
     if (!is_set(v)) return;
     heap = float_tensor_from_js(v, where);
@@ -62,6 +67,17 @@ struct OptionalHeapMask {
     if (!is_set(v) || !is_bool) return;
     heap_bool = bool_tensor_from_js(v, where);
     bool_ref = heap_bool->ref();
+  }
+  // From the mask's data and shape (data undefined or null: no mask).
+  OptionalHeapMask(const val& data, const val& shape, bool is_bool, const std::string& where) {
+    if (!is_set(data)) return;
+    if (is_bool) {
+      heap_bool = bool_tensor_from_js(data, shape, where);
+      bool_ref = heap_bool->ref();
+    } else {
+      as_float.heap = float_tensor_from_js(data, shape, where);
+      as_float.ref = as_float.heap->ref();
+    }
   }
   const BoolTensorRef* bool_ptr() const { return heap_bool ? &bool_ref : nullptr; }
 };

@@ -60,27 +60,35 @@ val embedding_js(val ids, val weight) {
   });
 }
 
-// options: {attnMask?: {data, shape}, maskIsBool: boolean, isCausal, scale?: number, enableGqa,
-//           returnWeights, returnIntermediates}
-val sdpa_js(val query, val key, val value, val options) {
+// Each tensor comes as its data and shape, and the options one by one (scale: NaN for the
+// default): on this hot path every property read of a JS object is one more call into JS
+// (small calls spent ~40 % of their time in such glue). The JS wrapper has checked the types.
+val sdpa_js(val q_data, val q_shape, val k_data, val k_shape, val v_data, val v_shape, val mask_data,
+            val mask_shape, bool mask_is_bool, bool is_causal, double scale, bool enable_gqa, bool return_weights,
+            bool return_intermediates) {
   return guarded([&] {
     const std::string fn = "scaled_dot_product_attention: ";
-    // Self-attention often passes one object as key and value (or as all three): copy it once.
-    const HeapTensor q = float_tensor_from_js(query, fn + "query");
+    // Self-attention often passes one tensor as key and value (or as all three): copy it once.
+    auto same = [](const val& data, const val& shape, const val& other_data, const val& other_shape) {
+      return data.strictlyEquals(other_data) && shape_from_js(shape) == shape_from_js(other_shape);
+    };
+    const HeapTensor q = float_tensor_from_js(q_data, q_shape, fn + "query");
     HeapTensor k_copy, v_copy;
     const HeapTensor* k = &q;
-    if (!key.strictlyEquals(query)) k = &(k_copy = float_tensor_from_js(key, fn + "key"));
-    const HeapTensor* v = value.strictlyEquals(query) ? &q : value.strictlyEquals(key) ? k : nullptr;
-    if (!v) v = &(v_copy = float_tensor_from_js(value, fn + "value"));
-    const OptionalHeapMask mask(options["attnMask"], options["maskIsBool"].as<bool>(), fn + "attn_mask");
+    if (!same(k_data, k_shape, q_data, q_shape)) k = &(k_copy = float_tensor_from_js(k_data, k_shape, fn + "key"));
+    const HeapTensor* v = same(v_data, v_shape, q_data, q_shape)   ? &q
+                          : same(v_data, v_shape, k_data, k_shape) ? k
+                                                                   : nullptr;
+    if (!v) v = &(v_copy = float_tensor_from_js(v_data, v_shape, fn + "value"));
+    const OptionalHeapMask mask(mask_data, mask_shape, mask_is_bool, fn + "attn_mask");
     SdpaOptions opt;
     opt.float_mask = mask.as_float.ptr();
     opt.bool_mask = mask.bool_ptr();
-    opt.is_causal = options["isCausal"].as<bool>();
-    if (is_set(options["scale"])) opt.scale = options["scale"].as<double>();
-    opt.enable_gqa = options["enableGqa"].as<bool>();
-    opt.return_weights = options["returnWeights"].as<bool>();
-    opt.return_intermediates = options["returnIntermediates"].as<bool>();
+    opt.is_causal = is_causal;
+    if (!std::isnan(scale)) opt.scale = scale;
+    opt.enable_gqa = enable_gqa;
+    opt.return_weights = return_weights;
+    opt.return_intermediates = return_intermediates;
     const SdpaResult r = aw::scaled_dot_product_attention(q.ref(), k->ref(), v->ref(), opt);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));

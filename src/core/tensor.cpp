@@ -32,16 +32,27 @@ std::size_t checked_numel(const Shape& shape, const std::string& where) {
   return static_cast<std::size_t>(n);
 }
 
-Tensor make_tensor(Shape shape, const std::string& where) {
+namespace {
+
+Tensor allocate_tensor(Shape shape, const std::string& where, bool zeros) {
   const std::size_t n = checked_numel(shape, where);
   Tensor t;
   try {
-    t.data.assign(n, 0.0f);
+    if (zeros) t.data.assign(n, 0.0f);
+    else t.data.resize(n);
   } catch (const std::bad_alloc&) {
     fail(ErrorKind::Range, where + ": out of memory allocating a tensor of shape " + shape_str(shape));
   }
   t.shape = std::move(shape);
   return t;
+}
+
+}  // namespace
+
+Tensor make_tensor(Shape shape, const std::string& where) { return allocate_tensor(std::move(shape), where, true); }
+
+Tensor make_uninitialised_tensor(Shape shape, const std::string& where) {
+  return allocate_tensor(std::move(shape), where, false);
 }
 
 std::size_t normalize_dim(std::int64_t dim, std::size_t rank, const std::string& where) {

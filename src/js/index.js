@@ -149,15 +149,17 @@ export class AttentionWasm {
       throw new RangeError(`${fn}: dropoutP must be 0 (attention-wasm is an inference library), got ${dropoutP}`);
     }
     const mask = o.attnMask === undefined || o.attnMask === null ? null : maskArg(o.attnMask, `${fn}: attnMask`);
-    const raw = unwrap(this.raw._scaledDotProductAttention(query, key, value, {
-      attnMask: mask,
-      maskIsBool: mask !== null && mask.data instanceof Uint8Array,
-      isCausal: boolOption(o.isCausal, `${fn}: isCausal`),
-      scale: numberOption(o.scale, `${fn}: scale`) ?? null,
-      enableGqa: boolOption(o.enableGqa, `${fn}: enableGqa`),
-      returnWeights: boolOption(o.returnWeights, `${fn}: returnWeights`),
-      returnIntermediates: boolOption(o.returnIntermediates, `${fn}: returnIntermediates`),
-    }), SDPA_NAMES);
+    const isCausal = boolOption(o.isCausal, `${fn}: isCausal`);
+    const scale = numberOption(o.scale, `${fn}: scale`) ?? NaN;  // NaN: 1/sqrt(E)
+    const enableGqa = boolOption(o.enableGqa, `${fn}: enableGqa`);
+    const returnWeights = boolOption(o.returnWeights, `${fn}: returnWeights`);
+    const returnIntermediates = boolOption(o.returnIntermediates, `${fn}: returnIntermediates`);
+    // Tensors as (data, shape) pairs and the options one by one: each property the glue reads
+    // from a JS object costs a call (src/bindings/ops_bindings.cpp).
+    const raw = unwrap(this.raw._scaledDotProductAttention(
+      query.data, query.shape, key.data, key.shape, value.data, value.shape,
+      mask?.data ?? null, mask?.shape ?? null, mask !== null && mask.data instanceof Uint8Array,
+      isCausal, scale, enableGqa, returnWeights, returnIntermediates), SDPA_NAMES);
     const result = {};
     for (const [name, t] of Object.entries(raw)) result[name] = toTensor(t);
     return result;

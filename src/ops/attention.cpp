@@ -1,5 +1,6 @@
 #include "ops/attention.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -115,7 +116,7 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
   out_shape.push_back(L);
   out_shape.push_back(Ev);
   SdpaResult r;
-  r.output = make_tensor(out_shape, fn + ": output");
+  r.output = make_uninitialised_tensor(out_shape, fn + ": output");  // every row is written below
   const bool want_weights = opt.return_weights || opt.return_intermediates;
   if (want_weights) r.weights = make_tensor(plane_target, fn + ": weights");
   if (opt.return_intermediates) {
@@ -129,7 +130,10 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
              uEv = static_cast<std::size_t>(Ev);
   // Nothing to compute: zeros (a row with no keys attends to nothing). With Ev = 0 the weights
   // are still wanted when asked for.
-  if (heads == 0 || uL == 0 || uS == 0 || (uEv == 0 && !want_weights)) return r;
+  if (heads == 0 || uL == 0 || uS == 0 || (uEv == 0 && !want_weights)) {
+    std::fill(r.output.data.begin(), r.output.data.end(), 0.0f);
+    return r;
+  }
 
   const float scale = static_cast<float>(opt.scale ? *opt.scale : (E > 0 ? 1.0 / std::sqrt(static_cast<double>(E)) : 1.0));
   const auto off_q = broadcast_offsets(batch, qb);
