@@ -1,8 +1,19 @@
 // The page (web/) is bundled by Vite into build/site: a folder of static files that any static
 // host can serve. The page imports the built package (dist/) by its name, exactly as a user
-// would; the .wasm beside it is emitted as an asset (new URL(..., import.meta.url)).
+// would; the .wasm beside it is emitted as an asset (new URL(..., import.meta.url)). So is the
+// threaded build: its glue's new Worker(new URL('attention_wasm_mt.worker.js', import.meta.url))
+// makes Vite emit the pthread Worker script (and the copy of the glue it imports) as chunks.
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
+
+// Cross-origin isolation: without both headers a page has no SharedArrayBuffer, and the page's
+// worker (web/src/worker.js) falls back to the single-thread build. Every response gets them:
+// a Worker is isolated only if its own script's response says require-corp too. A static host
+// serving build/site must send the same two headers to get the threaded build.
+export const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 export default defineConfig({
   root: fileURLToPath(new URL('./web', import.meta.url)),
@@ -16,6 +27,6 @@ export default defineConfig({
     target: 'es2022',
   },
   worker: { format: 'es' },
-  server: { port: 8080, strictPort: true },
-  preview: { port: 8080, strictPort: true, host: 'localhost' },
+  server: { port: 8080, strictPort: true, headers: isolationHeaders },
+  preview: { port: 8080, strictPort: true, host: 'localhost', headers: isolationHeaders },
 });

@@ -1,7 +1,10 @@
 // Headless Chromium (Debian's /usr/bin/chromium driven by playwright-core, which never downloads
-// a browser) against the bundled page, served by Vite's static preview server on a free port.
+// a browser) against the bundled page, served by Vite's static preview server on a free port
+// (with vite.config.js's headers: cross-origin isolated), or with {isolated: false} by a plain
+// static server without them.
 import { chromium } from 'playwright-core';
 import { preview } from 'vite';
+import { staticServer } from './static-server.mjs';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,13 +13,20 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const artefacts = join(root, 'test-results');
 
-export async function openPage() {
+/** The bundled page (build/site) served on 127.0.0.1; resolves with the node:http server. */
+async function serve(isolated) {
+  if (!isolated) return staticServer(join(root, 'build/site'));
   const server = await preview({
     configFile: join(root, 'vite.config.js'),
     preview: { port: 0, strictPort: false, host: '127.0.0.1', open: false },
     logLevel: 'silent',
   });
-  const address = server.httpServer.address();
+  return server.httpServer;
+}
+
+export async function openPage({ isolated = true } = {}) {
+  const server = await serve(isolated);
+  const address = server.address();
   const origin = `http://127.0.0.1:${address.port}`;
   const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -28,6 +38,8 @@ export async function openPage() {
   const page = context.pages()[0] ?? (await context.newPage());
   const outside = [];
   const consoleErrors = [];
+  const responses = []; // {url, headers}: every response, the workers' included (isolation headers)
+  context.on('response', (res) => responses.push({ url: res.url(), headers: res.headers() }));
   context.on('request', (req) => {
     const url = req.url();
     if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
@@ -37,18 +49,18 @@ export async function openPage() {
   page.on('response', (res) => { if (res.status() >= 400) consoleErrors.push(`HTTP ${res.status()} for ${res.url()}`); });
   mkdirSync(artefacts, { recursive: true });
   return {
-    page, origin, outside, consoleErrors,
+    page, origin, outside, consoleErrors, responses,
     async close() {
       await context.close();
-      await new Promise((resolve) => server.httpServer.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
       rmSync(profile, { recursive: true, force: true });
     },
   };
 }
 
 /** openPage, then the page itself, ready and with the worker's plots (E4.2, E4.5) drawn. */
-export async function openLoadedPage() {
-  const b = await openPage();
+export async function openLoadedPage(options) {
+  const b = await openPage(options);
   try {
     await b.page.goto(b.origin + '/');
     await b.page.waitForSelector('body[data-ready]', { timeout: 30000 });

@@ -97,7 +97,8 @@ test('E0.9: the heading and the snippet follow the heads control', async () => {
 });
 
 test('the worker drops superseded requests: 30 quick d_model changes compute at most 2 matrices', async () => {
-  const [worker] = b.page.workers();
+  // the page's worker; the others are the threaded build's pthread Workers nested in it
+  const worker = b.page.workers().find((w) => !w.url().includes('attention_wasm_mt'));
   assert.ok(worker, 'the page runs a worker');
   const computed = () => worker.evaluate(() => self.computed.pe ?? 0);
   const before = await computed();

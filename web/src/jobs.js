@@ -27,7 +27,23 @@ export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
 
 export const hasPE = (A) => typeof A.positionalEncoding === 'function';
 
+/** FNV-1a (32 bits) of a typed array's bytes, as 8 hex digits. */
+function fnv1a(array) {
+  const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+  let h = 0x811c9dc5;
+  for (const byte of bytes) h = Math.imul(h ^ byte, 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
+}
+
+/** Which build the worker loaded: buildInfo(), its thread count, and what chose it (isolation, cores). */
+const build = (A) => ({
+  ...A.buildInfo(), threadCount: A.threads,
+  isolated: globalThis.crossOriginIsolated === true, cores: globalThis.navigator?.hardwareConcurrency ?? 1,
+});
+
 export const jobs = {
+  build,
+
   pe(A, params) {
     const t = positionalEncoding(A, params);
     return { shape: t.shape, data: t.data, library: hasPE(A) };
@@ -67,14 +83,19 @@ export const jobs = {
     };
   },
 
-  /** SDPA on (H, S, D) with S keys; returns the mean time per call after warm-up. */
+  /**
+   * SDPA on (H, S, D) with S keys; returns the mean time per call after warm-up, and a checksum
+   * of the output's bytes: large enough to be split over the threads, it must not depend on
+   * their number (the page tests compare it with the single-thread build's).
+   */
   bench(A, { H = 8, S = 512, D = 64, warmup = 2, reps = 10 }) {
     A.manualSeed(0);
     const q = A.randn(H, S, D), k = A.randn(H, S, D), v = A.randn(H, S, D);
     for (let i = 0; i < warmup; i++) A.scaledDotProductAttention(q, k, v);
+    let output;
     const t0 = performance.now();
-    for (let i = 0; i < reps; i++) A.scaledDotProductAttention(q, k, v);
+    for (let i = 0; i < reps; i++) output = A.scaledDotProductAttention(q, k, v).output;
     const ms = (performance.now() - t0) / reps;
-    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6), build: A.buildInfo() };
+    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6), build: build(A), checksum: fnv1a(output.data) };
   },
 };

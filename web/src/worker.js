@@ -6,7 +6,21 @@
 import { init } from 'attention-wasm';
 import { jobs } from './jobs.js';
 
-const ready = init();
+// The threaded build (one pthread Worker per extra core, nested in this one) needs shared
+// memory, which a page has only when served cross-origin isolated (COOP + COEP headers; see
+// vite.config.js). It runs here and not on the page's main thread because its calls block
+// (Atomics.wait) until the pool's threads are done, which a page's main thread may not do.
+async function load() {
+  if (!self.crossOriginIsolated) return init({ threads: false });
+  try {
+    return await init({ threads: 'auto' });  // navigator.hardwareConcurrency threads; 1 core: single-thread
+  } catch (err) {
+    console.error('attention-wasm: the threaded build failed to start, using one thread:', err);
+    return init({ threads: false });
+  }
+}
+
+const ready = load();
 self.computed = {};
 self.onmessage = async ({ data: { id, kind, params } }) => {
   try {
