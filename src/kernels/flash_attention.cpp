@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include <xsimd/xsimd.hpp>
@@ -219,41 +220,63 @@ void pack_values(const float* v, float* vp, std::size_t keys, std::size_t Ev,
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2^x for x <= 0 (or -inf), as the softmax needs it: x - max is never positive.
-//   2^x = 2^n * 2^f,  n = round(x), f = x - n in [-1/2, 1/2]
-//   2^f = sum_k (f ln 2)^k / k!  for k <= 6 (remainder < 1.3e-7 relative)
-//   2^n from the bits: n + 127 is the exponent field; x is clamped to -127 first, where the field
-//   is 0 and the result exactly 0 (so -inf gives 0, as a masked weight must).
-// Rounding uses the float trick t = x + (2^23 + 127): t's low mantissa bits are then n + 127,
-// and t << 23 puts them in the exponent field (the other bits shift out).
+// 2^(s - M) for s <= M, M an integer with |M| < 2^22 (the running max, rounded up), as the
+// online softmax needs it. One vector of s:
+//   2^(s - M) = 2^n * 2^f,  n = round(s - M), f = s - (n + M) in [-1/2, 1/2]
+//   2^f ~ a degree-5 polynomial, fitted to 2^f on [-1/2, 1/2] (mpmath chebyfit; relative error
+//       2.3e-7 evaluated in float32 with separate multiply and add, as wasm does)
+//   2^n from the bits: n + 127 is the exponent field; s is clamped to M - 127 first, where the
+//       field is 0 and the result exactly 0 (so -inf gives 0, as a masked weight must).
+// Rounding uses the float trick t = s + c, c = 2^23 + 127 - M: c is an integer below 2^24, so
+// exact, and the one rounding of s + c to an integer-valued float (the spacing at 2^23 is 1)
+// puts n + 127 in t's low mantissa bits; t << 23 moves them to the exponent field (the other
+// bits shift out). t - c = n + M is exact too, and so is f (its operands are within 1/2 of each
+// other). That a rounded-up M makes the subtraction s - M part of the rounding add is why the
+// running max is kept as an integer: 3 operations instead of 4 per vector.
 // Why not xsimd::exp2: its range checks and special cases made it ~55 instructions per vector in
-// V8 (node --print-wasm-code), this is ~20; the online softmax was a quarter of the kernel's time.
-// Not for positive x (no overflow handling) nor NaN (clamped like -inf).
-inline batch exp2_nonpositive(batch x)
+// V8 (node --print-wasm-code), this is ~17; the online softmax was a quarter of the kernel's time.
+// Not for s > M (no overflow handling); NaN is clamped like -inf.
+struct Exp2Shifted {
+    batch c, floor;  // 2^23 + 127 - M, M - 127
+    explicit Exp2Shifted(float M) : c(8388608.0f + 127.0f - M), floor(M - 127.0f) {}
+    batch operator()(batch s) const
+    {
+        s = xsimd::max(s, floor);
+        const batch t = s + c;
+        const batch f = s - (t - c);  // in [-1/2, 1/2]
+        batch p(1.3390863314270973e-3f);
+        p = xsimd::fma(p, f, batch(9.6760317683219910e-3f));
+        p = xsimd::fma(p, f, batch(5.5503569543361664e-2f));
+        p = xsimd::fma(p, f, batch(2.4022106826305390e-1f));
+        p = xsimd::fma(p, f, batch(6.9314718246459961e-1f));
+        p = xsimd::fma(p, f, batch(1.0000001192092896f));
+        const auto bits = xsimd::bitwise_cast<std::int32_t>(t) << 23;  // 2^n
+        return p * xsimd::bitwise_cast<float>(bits);
+    }
+};
+// |M| below this keeps c = 2^23 + 127 - M exact and positive; beyond it (scores of 4 million
+// in base 2, which only broken inputs give) a row takes the scalar std::exp2 path.
+constexpr float max_shift_magnitude = 4194304.0f;  // 2^22
+
+// 2^d for an integer-valued d <= 0, or -inf, from the bits: the rescale factor of the running
+// sum (libm's exp2f was a call of ~50 instructions per row and tile).
+inline float exp2_integer(float d)
 {
-    constexpr float magic = 8388608.0f + 127.0f;  // 2^23 + 127
-    x = xsimd::max(x, batch(-127.0f));
-    const batch t = x + batch(magic);
-    const batch f = x - (t - batch(magic));  // in [-1/2, 1/2]
-    // 2^f = e^(f ln2): Horner over the Taylor coefficients ln2^k / k!
-    batch p(1.5403530393381606e-4f);          // ln2^6 / 720
-    p = xsimd::fma(p, f, batch(1.3333558146428443e-3f));  // ln2^5 / 120
-    p = xsimd::fma(p, f, batch(9.6181291076284772e-3f));  // ln2^4 / 24
-    p = xsimd::fma(p, f, batch(5.5504108664821580e-2f));  // ln2^3 / 6
-    p = xsimd::fma(p, f, batch(2.4022650695910071e-1f));  // ln2^2 / 2
-    p = xsimd::fma(p, f, batch(6.9314718055994531e-1f));  // ln2
-    p = xsimd::fma(p, f, batch(1.0f));
-    const auto bits = xsimd::bitwise_cast<std::int32_t>(t) << 23;  // 2^n
-    return p * xsimd::bitwise_cast<float>(bits);
+    if (!(d >= -126.0f)) return 0.0f;  // below the normal floats (or -inf): the old sum is negligible
+    const std::int32_t bits = (static_cast<std::int32_t>(d) + 127) << 23;
+    float r;
+    std::memcpy(&r, &bits, sizeof r);
+    return r;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Online softmax of one row of a score tile.
 //
 // Base 2: s[0:visible] are log2(e) * scale * q_i . k_j, and m is in the same units. This adds
-// log2(e) * mask, updates the running max m and sum l, writes p_j = 2^(s_j - m') (= e^(score - max))
-// into s[0:visible] and 0 into s[visible:width], and returns alpha = 2^(m - m'), the factor for
-// the output accumulated so far.
+// log2(e) * mask, updates the running max m (rounded up to an integer: see Exp2Shifted) and
+// sum l, writes p_j = 2^(s_j - m') (= e^(score - max) up to a common factor) into s[0:visible]
+// and 0 into s[visible:width], and returns alpha = 2^(m - m'), the factor for the output
+// accumulated so far.
 // mask_row: mask[i, j0 + j] at mask_row[j * col_stride], or nullptr.
 float online_softmax_row(float* s, std::size_t visible, std::size_t width,
                          const float* mask_row, std::ptrdiff_t col_stride, float& m, float& l)
@@ -283,23 +306,29 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
     float tile_max = visible_vec ? xsimd::reduce_max(max_v) : minus_infinity;
     for (std::size_t j = visible_vec; j < visible; ++j) tile_max = std::fmax(tile_max, s[j]);
 
-    // running max; while everything so far is -inf, shift by 0 so that exp(-inf - 0) = 0
-    // rather than exp(-inf - -inf) = NaN (same rule as kernels/softmax.cpp)
-    const float m_new = std::fmax(m, tile_max);
-    const float shift = m_new == minus_infinity ? 0.0f : m_new;
-    const float alpha = std::exp2(m - shift);
+    // running max, an integer: ceil keeps every weight <= 1 and the largest > 1/2
+    const float m_new = std::fmax(m, std::ceil(tile_max));
+    if (m_new == minus_infinity) {  // everything so far is masked: weights 0, nothing to rescale
+        std::fill(s, s + width, 0.0f);
+        return 1.0f;
+    }
+    const float alpha = exp2_integer(m - m_new);
 
     // exp and sum
-    const batch shift_v(shift);
-    batch sum_v(0.0f);
-    for (std::size_t j = 0; j < visible_vec; j += lanes) {
-        const batch p = exp2_nonpositive(batch::load_unaligned(s + j) - shift_v);
-        p.store_unaligned(s + j);
-        sum_v += p;
+    float sum = 0.0f;
+    std::size_t j = 0;
+    if (std::fabs(m_new) < max_shift_magnitude) {
+        const Exp2Shifted exp2_shifted(m_new);
+        batch sum_v(0.0f);
+        for (; j < visible_vec; j += lanes) {
+            const batch p = exp2_shifted(batch::load_unaligned(s + j));
+            p.store_unaligned(s + j);
+            sum_v += p;
+        }
+        sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
     }
-    float sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
-    for (std::size_t j = visible_vec; j < visible; ++j) {
-        s[j] = std::exp2(s[j] - shift);
+    for (; j < visible; ++j) {  // tail, or every column for huge scores
+        s[j] = std::exp2(s[j] - m_new);
         sum += s[j];
     }
     // excluded by causal, or padding: weight 0

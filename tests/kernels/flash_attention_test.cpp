@@ -166,6 +166,24 @@ TEST_CASE("flash attention: large scores need the running max (online rescaling)
     }
 }
 
+TEST_CASE("flash attention: scores beyond 2^22 take the scalar exp path", "[kernels][flash_attention]")
+{
+    // The vector exp shifts by the running max through a float add at 2^23 (Exp2Shifted), which
+    // holds for |max| < 2^22 in base 2; larger scores take std::exp2. Here score_j = 5e5 (j + 1)
+    // (E = 1): the first keys are below the limit, later ones far beyond, gaps of 5e5 make each
+    // row one-hot on its largest visible key, and a row switches paths between key tiles.
+    std::mt19937 rng(20250105);
+    const std::size_t L = 130, S = 130, E = 1, Ev = 3;
+    Buffer q(L * E, 0), k(S * E, 0);
+    for (std::size_t i = 0; i < L; ++i) q.data()[i] = 1.0f;
+    for (std::size_t j = 0; j < S; ++j) k.data()[j] = 0.5f * float(j + 1);
+    const Buffer v = random_buffer(rng, S * Ev, 0);
+    for (bool causal : {false, true}) {
+        CAPTURE(causal);
+        check_fused(q, k, v, L, S, E, Ev, 1e6f, MaskArgs{}, nullptr, causal);
+    }
+}
+
 TEST_CASE("flash attention: additive masks with broadcasting and negative strides, with and without causal",
           "[kernels][flash_attention]")
 {
