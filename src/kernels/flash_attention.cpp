@@ -307,18 +307,18 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
     for (std::size_t j = visible_vec; j < visible; ++j) tile_max = std::fmax(tile_max, s[j]);
 
     // running max, an integer: ceil keeps every weight <= 1 and the largest > 1/2
+    // (fmax skips NaN: a NaN score reaches the exp below and makes the row NaN, as in torch)
     const float m_new = std::fmax(m, std::ceil(tile_max));
-    if (m_new == minus_infinity) {  // everything so far is masked: weights 0, nothing to rescale
-        std::fill(s, s + width, 0.0f);
-        return 1.0f;
-    }
-    const float alpha = exp2_integer(m - m_new);
+    // while everything so far is -inf, shift by 0 so that 2^(-inf - 0) = 0 rather than
+    // 2^(-inf - -inf) = NaN (same rule as kernels/softmax.cpp)
+    const float shift = m_new == minus_infinity ? 0.0f : m_new;
+    const float alpha = exp2_integer(m - shift);  // 0 while m is -inf
 
     // exp and sum
     float sum = 0.0f;
     std::size_t j = 0;
-    if (std::fabs(m_new) < max_shift_magnitude) {
-        const Exp2Shifted exp2_shifted(m_new);
+    if (std::fabs(shift) < max_shift_magnitude) {
+        const Exp2Shifted exp2_shifted(shift);
         batch sum_v(0.0f);
         for (; j < visible_vec; j += lanes) {
             const batch p = exp2_shifted(batch::load_unaligned(s + j));
@@ -328,7 +328,7 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
         sum = visible_vec ? xsimd::reduce_add(sum_v) : 0.0f;
     }
     for (; j < visible; ++j) {  // tail, or every column for huge scores
-        s[j] = std::exp2(s[j] - m_new);
+        s[j] = std::exp2(s[j] - shift);
         sum += s[j];
     }
     // excluded by causal, or padding: weight 0
