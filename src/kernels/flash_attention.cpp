@@ -389,6 +389,19 @@ std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev)
 
 std::size_t flash_attention_query_tile() { return query_tile; }
 
+std::uint64_t flash_attention_packed_keys_size(std::uint64_t S, std::uint64_t E)
+{
+    return (S + key_tile - 1) / key_tile * E * key_tile;
+}
+
+void flash_attention_pack_keys(const float* k, float* packed, std::size_t S, std::size_t E)
+{
+    for (std::size_t j0 = 0; j0 < S; j0 += key_tile) {
+        const std::size_t keys = std::min(key_tile, S - j0);
+        pack_keys_transposed(k + j0 * E, packed + j0 * E, keys, round_up(keys, micro_width), E);
+    }
+}
+
 void flash_attention_head(const float* q, const float* k, const float* v, float* out,
                           float* scratch, std::size_t L, std::size_t S, std::size_t E,
                           std::size_t Ev, float scale, const float* mask,
@@ -403,7 +416,7 @@ void flash_attention_rows(const float* q, const float* k, const float* v, float*
                           float* scratch, std::size_t row_begin, std::size_t row_end, std::size_t S,
                           std::size_t E, std::size_t Ev, float scale, const float* mask,
                           std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
-                          bool causal)
+                          bool causal, const float* packed_keys)
 {
     const std::size_t Ev_padded = padded_value_width(Ev);
     // v can feed the micro-kernel in place when its rows are a whole number of tiles wide
@@ -429,10 +442,12 @@ void flash_attention_rows(const float* q, const float* k, const float* v, float*
             const std::size_t width = round_up(keys, micro_width);
 
             // s = (log2(e) scale q) k^T for this tile                  (rows, width)
-            pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E);
+            // (tile j0 / key_tile of the packed keys starts at j0 * E)
+            const float* kt = packed_keys ? packed_keys + j0 * E : sc.kt;
+            if (!packed_keys) pack_keys_transposed(k + j0 * E, sc.kt, keys, width, E);
             const std::ptrdiff_t shift = causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0)
                                                 : no_causal_limit;
-            product<false, true>(sc.qp, E, sc.kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
+            product<false, true>(sc.qp, E, kt, key_tile, sc.s, key_tile, rows, E, width, nullptr, shift);
 
             // s += log2(e) mask; p = 2^(s - m'); running max and sum; alpha per row
             for (std::size_t r = 0; r < rows; ++r) {

@@ -47,11 +47,25 @@ void flash_attention_head(const float* q, const float* k, const float* v, float*
 // Each row's arithmetic does not depend on the split, so the union of the parts is
 // byte-identical to flash_attention_head. Splits at multiples of flash_attention_query_tile()
 // keep the tiles full.
+//
+// packed_keys: k already packed by flash_attention_pack_keys, or nullptr to pack each key tile
+// into the scratch when a query tile meets it. Packing once pays when the head has several
+// query tiles (each would repack every key tile: ~5 % of the time at S = 2048); the result is
+// byte-identical either way.
 void flash_attention_rows(const float* q, const float* k, const float* v, float* out,
                           float* scratch, std::size_t row_begin, std::size_t row_end,
                           std::size_t S, std::size_t E, std::size_t Ev, float scale,
                           const float* mask, std::ptrdiff_t mask_row_stride,
-                          std::ptrdiff_t mask_col_stride, bool causal);
+                          std::ptrdiff_t mask_col_stride, bool causal,
+                          const float* packed_keys = nullptr);
+
+// Floats that flash_attention_pack_keys writes for S keys of dim E: (E, key tile) transposed
+// tiles, the last one padded with zeros. About S * E; 64-bit, as for the scratch.
+std::uint64_t flash_attention_packed_keys_size(std::uint64_t S, std::uint64_t E);
+
+// packed = the key tiles of k (S, E), each transposed to (E, key tile) as the Q K^T
+// micro-kernel reads them, one after the other. packed must not overlap k.
+void flash_attention_pack_keys(const float* k, float* packed, std::size_t S, std::size_t E);
 
 // Queries per tile: the unit in which an op should split a head between threads.
 std::size_t flash_attention_query_tile();

@@ -192,12 +192,37 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
     const std::size_t workers = flops < 64e6 ? 1 : threads;
     const std::size_t tile = flash_attention_query_tile();
     const std::size_t tiles = (uL + tile - 1) / tile;
+    // With several query tiles per head, each would pack every key tile again: pack each key
+    // plane once (about the size of key; planes shared by heads, GQA or broadcast, once) unless
+    // that does not fit, which only costs the repacking.
+    std::size_t key_planes = 1;  // (S, E) planes in key: its leading dims
+    for (auto d : kb) key_planes *= static_cast<std::size_t>(d);
+    const std::uint64_t packed_plane = flash_attention_packed_keys_size(uS, uE);
+    AlignedVector<float> packed_keys;
+    if (tiles > 1 && uE > 0 && packed_plane * key_planes <= static_cast<std::uint64_t>(kMaxElements)) {
+      try {
+        packed_keys.resize(static_cast<std::size_t>(packed_plane) * key_planes);
+      } catch (const std::bad_alloc&) {
+        packed_keys = {};
+      }
+    }
+    if (!packed_keys.empty()) {
+      const auto pack = [&](std::size_t plane, std::size_t) {
+        aw::flash_attention_pack_keys(key.data + plane * uS * uE, packed_keys.data() + plane * packed_plane, uS, uE);
+      };
+      if (workers == 1) {
+        for (std::size_t plane = 0; plane < key_planes; ++plane) pack(plane, 0);
+      } else {
+        parallel_for(key_planes, pack);
+      }
+    }
     const auto attend = [&](std::size_t task, std::size_t worker) {
       const std::size_t h = task / tiles, row_begin = (tiles - 1 - task % tiles) * tile;
       const auto in = head_inputs(h);
       aw::flash_attention_rows(in.q, in.k, in.v, in.out, scratch.data() + worker * fused_scratch, row_begin,
                                std::min(uL, row_begin + tile), uS, uE, uEv, scale, in.mask, mask.row_stride,
-                               mask.col_stride, opt.is_causal);
+                               mask.col_stride, opt.is_causal,
+                               packed_keys.empty() ? nullptr : packed_keys.data() + off_k[h] * packed_plane);
     };
     if (workers == 1) {
       for (std::size_t task = 0; task < heads * tiles; ++task) attend(task, 0);

@@ -16,6 +16,7 @@
 #include "kernels/kernel_test_util.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -113,6 +114,15 @@ void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t 
     std::vector<double> want, want_scale;
     attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal, want, want_scale);
     const std::vector<double> ref(out_ref.data(), out_ref.data() + L * Ev);
+
+    // the same with the keys packed once (as the op does for several query tiles): byte-identical
+    Buffer packed(aw::flash_attention_packed_keys_size(S, E), offset), out_packed(L * Ev, offset);
+    aw::flash_attention_pack_keys(k.data(), packed.data(), S, E);
+    aw::flash_attention_rows(q.data(), k.data(), v.data(), out_packed.data(), scratch.data(), 0, L, S, E, Ev, scale,
+                             mask.data, mask.row_stride, mask.col_stride, causal, packed.data());
+    CHECK(std::memcmp(out.data(), out_packed.data(), L * Ev * sizeof(float)) == 0);
+    CHECK(packed.guards_intact());
+    CHECK(out_packed.guards_intact());
 
     const std::string fused_vs_ref = first_mismatch(out.data(), ref, want_scale);
     const std::string fused_vs_f64 = first_mismatch(out.data(), want, want_scale);
