@@ -3,8 +3,10 @@
 // TensorFlow.js wasm backend, all in this one Node process on the same inputs.
 //
 // Method: every library gets warm-up calls first (V8 does not on-stack-replace wasm: a first
-// long call stays in baseline code), then the libraries take turns call by call, and each
-// reports the median of its calls. GFLOP/s = 4 * S * S * D * H / time (causal counted the same).
+// long call stays in baseline code), at least 0.3 s per shape, then the libraries take turns call
+// by call (whatever one left queued runs before the next is timed) for ~6 s per shape (at least
+// 10 rounds), and each reports the median of its calls. GFLOP/s = 4 * S * S * D * H / time
+// (causal counted the same).
 // Every timed call includes what a user pays: copying the inputs in and the output out.
 // Then a long-sequence table for attention-wasm alone (1 head): time and the growth of its
 // wasm memory in a fresh module instance.
@@ -269,13 +271,28 @@ async function main() {
       if (diff > 1e-4) console.log(`# warning: ${libs[i].name} differs from attention-wasm by ${diff.toExponential(2)}`);
     }
     const flops = 4 * S * S * D * H;
-    const warmups = quick ? 2 : 4;  // per library, after the first-touch warm-up in main()
-    const calls = Math.max(10, Math.min(quick ? 10 : 40, Math.ceil(4e9 / flops)));
-    for (const run of runs) if (run) for (let i = 0; i < warmups; ++i) await run();
+    // Warm-up per library and shape: at least 4 calls and 0.3 s (0.05 s with --quick), which
+    // also estimates a call's time.
+    const estimate = [];
+    for (const run of runs) {
+      if (!run) { estimate.push(0); continue; }
+      let n = 0;
+      const t0 = performance.now();
+      for (; n < 4 || performance.now() - t0 < (quick ? 50 : 300); ++n) await run();
+      estimate.push((performance.now() - t0) / n);
+    }
+    // Rounds: at least 10, else as many as fit in ~6 s (1 s with --quick) for all libraries
+    // together, at most 1000. A few ms of small calls would be one moment of this shared VM;
+    // seconds of them give a median that is the same from run to run.
+    const round = estimate.reduce((a, b) => a + b, 0);
+    const calls = Math.max(10, Math.min(1000, Math.floor((quick ? 1000 : 6000) / round)));
     const times = runs.map(() => []);
     for (let c = 0; c < calls; ++c) {
       for (let i = 0; i < runs.length; ++i) {  // take turns, call by call
         if (!runs[i]) continue;
+        // Let whatever the previous library left queued (promise jobs, timers) run first, so
+        // that it is not timed as part of this call.
+        await new Promise((resolve) => setImmediate(resolve));
         const t0 = performance.now();
         await runs[i]();
         times[i].push(performance.now() - t0);
