@@ -18,6 +18,14 @@ void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t
 void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
                       std::size_t n);
 
+// C = A B, the same result byte for byte, with b copied into scratch block by block (panels that
+// the 4-row tiles read sequentially, a block that stays in the L2 cache): faster once b is larger
+// than the cache. scratch: matmul_packed_scratch_size() floats, contents ignored, not
+// overlapping a, b or c.
+void matmul_packed(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n,
+                   float* scratch);
+std::size_t matmul_packed_scratch_size();
+
 // C = A B^T
 // c[i, j] = sum_p a[i, p] * b[j, p]   (row i of a dot row j of b)
 // a (m, k), b (n, k), c (m, n). c must not alias a or b. k == 0 gives c = 0.

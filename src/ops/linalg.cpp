@@ -1,6 +1,7 @@
 #include "ops/linalg.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
@@ -9,32 +10,46 @@
 namespace aw {
 namespace {
 
-// Calls rows(begin, end) over [0, m) in blocks: one block below ~16 MFLOP (waking the pool's
-// threads took 0.1-0.5 ms here), else about 4 blocks per thread, of whole 4-row tiles (the
-// kernels' register tiles).
+// Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
+// pool's threads took 0.1-0.5 ms here), else about 4 blocks per thread, of whole 4-row tiles (the
+// kernels' register tiles). worker < thread_count() is the thread running the block.
 template <typename Rows>
 void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
   const std::size_t threads = thread_count();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  if (threads == 1 || m < 8 || flops < 16e6) return rows(std::size_t{0}, m);
+  if (threads == 1 || m < 8 || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
   const std::size_t blocks = std::min(4 * threads, m / 4);
   const std::size_t block = (m / blocks + 3) / 4 * 4;
-  parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t) {
-    rows(task * block, std::min(m, (task + 1) * block));
+  parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t worker) {
+    rows(task * block, std::min(m, (task + 1) * block), worker);
   });
 }
 
 }  // namespace
 
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n) {
-  split_rows(m, k, n, [&](std::size_t begin, std::size_t end) {
-    aw::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
+  // b of 32768 floats (128 KiB) or more and enough rows to repay copying it: the packed kernel,
+  // with a block of scratch per thread (if that cannot be had, the unpacked one: same result).
+  AlignedVector<float> scratch;
+  if (m >= 16 && k * n >= 32768) {
+    try {
+      scratch.resize(matmul_packed_scratch_size() * thread_count());
+    } catch (const std::bad_alloc&) {
+      scratch = {};
+    }
+  }
+  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+    if (scratch.empty())
+      aw::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
+    else
+      aw::matmul_packed(a + begin * k, b, c + begin * n, end - begin, k, n,
+                        scratch.data() + worker * matmul_packed_scratch_size());
   });
 }
 
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m,
                           std::size_t k, std::size_t n) {
-  split_rows(m, k, n, [&](std::size_t begin, std::size_t end) {
+  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
     aw::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
   });
 }

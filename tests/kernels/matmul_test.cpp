@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -94,6 +95,30 @@ void check_product_kernel(Product kernel, Product reference, bool b_transposed, 
 TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
 {
     check_product_kernel(aw::matmul, aw::matmul_reference, false, 20240601);
+}
+
+TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]")
+{
+    // Blocks of b are 256 x 256 (k x n): sizes on both sides of one and two block edges, with
+    // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector.
+    std::mt19937 rng(20240604);
+    const std::size_t ms[] = {0, 1, 3, 4, 5, 9};
+    const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
+    const std::size_t ns[] = {0, 1, 7, 8, 9, 33, 255, 256, 257, 515};
+    for (std::size_t offset : offsets)
+    for (std::size_t m : ms)
+    for (std::size_t k : ks)
+    for (std::size_t n : ns) {
+        CAPTURE(m, k, n, offset);
+        const Buffer a = uniform_buffer(rng, m * k, offset);   // (m, k)
+        const Buffer b = uniform_buffer(rng, k * n, offset);   // (k, n)
+        Buffer c(m * n, offset), c_packed(m * n, offset), scratch(aw::matmul_packed_scratch_size(), offset);
+        aw::matmul(a.data(), b.data(), c.data(), m, k, n);
+        aw::matmul_packed(a.data(), b.data(), c_packed.data(), m, k, n, scratch.data());
+        CHECK(std::memcmp(c.data(), c_packed.data(), m * n * sizeof(float)) == 0);
+        CHECK(c_packed.guards_intact());
+        CHECK(scratch.guards_intact());
+    }
 }
 
 TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
