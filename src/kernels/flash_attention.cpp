@@ -235,13 +235,26 @@ void pack_values(const float* v, float* vp, std::size_t keys, std::size_t Ev,
 // running max is kept as an integer: 3 operations instead of 4 per vector.
 // Why not xsimd::exp2: its range checks and special cases made it ~55 instructions per vector in
 // V8 (node --print-wasm-code), this is ~17; the online softmax was a quarter of the kernel's time.
-// Not for s > M (no overflow handling); NaN is clamped like -inf.
+// Not for s > M (no overflow handling). NaN stays NaN (see clamp_below).
+// s < floor ? floor : s, lane by lane: NaN stays NaN (the comparison is false), on every arch.
+// On wasm that is exactly f32x4.pmax(s, floor), one instruction; clang 14 does not turn the
+// select into it (lt + bitselect cost the kernel 1-2 %). Elsewhere the select: what xsimd::max
+// does with NaN depends on the instruction set.
+inline batch clamp_below(batch s, batch floor)
+{
+#if XSIMD_WITH_WASM
+    return wasm_f32x4_pmax(s, floor);
+#else
+    return xsimd::select(s < floor, floor, s);
+#endif
+}
+
 struct Exp2Shifted {
     batch c, floor;  // 2^23 + 127 - M, M - 127
     explicit Exp2Shifted(float M) : c(8388608.0f + 127.0f - M), floor(M - 127.0f) {}
     batch operator()(batch s) const
     {
-        s = xsimd::max(s, floor);
+        s = clamp_below(s, floor);
         const batch t = s + c;
         const batch f = s - (t - c);  // in [-1/2, 1/2]
         batch p(1.3390863314270973e-3f);
@@ -269,6 +282,21 @@ inline float exp2_integer(float d)
     return r;
 }
 
+// log2(e) * mask, with finite masks kept finite: a mask of -FLT_MAX (torch.finfo(float32).min,
+// the padding masks of many models) times log2(e) would overflow to -inf, and a row masked
+// entirely with it would give 0 where torch, adding -FLT_MAX in natural units, gives equal
+// weights (all its scores round to -FLT_MAX). +-inf and NaN stay what they are.
+inline float mask_base2(float mask)
+{
+    const float m = log2_e * mask;
+    return std::isinf(m) && !std::isinf(mask) ? std::copysign(std::numeric_limits<float>::max(), m) : m;
+}
+inline batch mask_base2(batch mask)
+{
+    const batch m = batch(log2_e) * mask, big(std::numeric_limits<float>::max());
+    return xsimd::select(xsimd::isinf(m) && !xsimd::isinf(mask), xsimd::copysign(big, m), m);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Online softmax of one row of a score tile.
 //
@@ -283,19 +311,19 @@ float online_softmax_row(float* s, std::size_t visible, std::size_t width,
 {
     const std::size_t visible_vec = visible - visible % lanes;
 
-    // add the mask: a load when contiguous, a broadcast when the column stride is 0,
-    // otherwise element by element
+    // add the mask (in base 2, see mask_base2): a load when contiguous, a broadcast when the
+    // column stride is 0, otherwise element by element
     if (mask_row) {
         if (col_stride == 1) {
             for (std::size_t j = 0; j < visible_vec; j += lanes)
-                xsimd::fma(batch::load_unaligned(mask_row + j), batch(log2_e), batch::load_unaligned(s + j)).store_unaligned(s + j);
-            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += log2_e * mask_row[j];
+                (batch::load_unaligned(s + j) + mask_base2(batch::load_unaligned(mask_row + j))).store_unaligned(s + j);
+            for (std::size_t j = visible_vec; j < visible; ++j) s[j] += mask_base2(mask_row[j]);
         } else if (col_stride == 0) {
-            const float m0 = log2_e * mask_row[0];
+            const float m0 = mask_base2(mask_row[0]);
             for (std::size_t j = 0; j < visible; ++j) s[j] += m0;
         } else {
             for (std::size_t j = 0; j < visible; ++j)
-                s[j] += log2_e * mask_row[static_cast<std::ptrdiff_t>(j) * col_stride];
+                s[j] += mask_base2(mask_row[static_cast<std::ptrdiff_t>(j) * col_stride]);
         }
     }
 

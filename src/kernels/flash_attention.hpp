@@ -60,7 +60,8 @@ void flash_attention_rows(const float* q, const float* k, const float* v, float*
                           const float* packed_keys = nullptr);
 
 // Floats that flash_attention_pack_keys writes for S keys of dim E: (E, key tile) transposed
-// tiles, the last one padded with zeros. About S * E; 64-bit, as for the scratch.
+// tiles, S rounded up to whole tiles of 64 keys (so up to 64 E for small S); 64-bit, as for
+// the scratch.
 std::uint64_t flash_attention_packed_keys_size(std::uint64_t S, std::uint64_t E);
 
 // packed = the key tiles of k (S, E), each transposed to (E, key tile) as the Q K^T

@@ -193,8 +193,8 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
     const std::size_t tile = flash_attention_query_tile();
     const std::size_t tiles = (uL + tile - 1) / tile;
     // With several query tiles per head, each would pack every key tile again: pack each key
-    // plane once (about the size of key; planes shared by heads, GQA or broadcast, once) unless
-    // that does not fit, which only costs the repacking.
+    // plane once (the size of key with S rounded up to whole key tiles; planes shared by heads,
+    // GQA or broadcast, once) unless that does not fit, which only costs the repacking.
     std::size_t key_planes = 1;  // (S, E) planes in key: its leading dims
     for (auto d : kb) key_planes *= static_cast<std::size_t>(d);
     const std::uint64_t packed_plane = flash_attention_packed_keys_size(uS, uE);

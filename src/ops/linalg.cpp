@@ -28,8 +28,9 @@ void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
 }  // namespace
 
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n) {
-  // b of 32768 floats (128 KiB) or more and enough rows to repay copying it: the packed kernel,
-  // with a block of scratch per thread (if that cannot be had, the unpacked one: same result).
+  // b of 32768 floats (128 KiB) or more and blocks of enough rows to repay copying it: the
+  // packed kernel, with a block of scratch per thread (if that cannot be had, the unpacked one:
+  // same result).
   AlignedVector<float> scratch;
   if (m >= 16 && k * n >= 32768) {
     try {
@@ -39,7 +40,8 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
     }
   }
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
-    if (scratch.empty())
+    // each block copies b again: not for a few rows
+    if (scratch.empty() || end - begin < 16)
       aw::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
     else
       aw::matmul_packed(a + begin * k, b, c + begin * n, end - begin, k, n,

@@ -39,6 +39,7 @@ test('scaledDotProductAttention: threaded output byte-identical to one thread', 
     { q: [1, 1, 1000, 32], k: [1, 1, 700, 32], v: [1, 1, 700, 24] },   // one head split by query tiles
     { q: [2, 3, 70, 9], k: [2, 3, 131, 9], v: [2, 3, 131, 5] },        // odd sizes
     { q: [1, 6, 129, 16], k: [1, 2, 200, 16], v: [1, 2, 200, 16], gqa: true },
+    { q: [1, 8, 256, 64], k: [1, 2, 256, 64], v: [1, 2, 256, 64], gqa: true },  // threaded, key planes packed in parallel
     { q: [5, 1, 8], k: [5, 1, 8], v: [5, 1, 8] },                       // one query per head
   ];
   for (const c of cases) {
@@ -58,7 +59,9 @@ test('scaledDotProductAttention: threaded output byte-identical to one thread', 
 
 test('matmul, linear and the modules: threaded byte-identical to one thread', () => {
   const random = rng(42);
-  for (const [a, b] of [[[300, 200], [200, 150]], [[3, 67, 64], [64, 33]], [[7, 5], [5, 3]], [[2, 1, 129, 40], [4, 40, 8]]]) {
+  // [2, 256, 300] x [300, 260]: b of 78000 floats, blocks of 32 rows: the packed kernel on each thread
+  for (const [a, b] of [[[300, 200], [200, 150]], [[3, 67, 64], [64, 33]], [[7, 5], [5, 3]], [[2, 1, 129, 40], [4, 40, 8]],
+    [[2, 256, 300], [300, 260]]]) {
     const x = randomTensor(a, random), y = randomTensor(b, random);
     assertSameBytes(threaded.matmul(x, y), single.matmul(x, y), `matmul ${a} x ${b}`);
   }

@@ -179,19 +179,87 @@ TEST_CASE("flash attention: large scores need the running max (online rescaling)
 TEST_CASE("flash attention: scores beyond 2^22 take the scalar exp path", "[kernels][flash_attention]")
 {
     // The vector exp shifts by the running max through a float add at 2^23 (Exp2Shifted), which
-    // holds for |max| < 2^22 in base 2; larger scores take std::exp2. Here score_j = 5e5 (j + 1)
-    // (E = 1): the first keys are below the limit, later ones far beyond, gaps of 5e5 make each
-    // row one-hot on its largest visible key, and a row switches paths between key tiles.
+    // holds for |max| < 2^22 in base 2; larger scores take std::exp2. Here (E = 1, scale 1)
+    // score_j = 37900 (j + 1), 54680 (j + 1) in base 2: the first key tile peaks at 3.5e6, just
+    // below 2^22 (the vector path with a large shift), the second goes up to 7e6 (the scalar
+    // path), so rows that see both tiles switch paths between them. Gaps of 37900 make each row
+    // one-hot on its largest visible key: exact, in float32 and float64 alike.
     std::mt19937 rng(20250105);
     const std::size_t L = 130, S = 130, E = 1, Ev = 3;
     Buffer q(L * E, 0), k(S * E, 0);
     for (std::size_t i = 0; i < L; ++i) q.data()[i] = 1.0f;
-    for (std::size_t j = 0; j < S; ++j) k.data()[j] = 0.5f * float(j + 1);
+    for (std::size_t j = 0; j < S; ++j) k.data()[j] = 37900.0f * float(j + 1);
     const Buffer v = random_buffer(rng, S * Ev, 0);
     for (bool causal : {false, true}) {
         CAPTURE(causal);
-        check_fused(q, k, v, L, S, E, Ev, 1e6f, MaskArgs{}, nullptr, causal);
+        check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, causal);
     }
+}
+
+TEST_CASE("flash attention: NaN spreads to the rows that see it, on every arch", "[kernels][flash_attention]")
+{
+    // A NaN in q makes its row NaN; in k, every row that sees that key; in v, that column of
+    // every row that sees the key. Under causal a row does not see later keys (as torch's CPU
+    // flash kernel, which skips them; its math path, like our materialised reference, multiplies
+    // their zero weights by NaN). The clamp in the exp must not drop NaN: maxps natively would.
+    std::mt19937 rng(20250106);
+    const std::size_t L = 70, S = 70, E = 5, Ev = 6;
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    for (int where = 0; where < 3; ++where)
+    for (bool causal : {false, true}) {
+        CAPTURE(where, causal);
+        Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0), v = random_buffer(rng, S * Ev, 0);
+        if (where == 0) q.data()[3 * E + 1] = nan;   // query 3
+        if (where == 1) k.data()[66 * E + 2] = nan;  // key 66 (in the second key tile)
+        if (where == 2) v.data()[10 * Ev + 4] = nan; // value 10, column 4
+        const std::size_t first_row = causal ? (where == 1 ? 66 : 10) : 0;  // rows that see the key
+        auto expect_nan = [&](std::size_t i, std::size_t d) {
+            return where == 0 ? i == 3 : where == 1 ? i >= first_row : i >= first_row && d == 4;
+        };
+        // The 3 rows before first_row share a 4-row register tile with it, which multiplies the
+        // key's zero weight by NaN for them too (as the reference does for every row): either.
+        auto either = [&](std::size_t i) { return causal && where != 0 && i < first_row && i + 4 > first_row; };
+        Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0);
+        Buffer scratch(aw::flash_attention_scratch_size(E, Ev), 0);
+        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f,
+                                 nullptr, 0, 0, causal);
+        aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
+                                                        weights.data(), L, S, E, Ev, 0.5f, nullptr, 0, 0, causal);
+        for (std::size_t i = 0; i < L; ++i)
+            for (std::size_t d = 0; d < Ev; ++d) {
+                CAPTURE(i, d);
+                const float got = out.data()[i * Ev + d], want = out_ref.data()[i * Ev + d];
+                if (!either(i)) REQUIRE(std::isnan(got) == expect_nan(i, d));
+                if (!std::isnan(got) && !std::isnan(want)) CHECK(std::fabs(got - want) <= 1e-5f);
+            }
+    }
+}
+
+TEST_CASE("flash attention: a row masked with -FLT_MAX everywhere weighs its keys equally, as torch",
+          "[kernels][flash_attention]")
+{
+    // torch adds the mask in natural units: every score of such a row rounds to -FLT_MAX and the
+    // softmax is uniform. The fused kernel works in base 2, where log2(e) * -FLT_MAX would
+    // overflow to -inf and the row would give 0 (mask_base2 keeps it finite).
+    std::mt19937 rng(20250107);
+    const std::size_t L = 5, S = 70, E = 4, Ev = 3;
+    const Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0), v = random_buffer(rng, S * Ev, 0);
+    Buffer mask(L * S, 0);
+    for (std::size_t i = 0; i < L * S; ++i) mask.data()[i] = i / S == 2 ? -std::numeric_limits<float>::max() : 0.0f;
+    Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0), scratch(aw::flash_attention_scratch_size(E, Ev), 0);
+    aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f,
+                             mask.data(), S, 1, false);
+    aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(), weights.data(),
+                                                    L, S, E, Ev, 0.5f, mask.data(), S, 1, false);
+    for (std::size_t d = 0; d < Ev; ++d) {
+        double mean = 0;
+        for (std::size_t j = 0; j < S; ++j) mean += v.data()[j * Ev + d];
+        mean /= double(S);
+        CAPTURE(d);
+        CHECK(std::fabs(out.data()[2 * Ev + d] - mean) <= 1e-5);
+        CHECK(std::fabs(out_ref.data()[2 * Ev + d] - mean) <= 1e-5);
+    }
+    for (std::size_t i = 0; i < L * Ev; ++i) CHECK(std::fabs(out.data()[i] - out_ref.data()[i]) <= 1e-5f);
 }
 
 TEST_CASE("flash attention: additive masks with broadcasting and negative strides, with and without causal",

@@ -26,8 +26,9 @@ std::vector<float> uniform(std::mt19937& rng, std::size_t n)
 TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the plain kernel", "[ops][linalg]")
 {
     std::mt19937 rng(20240605);
-    // input (2, 70, 300) @ other (300, 130): k x n = 39000 floats, over one 256-row block of k
-    const std::size_t batch = 2, m = 70, k = 300, n = 130;
+    // input (2, 256, 300) @ other (300, 130): k x n = 39000 floats, over one 256-row block of k;
+    // 20 MFLOP per matrix, so that 2 threads split it (above 16 MFLOP) into blocks of 32 rows
+    const std::size_t batch = 2, m = 256, k = 300, n = 130;
     const auto a = uniform(rng, batch * m * k), b = uniform(rng, k * n);
     std::vector<float> want(batch * m * n);
     for (std::size_t i = 0; i < batch; ++i) aw::matmul(a.data() + i * m * k, b.data(), want.data() + i * m * n, m, k, n);
@@ -35,9 +36,9 @@ TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the
     for (std::size_t threads : {1, 2}) {
         CAPTURE(threads);
         aw::set_thread_count(threads);
-        const aw::Tensor got = aw::matmul(aw::TensorRef{a.data(), {2, 70, 300}}, aw::TensorRef{b.data(), {300, 130}});
+        const aw::Tensor got = aw::matmul(aw::TensorRef{a.data(), {2, 256, 300}}, aw::TensorRef{b.data(), {300, 130}});
         aw::set_thread_count(1);
-        CHECK(got.shape == aw::Shape{2, 70, 130});
+        CHECK(got.shape == aw::Shape{2, 256, 130});
         REQUIRE(got.data.size() == want.size());
         CHECK(std::memcmp(got.data.data(), want.data(), want.size() * sizeof(float)) == 0);
     }
