@@ -179,16 +179,18 @@ TEST_CASE("flash attention: large scores need the running max (online rescaling)
 TEST_CASE("flash attention: scores beyond 2^22 take the scalar exp path", "[kernels][flash_attention]")
 {
     // The vector exp shifts by the running max through a float add at 2^23 (Exp2Shifted), which
-    // holds for |max| < 2^22 in base 2; larger scores take std::exp2. Here (E = 1, scale 1)
-    // score_j = 37900 (j + 1), 54680 (j + 1) in base 2: the first key tile peaks at 3.5e6, just
-    // below 2^22 (the vector path with a large shift), the second goes up to 7e6 (the scalar
-    // path), so rows that see both tiles switch paths between them. Gaps of 37900 make each row
-    // one-hot on its largest visible key: exact, in float32 and float64 alike.
+    // holds for |max| < 2^22 in base 2 (with margin); larger scores take std::exp2. Here (E = 1,
+    // scale 1) the first key tile has score_j = 37900 (j + 1), up to 3.5e6 in base 2, just below
+    // 2^22 (the vector path with a large shift); the second has 1.2e7 (j - 63), 1.7e7 and more in
+    // base 2 (the scalar path). Rows that see both tiles switch paths between them, and the output
+    // of the first tile must be rescaled to nothing. The gaps make each row one-hot on its largest
+    // visible key, exact in float32 and float64 alike; so this checks that huge scores come out
+    // right, not which path computed them (one-hot rows come out right on either).
     std::mt19937 rng(20250105);
     const std::size_t L = 130, S = 130, E = 1, Ev = 3;
     Buffer q(L * E, 0), k(S * E, 0);
     for (std::size_t i = 0; i < L; ++i) q.data()[i] = 1.0f;
-    for (std::size_t j = 0; j < S; ++j) k.data()[j] = 37900.0f * float(j + 1);
+    for (std::size_t j = 0; j < S; ++j) k.data()[j] = j < 64 ? 37900.0f * float(j + 1) : 1.2e7f * float(j - 63);
     const Buffer v = random_buffer(rng, S * Ev, 0);
     for (bool causal : {false, true}) {
         CAPTURE(causal);
