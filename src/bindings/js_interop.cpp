@@ -58,10 +58,6 @@ HeapBoolTensor bool_tensor_from_js(const val& data, const val& shape, const std:
   return t;
 }
 
-HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where) {
-  return bool_tensor_from_js(tensor["data"], tensor["shape"], where);
-}
-
 std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape) {
   return copy_from_js<std::vector<std::int32_t>>(tensor["data"], tensor["shape"], where, "a tensor", shape);
 }

@@ -37,7 +37,6 @@ HeapTensor float_tensor_from_js(const val& tensor, const std::string& where);
 // The same from the tensor's two fields, for bindings on the hot path: each property read of a
 // tensor object is one more call into JS.
 HeapTensor float_tensor_from_js(const val& data, const val& shape, const std::string& where);
-HeapBoolTensor bool_tensor_from_js(const val& tensor, const std::string& where);
 HeapBoolTensor bool_tensor_from_js(const val& data, const val& shape, const std::string& where);
 // {data: Int32Array, shape} -> ids; `shape` receives the shape.
 std::vector<std::int32_t> int_tensor_from_js(const val& tensor, const std::string& where, Shape& shape);
@@ -48,36 +47,33 @@ struct OptionalHeapTensor {
   std::optional<HeapTensor> heap;
   TensorRef ref;
   OptionalHeapTensor() = default;
-  OptionalHeapTensor(const val& v, const std::string& where) {
-    if (!is_set(v)) return;
-    heap = float_tensor_from_js(v, where);
+  // From a tensor object, or from its data and shape (data unset: no tensor).
+  OptionalHeapTensor(const val& v, const std::string& where)
+      : OptionalHeapTensor(field(v, "data"), field(v, "shape"), where) {}
+  OptionalHeapTensor(const val& data, const val& shape, const std::string& where) {
+    if (!is_set(data)) return;
+    heap = float_tensor_from_js(data, shape, where);
     ref = heap->ref();
   }
   const TensorRef* ptr() const { return heap ? &ref : nullptr; }
+  // v[name], or undefined when v itself is unset
+  static val field(const val& v, const char* name) { return is_set(v) ? v[name] : val::undefined(); }
 };
 
 // An optional mask copied into the heap, float (as_float.ptr()) or boolean (bool_ptr()) as
-// `is_bool` says; both nullptr when it is unset.
+// `is_bool` says; both nullptr when it is unset. From a tensor object, or from its data and shape.
 struct OptionalHeapMask {
   OptionalHeapTensor as_float;
   std::optional<HeapBoolTensor> heap_bool;
   BoolTensorRef bool_ref;
   OptionalHeapMask(const val& v, bool is_bool, const std::string& where)
-      : as_float(is_bool ? val::undefined() : v, where) {
-    if (!is_set(v) || !is_bool) return;
-    heap_bool = bool_tensor_from_js(v, where);
+      : OptionalHeapMask(OptionalHeapTensor::field(v, "data"), OptionalHeapTensor::field(v, "shape"), is_bool,
+                         where) {}
+  OptionalHeapMask(const val& data, const val& shape, bool is_bool, const std::string& where)
+      : as_float(is_bool ? val::undefined() : data, shape, where) {
+    if (!is_set(data) || !is_bool) return;
+    heap_bool = bool_tensor_from_js(data, shape, where);
     bool_ref = heap_bool->ref();
-  }
-  // From the mask's data and shape (data undefined or null: no mask).
-  OptionalHeapMask(const val& data, const val& shape, bool is_bool, const std::string& where) {
-    if (!is_set(data)) return;
-    if (is_bool) {
-      heap_bool = bool_tensor_from_js(data, shape, where);
-      bool_ref = heap_bool->ref();
-    } else {
-      as_float.heap = float_tensor_from_js(data, shape, where);
-      as_float.ref = as_float.heap->ref();
-    }
   }
   const BoolTensorRef* bool_ptr() const { return heap_bool ? &bool_ref : nullptr; }
 };

@@ -9,15 +9,9 @@
 #include <random>
 #include <vector>
 
-namespace {
+#include "kernels/kernel_test_util.hpp"  // uniform_buffer
 
-std::vector<float> uniform_floats(std::mt19937& rng, std::size_t n)
-{
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    std::vector<float> d(n);
-    for (auto& x : d) x = uniform(rng);
-    return d;
-}
+namespace {
 
 std::size_t numel(const aw::Shape& s)
 {
@@ -51,7 +45,8 @@ TEST_CASE("sdpa op: fused and materialised paths agree", "[ops][attention]")
     std::mt19937 rng(7);
     // query (2, 4, 70, 9), key/value (2, 2, 67, 9|5) with enable_gqa; batch dim of key broadcast
     const aw::Shape qs{2, 4, 70, 9}, ks{1, 2, 67, 9}, vs{1, 2, 67, 5};
-    const auto qd = uniform_floats(rng, numel(qs)), kd = uniform_floats(rng, numel(ks)), vd = uniform_floats(rng, numel(vs));
+    using kernel_test::uniform_buffer;
+    const auto qd = uniform_buffer(rng, numel(qs), 0), kd = uniform_buffer(rng, numel(ks), 0), vd = uniform_buffer(rng, numel(vs), 0);
     const aw::TensorRef q{qd.data(), qs}, k{kd.data(), ks}, v{vd.data(), vs};
 
     aw::SdpaOptions opt;
@@ -72,7 +67,7 @@ TEST_CASE("sdpa op: fused and materialised paths agree", "[ops][attention]")
     opt.bool_mask = nullptr;
 
     const aw::Shape fs{4, 70, 67};
-    auto fd = uniform_floats(rng, numel(fs));
+    auto fd = uniform_buffer(rng, numel(fs), 0);
     for (std::size_t j = 0; j < 67; ++j) fd[5 * 67 + j] = -INFINITY;
     const aw::TensorRef fmask{fd.data(), fs};
     opt.float_mask = &fmask;

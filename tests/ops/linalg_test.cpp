@@ -11,17 +11,7 @@
 #include "kernels/matmul.hpp"
 #include "ops/linalg.hpp"
 
-namespace {
-
-std::vector<float> uniform(std::mt19937& rng, std::size_t n)
-{
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (auto& x : v) x = u(rng);
-    return v;
-}
-
-}  // namespace
+#include "kernels/kernel_test_util.hpp"  // uniform_buffer
 
 TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the plain kernel", "[ops][linalg]")
 {
@@ -29,7 +19,7 @@ TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the
     // input (2, 256, 300) @ other (300, 130): k x n = 39000 floats, over one 256-row block of k;
     // 20 MFLOP per matrix, so that 2 threads split it (above 16 MFLOP) into blocks of 32 rows
     const std::size_t batch = 2, m = 256, k = 300, n = 130;
-    const auto a = uniform(rng, batch * m * k), b = uniform(rng, k * n);
+    const auto a = kernel_test::uniform_buffer(rng, batch * m * k, 0), b = kernel_test::uniform_buffer(rng, k * n, 0);
     std::vector<float> want(batch * m * n);
     for (std::size_t i = 0; i < batch; ++i) aw::matmul(a.data() + i * m * k, b.data(), want.data() + i * m * n, m, k, n);
 
