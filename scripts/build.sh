@@ -20,4 +20,6 @@ cp build/wasm/attention_wasm_mt.js build/wasm/attention_wasm_mt.wasm build/wasm/
 cp build/wasm/attention_wasm_mt.worker.js dist/attention_wasm_mt.worker.cjs
 cp src/js/*.js src/js/*.d.ts dist/
 rm -f dist/node-shim.js  # prepended to the glue at link time, not a module of the package
+# bert-base-uncased's vocabulary for loadTokenizer('bert-base-uncased'), converted from a dev dependency
+node scripts/convert-vocab.mjs
 echo "build: dist/ ready ($(du -k dist/attention_wasm.wasm | cut -f1) KiB wasm)"
