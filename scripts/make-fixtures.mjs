@@ -133,9 +133,10 @@ const BYTES = { F32: 4, F16: 2, BF16: 2 };
 
 // Float32 bits of an exactly representable value -> F16 / BF16 bits (no rounding needed: the
 // values are drawn on grids the dtype holds).
+const f32 = new DataView(new ArrayBuffer(4));
 function encode(dtype, view, offset, x) {
   if (dtype === 'F32') return view.setFloat32(offset, x, true);
-  const f = new DataView(new ArrayBuffer(4));
+  const f = f32;
   f.setFloat32(0, x);
   const bits = f.getUint32(0);
   if (dtype === 'BF16') return view.setUint16(offset, bits >>> 16, true);

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <sstream>
 
 #include "bindings/js_interop.hpp"
 #include "models/encoder.hpp"
@@ -23,6 +24,14 @@ namespace {
 using emscripten::typed_memory_view;
 
 constexpr std::size_t kStagingBytes = std::size_t{4} << 20;  // one chunk of the file (4 MiB)
+
+// A JS number as JS prints it ("928", "2.5"), for messages.
+std::string num(double d) {
+  std::ostringstream out;
+  out.precision(17);
+  out << d;
+  return out.str();
+}
 
 struct LoadedModel {
   std::unique_ptr<Encoder> encoder;
@@ -41,7 +50,7 @@ LoadedModel& find_model(double handle, const char* fn, bool must_be_ready) {
   auto& models = registry();
   const auto it = std::isfinite(handle) ? models.find(static_cast<int>(handle)) : models.end();
   if (it == models.end() || it->first != handle)
-    fail(ErrorKind::Shape, std::string(fn) + ": no model with handle " + std::to_string(handle) + " (disposed?)");
+    fail(ErrorKind::Shape, std::string(fn) + ": no model with handle " + num(handle) + " (disposed?)");
   if (must_be_ready && !it->second.ready) fail(ErrorKind::Shape, std::string(fn) + ": the model has not finished loading");
   return it->second;
 }
@@ -51,9 +60,10 @@ std::int64_t integer_field(const val& object, const char* name, std::int64_t lo,
   const val v = object[name];
   if (!v.isNumber()) fail(ErrorKind::Type, std::string("encoder config: ") + name + " must be a number");
   const double d = v.as<double>();
-  if (!(std::floor(d) == d && d >= static_cast<double>(lo) && d <= static_cast<double>(hi)))
+  if (!(std::floor(d) == d && d >= static_cast<double>(lo) && d <= static_cast<double>(hi))) {
     fail(ErrorKind::Range, std::string("encoder config: ") + name + " must be an integer in [" + std::to_string(lo) +
-                               ", " + std::to_string(hi) + "], got " + std::to_string(d));
+                               ", " + std::to_string(hi) + "], got " + num(d));
+  }
   return static_cast<std::int64_t>(d);
 }
 
@@ -68,19 +78,20 @@ std::string string_field(const val& object, const char* name, const std::string&
 // against each other by validate_encoder_config).
 EncoderConfig config_from_js(const val& c) {
   if (c.typeOf().as<std::string>() != "object" || c.isNull()) fail(ErrorKind::Type, "encoder config must be an object");
-  constexpr std::int64_t big = std::int64_t{1} << 40;  // beyond every limit, exact in a double
+  // Exact in a double and beyond every limit: validate_encoder_config then names the field.
+  constexpr std::int64_t big = std::int64_t{1} << 40;
   EncoderConfig config;
   const std::string arch = string_field(c, "arch", "encoder config");
   if (arch == "distilbert") config.arch = EncoderArch::DistilBert;
   else if (arch == "bert") config.arch = EncoderArch::Bert;
   else fail(ErrorKind::Range, "encoder config: arch '" + arch + "' is not supported (distilbert, bert)");
-  config.vocab_size = integer_field(c, "vocabSize", 0, big);
-  config.hidden_size = integer_field(c, "hiddenSize", 0, big);
-  config.num_layers = integer_field(c, "numLayers", 0, big);
-  config.num_heads = integer_field(c, "numHeads", 0, big);
-  config.intermediate_size = integer_field(c, "intermediateSize", 0, big);
-  config.max_positions = integer_field(c, "maxPositions", 0, big);
-  config.type_vocab_size = integer_field(c, "typeVocabSize", 0, big);
+  config.vocab_size = integer_field(c, "vocabSize", -big, big);
+  config.hidden_size = integer_field(c, "hiddenSize", -big, big);
+  config.num_layers = integer_field(c, "numLayers", -big, big);
+  config.num_heads = integer_field(c, "numHeads", -big, big);
+  config.intermediate_size = integer_field(c, "intermediateSize", -big, big);
+  config.max_positions = integer_field(c, "maxPositions", -big, big);
+  config.type_vocab_size = integer_field(c, "typeVocabSize", -big, big);
   const std::string act = string_field(c, "activation", "encoder config");
   if (act == "gelu") config.activation = EncoderActivation::Gelu;
   else if (act == "gelu_tanh") config.activation = EncoderActivation::GeluTanh;
@@ -241,10 +252,10 @@ val model_write_js(double handle, double offset, double length) {
     LoadedModel& m = find_model(handle, "model.load", false);
     if (m.ready) fail(ErrorKind::Shape, "model.load: the model has finished loading");
     if (!(length >= 0 && length <= static_cast<double>(m.staging.size()) && std::floor(length) == length))
-      fail(ErrorKind::Range, "model.load: chunk length " + std::to_string(length) + " is not in [0, " +
+      fail(ErrorKind::Range, "model.load: chunk length " + num(length) + " is not in [0, " +
                                  std::to_string(m.staging.size()) + "]");
     if (!(offset >= 0 && std::floor(offset) == offset && offset + length <= static_cast<double>(m.data_bytes)))
-      fail(ErrorKind::Range, "model.load: chunk [" + std::to_string(offset) + ", " + std::to_string(offset + length) +
+      fail(ErrorKind::Range, "model.load: chunk [" + num(offset) + ", " + num(offset + length) +
                                  ") is outside the " + std::to_string(m.data_bytes) + " bytes of data");
     m.stream->write(static_cast<std::uint64_t>(offset), m.staging.data(), static_cast<std::size_t>(length));
     return val::undefined();
@@ -303,7 +314,7 @@ val model_forward_js(double handle, val ids, val mask, val types, double batch, 
     const LoadedModel& m = find_model(handle, "model.forward", true);
     if (!(batch >= 1 && length >= 1 && std::floor(batch) == batch && std::floor(length) == length &&
           batch * length <= static_cast<double>(kMaxElements)))
-      fail(ErrorKind::Range, "model.forward: input shape [" + std::to_string(batch) + ", " + std::to_string(length) +
+      fail(ErrorKind::Range, "model.forward: input shape [" + num(batch) + ", " + num(length) +
                                  "] is out of range");
     const auto count = static_cast<std::size_t>(batch * length);
     const auto id_data = copy_array<std::int32_t>(ids, count, "input_ids");
