@@ -235,3 +235,29 @@ test('the shipped vocabulary and the fixtures agree (vocab.txt is bert-base-unca
   assert.deepEqual([lines[0], lines[100], lines[101], lines[102], lines[1012], lines[1996], lines[2924]],
     ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '.', 'the', 'bank']);
 });
+
+test('many calls, valid and invalid, and load/dispose cycles: the wasm heap and malloc stay flat', async () => {
+  const fx = await loadFixture('bert-bf16');
+  const calls = (model, n) => {
+    const enc = model.tokenizer.encode(S1);
+    for (let i = 0; i < n; i++) {
+      model.forward(enc, { outputHiddenStates: i % 2 === 0, outputAttentions: i % 3 === 0 });
+      model.wordEmbeddings(enc.ids);
+      try { model.forward([101, 1e6]); } catch { /* expected */ }
+      try { model.forward({ inputIds: [[101]], tokenTypeIds: [[5]] }); } catch { /* expected */ }
+    }
+    model.embed([S1, S2]);
+  };
+  let model = await A.loadPretrained(fx.dir);
+  calls(model, 50);  // warm-up: the heap reaches its working size
+  model.dispose();
+  const before = A.memoryStats();
+  for (let cycle = 0; cycle < 10; cycle++) {
+    model = await A.loadPretrained(fx.dir);
+    calls(model, 50);
+    model.dispose();
+  }
+  const after = A.memoryStats();
+  assert.equal(after.allocatedBytes, before.allocatedBytes, 'malloc holds more than before');
+  assert.equal(after.heapBytes, before.heapBytes, 'the wasm memory grew');
+});
