@@ -19,6 +19,7 @@ import { mkdirSync, writeFileSync, renameSync, rmSync, existsSync, mkdtempSync, 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { rng as random } from '../tests/js/helpers.mjs';  // seeded Mulberry32 in [0, 1)
 
 const DIST = new URL('../dist/', import.meta.url);
 
@@ -54,18 +55,6 @@ export const FIXTURES = {
     prefixed: false, heads_mlm: false, pooler: false, tokenizer: ['vocab.txt'], seed: 23,
   },
 };
-
-/** Seeded Mulberry32 in [0, 1). */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // A value in [-scale, scale] (|value| < 2) on a grid the dtype holds exactly.
 function drawer(dtype, rand) {
