@@ -165,7 +165,7 @@ const finalizer = typeof FinalizationRegistry === 'function'
 function idRows(value, what) {
   if (value instanceof Int32Array) return [Array.from(value)];
   if (!Array.isArray(value)) throw new TypeError(`model.forward: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`);
-  if (value.length && Array.isArray(value[0])) return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
+  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array)) return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
   return [value];
 }
 

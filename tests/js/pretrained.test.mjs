@@ -61,6 +61,9 @@ for (const name of Object.keys(FIXTURES)) {
         // ids alone (number[]) give the same as the object form
         const plain = model.forward(enc.ids).lastHiddenState;
         assert.deepEqual(plain.shape, [1, enc.ids.length, model.hiddenSize]);
+        for (const same of [Int32Array.from(enc.ids), { inputIds: [Int32Array.from(enc.ids)] }, { inputIds: enc.ids, attentionMask: enc.attentionMask }]) {
+          assert.deepEqual(Array.from(model.forward(same).lastHiddenState.data), Array.from(plain.data));
+        }
       }
       if (arch(fx) === 'bert') {  // a sentence pair: token types 0 then 1
         const a = model.tokenizer.encode('a man fishing'), b = model.tokenizer.encode('on a river bank');
