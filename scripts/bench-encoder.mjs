@@ -27,7 +27,7 @@ export const DISTILBERT_BASE = {
 };
 
 /** The encoder's tensors (transformers' names), random: weights U(-0.05, 0.05), LayerNorm weights 1, biases 0.01. */
-function randomTensors(config, seed = 1) {
+export function randomTensors(config, seed = 1) {
   const { dim: D, hidden_dim: F, n_layers: layers, vocab_size: V, max_position_embeddings: P } = config;
   let x = seed >>> 0;
   const fill = (n, f) => {
@@ -57,7 +57,7 @@ function randomTensors(config, seed = 1) {
 }
 
 /** Writes config.json and model.safetensors (F32, tensors in insertion order) into dir. */
-function writeFolder(dir, config, tensors) {
+export function writeFolder(dir, config, tensors) {
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
   const header = {};
   let offset = 0;
