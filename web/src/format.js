@@ -43,3 +43,4 @@ export const vec = (t) => ({ toArray: () => Array.from(t.data) });
 
 export const torchSize = (t) => `torch.Size([${t.shape.join(', ')}])`;
 export const shapeTuple = (t) => `(${t.shape.join(', ')})`;
+

@@ -9,14 +9,14 @@ import { axisBottom, axisLeft, axisRight } from 'd3-axis';
 import { drag } from 'd3-drag';
 
 /** Matplotlib's "coolwarm" is a blue-white-red diverging map: RdBu reversed is its close twin. */
-export const coolwarm = (t) => interpolateRdBu(1 - t);
+const coolwarm = (t) => interpolateRdBu(1 - t);
 
 /**
  * The cell a key moves to in an (n, m) grid from (i, j), or null for a key that does not move:
  * arrows one cell (with Shift ten), Home / End the row's first / last cell, PageUp / PageDown ten
  * rows. Shared by both heat maps, so they answer the same keys.
  */
-export function gridMove(e, i, j, n, m) {
+function gridMove(e, i, j, n, m) {
   const step = e.shiftKey ? 10 : 1;
   const to = { ArrowLeft: [i, j - step], ArrowRight: [i, j + step], ArrowUp: [i - step, j], ArrowDown: [i + step, j],
     Home: [i, 0], End: [i, m - 1], PageUp: [i - 10, j], PageDown: [i + 10, j] }[e.key];
@@ -246,3 +246,4 @@ export function scatter({ movable, onMove, title = '', size = 320 } = {}) {
   };
   return fig;
 }
+
