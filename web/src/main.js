@@ -1,6 +1,7 @@
-// The page: one section per document, each computed live by attention-wasm, plus a speed panel.
+// The page: one section per document, each computed live by attention-wasm, and a speed panel.
 // The small examples run on the main thread (well under a millisecond each); the heavier ones
-// (the PE heat map, multi-head at d_model = 512, the benchmark) run in worker.js.
+// (the PE heat map, multi-head at d_model = 512, the reader's DistilBERT, the benchmark) run in
+// worker.js.
 import { init } from 'attention-wasm';
 import { codingSelfAttention } from './sections/coding-self-attention.js';
 import { scalingAndMasking } from './sections/scaling-and-masking.js';

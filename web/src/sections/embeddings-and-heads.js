@@ -1,15 +1,17 @@
-// Document 004, "Self-Attention Explained with Code": E4.1-E4.5 (E4.6 needs model weights),
-// NumPy-style printing as the document prints. The PE matrix and multi-head attention are computed in the Web Worker. The
+// Document 004, "Self-Attention Explained with Code": E4.1-E4.5 here, NumPy-style printing as the
+// document prints; E4.6 (DistilBERT, the reader's files) in contextual-embeddings.js with the
+// model explorer. The PE matrix and multi-head attention are computed in the Web Worker. The
 // words and the document's toy inputs are in content/embeddings-and-heads.js.
 import { Tensor } from 'attention-wasm';
 import content from '../content/embeddings-and-heads.js';
-import { documentSection, exampleOf } from '../example.js';
+import { documentSection } from '../example.js';
 import { intValue, MAX_SEED } from '../controls.js';
 import { numpyString, vec } from '../format.js';
 import { positionalEncoding } from '../jobs.js';
 import { run } from '../worker-client.js';
 import { heatmap, bigHeatmap, scatter } from '../plot.js';
 import { attentionDetail, slice2d } from '../detail.js';
+import { contextualEmbeddings } from './contextual-embeddings.js';
 
 const { toy: TOY, sentence: SENTENCE } = content;
 
@@ -19,8 +21,7 @@ export function embeddingsAndHeads(A, root) {
   positionalEncodingExample(A, cards['E4.1']);
   const ready = [positionalEncodingMatrix(cards['E4.2'])];
   bankPicture(A, cards['E4.3'], cards['E4.4']);
-  ready.push(multiHead(cards['E4.5']));
-  cards['E4.6'].show(exampleOf(content, 'E4.6').result, cards['E4.6'].what());
+  ready.push(multiHead(cards['E4.5']), contextualEmbeddings(cards['E4.6']));
   return { section, ready: Promise.all(ready) };
 }
 
