@@ -125,7 +125,6 @@ tokens = tokenizer.convert_ids_to_tokens(token_ids)`,
       save_pretrained or the hub download gives; other files are ignored).`,
     privacy: `The files never leave your machine: the page reads them in its own Web Worker, and
       its Content-Security-Policy forbids sending anything to another site.`,
-    noTokenizer: 'the folder has neither tokenizer.json nor vocab.txt: E4.6 needs the tokenizer to turn the sentences into ids',
   },
   outputs: {
     lines: (word) => `------------------- Embedding vectors for "${word}" -------------------`,

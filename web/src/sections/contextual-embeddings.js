@@ -79,6 +79,38 @@ function loaderPanel() {
   return panel;
 }
 
+/**
+ * Calls load(files) with the files chosen in the loader's pickers or dropped on its zone. A file
+ * dropped anywhere else on the page must not replace the page, so those drops are refused.
+ */
+function onFiles(loader, load) {
+  for (const name of ['files', 'folder']) {
+    const picker = loader.querySelector(`[name=${name}]`);
+    picker.addEventListener('change', () => {
+      if (picker.files.length) load([...picker.files]);
+      picker.value = ''; // choosing the same folder again loads it again
+    });
+  }
+  const zone = loader.querySelector('.dropzone');
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  for (const type of ['dragover', 'drop']) window.addEventListener(type, (e) => { if (hasFiles(e)) e.preventDefault(); });
+  zone.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', async (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    zone.classList.remove('over');
+    const files = await droppedFiles(e.dataTransfer);
+    if (files.length) load(files);
+  });
+
+}
+
 /** Builds E4.6 into its card; returns a promise settled when the first tokens are shown. */
 export function contextualEmbeddings(card) {
   card.controls.innerHTML = `<label>sentence 1 <input type="text" name="s1" maxlength="400"></label>
@@ -136,10 +168,10 @@ export function contextualEmbeddings(card) {
     out('learned').textContent = r.prints.learned;
     out('hidden').textContent = r.prints.hidden;
     outputs.hidden = false;
-    loader.dataset.state = 'loaded';
-    if (dropped !== null) {
+    if (dropped !== null) { // the first lines after a load
       const ms = performance.now() - dropped;
       dropped = null;
+      loader.dataset.state = 'loaded';
       out('lines').dataset.ms = ms.toFixed(0);
       status.textContent += ` From the drop to the lines below: ${(ms / 1000).toFixed(2)} s.`;
     }
@@ -182,32 +214,7 @@ export function contextualEmbeddings(card) {
     await update();
   }
 
-  for (const name of ['files', 'folder']) {
-    const picker = loader.querySelector(`[name=${name}]`);
-    picker.addEventListener('change', () => {
-      if (picker.files.length) load([...picker.files]);
-      picker.value = ''; // choosing the same folder again loads it again
-    });
-  }
-  const zone = loader.querySelector('.dropzone');
-  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
-  // a file dropped anywhere else on the page must not replace the page
-  for (const type of ['dragover', 'drop']) window.addEventListener(type, (e) => { if (hasFiles(e)) e.preventDefault(); });
-  zone.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', async (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    zone.classList.remove('over');
-    const files = await droppedFiles(e.dataTransfer);
-    if (files.length) load(files);
-  });
-
+  onFiles(loader, load);
   card.controls.addEventListener('input', update);
   return update();
 }
