@@ -26,18 +26,18 @@ void expect(const TensorRef* t, const Shape& want, const std::string& name, bool
 
 const float* data_or_null(const TensorRef* t) { return t ? t->data : nullptr; }
 
-}  // namespace
-
-Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams& p, const EncoderLayerOptions& opt) {
+// The feed-forward width F, with src and every parameter but self_attn's checked against E =
+// d_model and F (self_attn's are checked by multihead_attention).
+std::int64_t check_shapes(const TensorRef& src, const EncoderLayerParams& p) {
   const std::string fn = kFn;
   if (src.shape.size() != 2 && src.shape.size() != 3)
     fail(ErrorKind::Shape, fn + ": src must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " +
                                shape_str(src.shape));
   const std::int64_t E = src.shape.back();
-  if (p.self_attn.out_proj_weight && !p.self_attn.out_proj_weight->shape.empty() &&
-      p.self_attn.out_proj_weight->shape[0] != E)
+  const TensorRef* out_w = p.self_attn.out_proj_weight;
+  if (out_w && !out_w->shape.empty() && out_w->shape[0] != E)
     fail(ErrorKind::Shape, fn + ": src's last dimension must be " + api_name("d_model") + " " +
-                               std::to_string(p.self_attn.out_proj_weight->shape[0]) + ", got src " + shape_str(src.shape));
+                               std::to_string(out_w->shape[0]) + ", got src " + shape_str(src.shape));
   if (!p.linear1_weight || p.linear1_weight->shape.size() != 2)
     fail(ErrorKind::Shape, fn + ": parameter linear1.weight must be (" + api_name("dim_feedforward") + ", " +
                                api_name("d_model") + "), got " +
@@ -51,6 +51,14 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
   expect(p.norm1_bias, {E}, "norm1.bias", false);
   expect(p.norm2_weight, {E}, "norm2.weight", false);
   expect(p.norm2_bias, {E}, "norm2.bias", false);
+  return F;
+}
+
+}  // namespace
+
+Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams& p, const EncoderLayerOptions& opt) {
+  const std::string fn = kFn;
+  const std::int64_t E = src.shape.empty() ? 0 : src.shape.back(), F = check_shapes(src, p);
 
   MhaOptions attn = opt.attn;  // self_attn(x, x, x, src_mask, src_key_padding_mask, is_causal)
   attn.need_weights = false;
