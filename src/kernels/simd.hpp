@@ -35,8 +35,7 @@ inline batch fma(batch a, batch b, batch c)
 
 // The loop of every kernel: vector_step(i) at i = 0, Step, 2 Step, ... while a whole vector fits
 // in [0, n), then scalar_step(i) for each remaining i (the tail, fewer than Step values).
-// Always inlined: an outlined copy would keep the callers' accumulators in memory (the linear
-// kernel ran 3 % slower).
+// Always inlined: an outlined copy would keep the callers' accumulators in memory.
 template <std::size_t Step = lanes, class VectorStep, class ScalarStep>
 [[gnu::always_inline]] inline void vector_then_scalar(std::size_t n, VectorStep&& vector_step, ScalarStep&& scalar_step)
 {

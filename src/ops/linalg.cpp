@@ -11,8 +11,8 @@ namespace aw {
 namespace {
 
 // Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
-// pool's threads took 0.1-0.5 ms here), else about 4 blocks per thread, of whole 4-row tiles (the
-// kernels' register tiles). worker < thread_count() is the thread running the block.
+// pool's threads costs more: README, threads), else about 4 blocks per thread, of whole 4-row
+// tiles (the kernels' register tiles). worker < thread_count() is the thread running the block.
 template <typename Rows>
 void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
   const std::size_t threads = thread_count();
