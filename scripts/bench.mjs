@@ -15,10 +15,16 @@
 // (init({threads})) takes its turn as one more library, and the table gets its speed-up over the
 // single-thread build; --threads=1 leaves it out.
 //
+// Then the MultiheadAttention rows: its forward at embedDim 768, 12 heads, L = S = 512, batch 1,
+// no weights returned, against its parts called one by one (the three projections, one SDPA call
+// on (1, 12, 512, 64) inputs, the output projection), alternating in this process; and on one
+// thread against the threaded build.
+//
 // Then the whole-encoder rows (scripts/bench-encoder.mjs): a DistilBERT-base-shaped model's load
 // time and peak memory, and its forward at 128 and 512 tokens against onnxruntime-web.
 //
-// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours] [--threads=N] [--no-encoder | --only=encoder]
+// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours] [--threads=N] [--no-mha | --only=mha]
+//                               [--no-encoder | --only=encoder]
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
@@ -336,6 +342,80 @@ async function main() {
   }
 }
 
-if (!args.has('--only=encoder')) await main();
-if (!args.has('--no-encoder')) await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
+// ---------------------------------------------------------------------------------------------
+// MultiheadAttention: the front door against its parts.
+
+/** Median ms of each run in `runs` (name -> () => ms or undefined), alternating after a warm-up. */
+async function alternate(runs, seconds) {
+  const names = Object.keys(runs);
+  for (const name of names) for (let i = 0, t0 = performance.now(); i < 3 || performance.now() - t0 < 300; ++i) runs[name]();
+  const times = Object.fromEntries(names.map((n) => [n, []]));
+  for (let t0 = performance.now(); performance.now() - t0 < seconds * 1000 || times[names[0]].length < 10;) {
+    for (const name of names) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const start = performance.now();
+      runs[name]();
+      times[name].push(performance.now() - start);
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, median(times[n])]));
+}
+
+async function benchMha() {
+  const E = 768, H = 12, L = 512, Dh = E / H;
+  console.log(`\n# MultiheadAttention.forward, embedDim ${E}, ${H} heads, L = S = ${L}, batch 1, needWeights false`);
+  const x = { data: randomData(L * E, 31), shape: [1, L, E] };
+  const heads = () => ({ data: randomData(H * L * Dh, 32), shape: [1, H, L, Dh] });
+  const module = (A) => {
+    A.manualSeed(5);
+    const m = new A.MultiheadAttention({ embedDim: E, numHeads: H, batchFirst: true });
+    m.inProjBias = { data: randomData(3 * E, 33), shape: [3 * E] };
+    m.outProjBias = { data: randomData(E, 34), shape: [E] };
+    return m;
+  };
+  const one = await init();
+  const m1 = module(one);
+  // its parts, on the same weights: x Wq^T + bq, x Wk^T + bk, x Wv^T + bv; SDPA; o Wo^T + bo
+  const w = (i) => ({ data: m1.inProjWeight.data.subarray(i * E * E, (i + 1) * E * E), shape: [E, E] });
+  const b = (i) => ({ data: m1.inProjBias.data.subarray(i * E, (i + 1) * E), shape: [E] });
+  const [q, k, v] = [heads(), heads(), heads()];
+  const parts = { projections: [], sdpa: [], out: [] };
+  const runs = {
+    'MultiheadAttention.forward, 1 thread': () => m1.forward(x, x, x, { needWeights: false }),
+    'its parts, 1 thread': () => {
+      let t = performance.now();
+      for (let i = 0; i < 3; ++i) one.linear(x, w(i), b(i));
+      parts.projections.push(performance.now() - t);
+      t = performance.now();
+      const o = one.scaledDotProductAttention(q, k, v).output;
+      parts.sdpa.push(performance.now() - t);
+      t = performance.now();
+      one.linear({ data: o.data, shape: [1, L, E] }, m1.outProjWeight, m1.outProjBias);
+      parts.out.push(performance.now() - t);
+    },
+  };
+  let threaded = null;
+  if (THREADS > 1) {
+    threaded = await init({ threads: THREADS });
+    const mt = module(threaded);
+    runs[`MultiheadAttention.forward, ${threaded.threads} threads`] = () => mt.forward(x, x, x, { needWeights: false });
+  }
+  const ms = await alternate(runs, quick ? 1 : 6);
+  const [front, split, multi] = Object.values(ms);
+  const rows = [['MultiheadAttention.forward, 1 thread', `${fmt(front, 2)} ms`],
+    ['its parts, 1 thread: 3 projections + SDPA + out projection',
+      `${fmt(split, 2)} ms (${fmt(median(parts.projections), 2)} + ${fmt(median(parts.sdpa), 2)} + ${fmt(median(parts.out), 2)})`],
+    ['MultiheadAttention.forward / its parts', `${fmt(front / split, 3)}x (target <= 1.15)`]];
+  if (multi !== undefined) {
+    rows.push([`MultiheadAttention.forward, ${threaded.threads} threads`, `${fmt(multi, 2)} ms`],
+      [`${threaded.threads} threads speed-up`, `${fmt(front / multi, 2)}x (target >= 1.6)`]);
+  }
+  console.log('\n| MultiheadAttention (768, 12 heads, L = S = 512, batch 1, no weights) | |\n| --- | --- |');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  threaded?.dispose();
+}
+
+if (!args.has('--only=encoder') && !args.has('--only=mha')) await main();
+if (!args.has('--only=encoder') && !args.has('--no-mha')) await benchMha();
+if (!args.has('--no-encoder') && !args.has('--only=mha')) await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
 process.exit(0);  // onnxruntime-web may keep handles open

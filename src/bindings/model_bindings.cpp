@@ -129,7 +129,7 @@ std::vector<Entry> entries_from_js(const val& list) {
     entry.dtype = parse_weight_dtype(string_field(e, "dtype", where), where);
     const val shape = e["shape"];
     if (!shape.isArray()) fail(ErrorKind::Type, where + ": shape must be an array");
-    entry.shape = shape_from_js(shape);
+    entry.shape = shape_from_js_array(shape, where);
     entry.begin = static_cast<std::uint64_t>(integer_field(e, "begin", 0, max_offset));
     entry.end = static_cast<std::uint64_t>(integer_field(e, "end", 0, max_offset));
     entries.push_back(std::move(entry));
@@ -290,15 +290,12 @@ val model_dispose_js(double handle) {
   });
 }
 
-// A JS typed array of `count` elements (the wrapper has checked its type and length) copied into
-// a heap vector.
+// A JS typed array of `count` elements copied into a heap vector (its kind and length checked
+// again: the boundary trusts nothing the wrapper checked).
 template <class T>
 std::vector<T> copy_array(const val& array, std::size_t count, const char* what) {
-  if (array["length"].as<double>() != static_cast<double>(count))
-    fail(ErrorKind::Range, std::string("model.forward: ") + what + " must hold " + std::to_string(count) + " values");
-  std::vector<T> out(count);
-  if (count) val(typed_memory_view(count, out.data())).call<void>("set", array);
-  return out;
+  const HeapArray<T> heap = typed_array_from_js<T>(array, count, std::string("model.forward: ") + what);
+  return std::vector<T>(heap.data.begin(), heap.data.end());
 }
 
 val tensors_to_js(const std::vector<Tensor>& tensors) {
@@ -344,9 +341,7 @@ val model_forward_js(double handle, val ids, val mask, val types, double batch, 
 val model_word_embeddings_js(double handle, val ids) {
   return guarded([&] {
     const LoadedModel& m = find_model(handle, "model.wordEmbeddings", true);
-    const double n = ids["length"].as<double>();
-    if (!(n >= 0 && n <= static_cast<double>(kMaxElements))) fail(ErrorKind::Range, "model.wordEmbeddings: too many ids");
-    const auto id_data = copy_array<std::int32_t>(ids, static_cast<std::size_t>(n), "ids");
+    const auto id_data = typed_array_from_js<std::int32_t>(ids, "model.wordEmbeddings: ids").data;
     return tensor_to_js(m.encoder->word_embeddings(id_data.data(), id_data.size()));
   });
 }

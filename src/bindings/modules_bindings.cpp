@@ -1,5 +1,6 @@
-// Embind glue for the nn modules (MultiheadAttention, TransformerEncoderLayer). Glue only: the classes live in
-// src/js/modules.js, which holds the parameters and checks argument types.
+// Embind glue for the nn modules (MultiheadAttention, TransformerEncoderLayer). Glue only: the
+// classes live in src/js/modules.js, which holds the parameters and checks argument types.
+// Tensors come as one TensorArgs array (bindings/js_interop.hpp), in the order each comment gives.
 #include <emscripten/bind.h>
 
 #include "bindings/js_interop.hpp"
@@ -9,93 +10,81 @@
 namespace aw::js {
 namespace {
 
-// MultiheadAttention parameters from {inProjWeight?, qProjWeight?, kProjWeight?, vProjWeight?,
-// inProjBias?, outProjWeight, outProjBias?}, copied into the heap.
+// The seven MultiheadAttention parameters, tensors first .. first + 6 of t: in_proj_weight,
+// q_proj_weight, k_proj_weight, v_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias
+// (each optional here; the op says which it needs), copied into the heap.
 struct HeapMhaParams {
   OptionalHeapTensor in_w, q_w, k_w, v_w, in_b, out_w, out_b;
-  HeapMhaParams(const val& params, const std::string& fn)
-      : in_w(params["inProjWeight"], fn + "in_proj_weight"), q_w(params["qProjWeight"], fn + "q_proj_weight"),
-        k_w(params["kProjWeight"], fn + "k_proj_weight"), v_w(params["vProjWeight"], fn + "v_proj_weight"),
-        in_b(params["inProjBias"], fn + "in_proj_bias"), out_w(params["outProjWeight"], fn + "out_proj.weight"),
-        out_b(params["outProjBias"], fn + "out_proj.bias") {}
-  MhaParams refs() const {
-    MhaParams p;
-    p.in_proj_weight = in_w.ptr();
-    p.q_proj_weight = q_w.ptr();
-    p.k_proj_weight = k_w.ptr();
-    p.v_proj_weight = v_w.ptr();
-    p.in_proj_bias = in_b.ptr();
-    p.out_proj_weight = out_w.ptr();
-    p.out_proj_bias = out_b.ptr();
-    return p;
-  }
+  template <std::size_t N>
+  HeapMhaParams(const TensorArgs<N>& t, std::size_t first, const std::string& prefix)
+      : in_w(t, first, prefix + "in_proj_weight"), q_w(t, first + 1, prefix + "q_proj_weight"),
+        k_w(t, first + 2, prefix + "k_proj_weight"), v_w(t, first + 3, prefix + "v_proj_weight"),
+        in_b(t, first + 4, prefix + "in_proj_bias"), out_w(t, first + 5, prefix + "out_proj.weight"),
+        out_b(t, first + 6, prefix + "out_proj.bias") {}
+  MhaParams refs() const { return {in_w.ptr(), q_w.ptr(), k_w.ptr(), v_w.ptr(), in_b.ptr(), out_w.ptr(), out_b.ptr()}; }
 };
 
-// Attention options and masks from {numHeads, batchFirst, keyPaddingMask?, kpmIsBool, attnMask?,
-// amIsBool, isCausal, needWeights, averageAttnWeights}.
-struct HeapMhaOptions {
+// The two masks (tensors i, i + 1: key_padding_mask, attn_mask) and the options of the attention.
+struct HeapMhaMasks {
   OptionalHeapMask kpm, am;
-  MhaOptions o;
-  HeapMhaOptions(const val& options, const std::string& fn)
-      : kpm(options["keyPaddingMask"], options["kpmIsBool"].as<bool>(), fn + "key_padding_mask"),
-        am(options["attnMask"], options["amIsBool"].as<bool>(), fn + "attn_mask") {
-    o.num_heads = static_cast<std::int64_t>(options["numHeads"].as<double>());
-    o.batch_first = options["batchFirst"].as<bool>();
-    o.key_padding_mask_float = kpm.as_float.ptr();
+  template <std::size_t N>
+  HeapMhaMasks(const TensorArgs<N>& t, std::size_t i, const std::string& kpm_where, const std::string& am_where)
+      : kpm(t, i, kpm_where), am(t, i + 1, am_where) {}
+  MhaOptions options(double num_heads, bool batch_first, bool is_causal) const {
+    MhaOptions o;
+    o.num_heads = num_heads >= 1 && num_heads <= static_cast<double>(kMaxElements) ? static_cast<std::int64_t>(num_heads) : 0;
+    o.batch_first = batch_first;
+    o.key_padding_mask_float = kpm.float_ptr();
     o.key_padding_mask_bool = kpm.bool_ptr();
-    o.attn_mask_float = am.as_float.ptr();
+    o.attn_mask_float = am.float_ptr();
     o.attn_mask_bool = am.bool_ptr();
-    o.is_causal = options["isCausal"].as<bool>();
-    o.need_weights = options["needWeights"].as<bool>();
-    o.average_attn_weights = options["averageAttnWeights"].as<bool>();
+    o.is_causal = is_causal;
+    return o;
   }
 };
 
-val mha_forward_js(val query, val key, val value, val params, val options) {
+// tensors: query, key, value, the seven parameters (HeapMhaParams), key_padding_mask, attn_mask
+val mha_forward_js(const TensorArgs<12>& t, double num_heads, bool batch_first, bool is_causal, bool need_weights,
+                   bool average_attn_weights) {
   return guarded([&] {
     const std::string fn = "MultiheadAttention.forward: ";
-    const auto q = float_tensor_from_js(query, fn + "query");
-    const auto k = float_tensor_from_js(key, fn + "key");
-    const auto v = float_tensor_from_js(value, fn + "value");
-    const HeapMhaParams p(params, fn);
-    const HeapMhaOptions o(options, fn);
-    const MhaResult r = aw::multihead_attention(q.ref(), k.ref(), v.ref(), p.refs(), o.o);
+    const auto q = float_arg(t, 0, fn + "query");
+    const auto k = float_arg(t, 1, fn + "key");
+    const auto v = float_arg(t, 2, fn + "value");
+    const HeapMhaParams p(t, 3, fn);
+    const HeapMhaMasks masks(t, 10, fn + api_name("key_padding_mask"), fn + api_name("attn_mask"));
+    MhaOptions o = masks.options(num_heads, batch_first, is_causal);
+    o.need_weights = need_weights;
+    o.average_attn_weights = average_attn_weights;
+    const MhaResult r = aw::multihead_attention(q.ref(), k.ref(), v.ref(), p.refs(), o);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
-    out.set("weights", o.o.need_weights ? tensor_to_js(r.weights) : val::null());
+    out.set("weights", need_weights ? tensor_to_js(r.weights) : val::null());
     return out;
   });
 }
 
-// params: {selfAttn: <MHA params>, linear1Weight, linear1Bias?, linear2Weight, linear2Bias?,
-//          norm1Weight?, norm1Bias?, norm2Weight?, norm2Bias?}
-// options: <MHA options> + {normFirst, activation: 'relu' | 'gelu', eps}
-val encoder_layer_forward_js(val src, val params, val options) {
+// tensors: src, the seven self_attn parameters (HeapMhaParams), linear1.weight, linear1.bias,
+// linear2.weight, linear2.bias, norm1.weight, norm1.bias, norm2.weight, norm2.bias,
+// src_key_padding_mask, src_mask; activation: "relu" | "gelu"
+val encoder_layer_forward_js(const TensorArgs<18>& t, double num_heads, bool batch_first, bool is_causal,
+                             bool norm_first, std::string activation, double eps) {
   return guarded([&] {
     const std::string fn = "TransformerEncoderLayer.forward: ";
-    const auto x = float_tensor_from_js(src, fn + "src");
-    const HeapMhaParams sa(params["selfAttn"], fn + "self_attn.");
-    const OptionalHeapTensor l1w(params["linear1Weight"], fn + "linear1.weight"),
-        l1b(params["linear1Bias"], fn + "linear1.bias"), l2w(params["linear2Weight"], fn + "linear2.weight"),
-        l2b(params["linear2Bias"], fn + "linear2.bias"), n1w(params["norm1Weight"], fn + "norm1.weight"),
-        n1b(params["norm1Bias"], fn + "norm1.bias"), n2w(params["norm2Weight"], fn + "norm2.weight"),
-        n2b(params["norm2Bias"], fn + "norm2.bias");
-    EncoderLayerParams p;
-    p.self_attn = sa.refs();
-    p.linear1_weight = l1w.ptr();
-    p.linear1_bias = l1b.ptr();
-    p.linear2_weight = l2w.ptr();
-    p.linear2_bias = l2b.ptr();
-    p.norm1_weight = n1w.ptr();
-    p.norm1_bias = n1b.ptr();
-    p.norm2_weight = n2w.ptr();
-    p.norm2_bias = n2b.ptr();
-    const HeapMhaOptions attn(options, fn);
+    const auto x = float_arg(t, 0, fn + "src");
+    const HeapMhaParams sa(t, 1, fn + "self_attn.");
+    const char* names[] = {"linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias",
+                           "norm1.weight",   "norm1.bias",   "norm2.weight",   "norm2.bias"};
+    std::vector<OptionalHeapTensor> ff;
+    for (std::size_t i = 0; i < 8; ++i) ff.emplace_back(t, 8 + i, fn + names[i]);
+    const HeapMhaMasks masks(t, 16, fn + api_name("src_key_padding_mask"), fn + api_name("src_mask"));
+    EncoderLayerParams p{sa.refs(), ff[0].ptr(), ff[1].ptr(), ff[2].ptr(), ff[3].ptr(),
+                         ff[4].ptr(), ff[5].ptr(), ff[6].ptr(), ff[7].ptr()};
     EncoderLayerOptions o;
-    o.attn = attn.o;
-    o.norm_first = options["normFirst"].as<bool>();
-    o.activation = options["activation"].as<std::string>() == "gelu" ? Activation::Gelu : Activation::Relu;
-    o.eps = static_cast<float>(options["eps"].as<double>());
+    o.attn = masks.options(num_heads, batch_first, is_causal);
+    o.norm_first = norm_first;
+    o.activation = activation == "gelu" ? Activation::Gelu : Activation::Relu;
+    o.eps = static_cast<float>(eps);
     return tensor_to_js(aw::transformer_encoder_layer(x.ref(), p, o));
   });
 }

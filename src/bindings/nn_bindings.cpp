@@ -1,6 +1,9 @@
 // Embind names for the layers around attention: positional encoding, layer norm, activations,
-// elementwise arithmetic. Glue only: the idiomatic API is the JS wrapper in src/js/nn.js.
+// elementwise arithmetic. Glue only: the idiomatic API is the JS wrapper in src/js/nn.js. Tensors
+// come as one TensorArgs array (bindings/js_interop.hpp), in the order each comment gives.
 #include <emscripten/bind.h>
+
+#include <cmath>
 
 #include "bindings/js_interop.hpp"
 #include "ops/activation.hpp"
@@ -13,40 +16,49 @@ namespace {
 
 val positional_encoding_js(double max_length, double d_model) {
   return guarded([&] {
+    for (double size : {max_length, d_model})  // checked again: the cast below needs an integer in range
+      if (!(size >= 0 && size <= 9007199254740992.0 && std::floor(size) == size))
+        fail(ErrorKind::Range, api_name("positional_encoding") + ": " + api_name("max_length") + " and " +
+                                   api_name("d_model") + " must be non-negative integers");
     return tensor_to_js(aw::positional_encoding(static_cast<std::int64_t>(max_length), static_cast<std::int64_t>(d_model)));
   });
 }
 
-// weight, bias: {data, shape} or null
-val layer_norm_js(val input, val normalized_shape, val weight, val bias, double eps) {
+// tensors: input, weight (optional), bias (optional); normalized_shape: Float64Array of dims
+val layer_norm_js(const TensorArgs<3>& t, val normalized_shape, double eps) {
   return guarded([&] {
-    const auto x = float_tensor_from_js(input, "layer_norm: input");
-    const Shape shape = shape_from_js(normalized_shape);
-    const OptionalHeapTensor w(weight, "layer_norm: weight"), b(bias, "layer_norm: bias");
+    const std::string fn = api_name("layer_norm");
+    const auto x = float_arg(t, 0, fn + ": input");
+    const Shape shape = shape_from_js(normalized_shape, fn + ": " + api_name("normalized_shape"));
+    const OptionalHeapTensor w(t, 1, fn + ": weight"), b(t, 2, fn + ": bias");
     return tensor_to_js(aw::layer_norm(x.ref(), shape, w.ptr(), b.ptr(), eps));
   });
 }
 
-val relu_js(val input) {
-  return guarded([&] { return tensor_to_js(aw::relu(float_tensor_from_js(input, "relu: input").ref())); });
+// tensors: input
+val relu_js(const TensorArgs<1>& t) {
+  return guarded([&] { return tensor_to_js(aw::relu(float_arg(t, 0, "relu: input").ref())); });
 }
 
-val gelu_js(val input, std::string approximate) {
-  return guarded([&] { return tensor_to_js(aw::gelu(float_tensor_from_js(input, "gelu: input").ref(), approximate)); });
+// tensors: input
+val gelu_js(const TensorArgs<1>& t, std::string approximate) {
+  return guarded([&] { return tensor_to_js(aw::gelu(float_arg(t, 0, "gelu: input").ref(), approximate)); });
 }
 
-val add_js(val input, val other) {
+// tensors: input, other
+val add_js(const TensorArgs<2>& t) {
   return guarded([&] {
-    const auto a = float_tensor_from_js(input, "add: input");
-    const auto b = float_tensor_from_js(other, "add: other");
+    const auto a = float_arg(t, 0, "add: input");
+    const auto b = float_arg(t, 1, "add: other");
     return tensor_to_js(aw::add(a.ref(), b.ref()));
   });
 }
 
-val mul_js(val input, val other) {
+// tensors: input, other
+val mul_js(const TensorArgs<2>& t) {
   return guarded([&] {
-    const auto a = float_tensor_from_js(input, "mul: input");
-    const auto b = float_tensor_from_js(other, "mul: other");
+    const auto a = float_arg(t, 0, "mul: input");
+    const auto b = float_arg(t, 1, "mul: other");
     return tensor_to_js(aw::mul(a.ref(), b.ref()));
   });
 }

@@ -1,4 +1,6 @@
-// Embind names for the ops. Glue only: the idiomatic API is the JS wrapper in src/js/.
+// Embind names for the ops. Glue only: the idiomatic API is the JS wrapper in src/js/. Each
+// binding takes its tensors as one TensorArgs array (bindings/js_interop.hpp), in the order its
+// comment gives, then plain values.
 #include <emscripten/bind.h>
 #include <emscripten/heap.h>
 #include <malloc.h>
@@ -17,83 +19,94 @@ namespace {
 
 val manual_seed_js(double seed) {
   return guarded([&] {
+    if (!(seed >= 0 && seed < 9007199254740992.0 && std::floor(seed) == seed))
+      fail(ErrorKind::Range, "manualSeed: seed must be an integer in [0, 2^53), got " + std::to_string(seed));
     aw::manual_seed(static_cast<std::uint64_t>(seed));
     return val::undefined();
   });
 }
 
-val rand_js(val shape) { return guarded([&] { return tensor_to_js(aw::rand(shape_from_js(shape))); }); }
-val randn_js(val shape) { return guarded([&] { return tensor_to_js(aw::randn(shape_from_js(shape))); }); }
+// size: Float64Array of dims
+val rand_js(val size) { return guarded([&] { return tensor_to_js(aw::rand(shape_from_js(size, "rand: size"))); }); }
+val randn_js(val size) { return guarded([&] { return tensor_to_js(aw::randn(shape_from_js(size, "randn: size"))); }); }
 
-val matmul_js(val input, val other) {
+// tensors: input, other
+val matmul_js(const TensorArgs<2>& t) {
   return guarded([&] {
-    const auto a = float_tensor_from_js(input, "matmul: input");
-    const auto b = float_tensor_from_js(other, "matmul: other");
+    const auto a = float_arg(t, 0, "matmul: input");
+    const auto b = float_arg(t, 1, "matmul: other");
     return tensor_to_js(aw::matmul(a.ref(), b.ref()));
   });
 }
 
-val linear_js(val input, val weight, val bias) {
+// tensors: input, weight, bias (optional)
+val linear_js(const TensorArgs<3>& t) {
   return guarded([&] {
-    const auto x = float_tensor_from_js(input, "linear: input");
-    const auto w = float_tensor_from_js(weight, "linear: weight");
-    const OptionalHeapTensor b(bias, "linear: bias");
+    const auto x = float_arg(t, 0, "linear: input");
+    const auto w = float_arg(t, 1, "linear: weight");
+    const OptionalHeapTensor b(t, 2, "linear: bias");
     return tensor_to_js(aw::linear(x.ref(), w.ref(), b.ptr()));
   });
 }
 
-val softmax_js(val input, double dim) {
+// tensors: input
+val softmax_js(const TensorArgs<1>& t, double dim) {
   return guarded([&] {
-    if (!(std::abs(dim) <= 9007199254740992.0)) fail(ErrorKind::Range, "softmax: dim " + std::to_string(dim) + " is not an integer in (-2^53, 2^53)");
-    const auto x = float_tensor_from_js(input, "softmax: input");
+    if (!(std::abs(dim) <= 9007199254740992.0 && std::floor(dim) == dim))
+      fail(ErrorKind::Range, "softmax: dim " + std::to_string(dim) + " is not an integer in (-2^53, 2^53)");
+    const auto x = float_arg(t, 0, "softmax: input");
     return tensor_to_js(aw::softmax(x.ref(), static_cast<std::int64_t>(dim)));
   });
 }
 
-// ids: {data: Int32Array, shape}
-val embedding_js(val ids, val weight) {
+// tensors: input (Int32Array ids), weight
+val embedding_js(const TensorArgs<2>& t) {
   return guarded([&] {
-    Shape ids_shape;
-    const std::vector<std::int32_t> id_data = int_tensor_from_js(ids, "embedding: input", ids_shape);
-    const auto w = float_tensor_from_js(weight, "embedding: weight");
-    return tensor_to_js(aw::embedding(id_data.data(), ids_shape, w.ref()));
+    const HeapIds ids = ids_from_js(t[0], t[1], "embedding: input");
+    const auto w = float_arg(t, 1, "embedding: weight");
+    return tensor_to_js(aw::embedding(ids.data.data(), ids.shape, w.ref()));
   });
 }
 
-// Each tensor comes as its data and shape, and the options one by one (scale: NaN for the
-// default): on this hot path every property read of a JS object is one more call into JS
-// (small calls spent ~40 % of their time in such glue). The JS wrapper has checked the types.
-val sdpa_js(val q_data, val q_shape, val k_data, val k_shape, val v_data, val v_shape, val mask_data,
-            val mask_shape, bool mask_is_bool, bool is_causal, double scale, bool enable_gqa, bool return_weights,
+// Self-attention often passes one tensor as key and value (or as all three): tensor i is copied
+// once, and a later one with the same data and shape shares the copy.
+struct SdpaInputs {
+  HeapTensor copies[3];
+  const HeapTensor* qkv[3] = {};
+  SdpaInputs(const TensorArgs<4>& t, const std::string& fn) {
+    const char* names[] = {": query", ": key", ": value"};
+    for (std::size_t i = 0; i < 3; ++i) {
+      for (std::size_t j = 0; j < i && !qkv[i]; ++j)
+        if (t[2 * i].strictlyEquals(t[2 * j]) &&
+            (t[2 * i + 1].strictlyEquals(t[2 * j + 1]) || shape_from_js(t[2 * i + 1], fn) == qkv[j]->shape))
+          qkv[i] = qkv[j];
+      if (!qkv[i]) qkv[i] = &(copies[i] = float_arg(t, i, fn + names[i]));
+    }
+  }
+};
+
+// tensors: query, key, value, attn_mask (optional; Uint8Array data: boolean, Float32Array: added);
+// scale: NaN for the default. Plain arguments: on this hot path each property read of a JS
+// object would be one more call into JS.
+val sdpa_js(const TensorArgs<4>& t, bool is_causal, double scale, bool enable_gqa, bool return_weights,
             bool return_intermediates) {
   return guarded([&] {
-    const std::string fn = "scaled_dot_product_attention: ";
-    // Self-attention often passes one tensor as key and value (or as all three): copy it once.
-    auto same = [](const val& data, const val& shape, const val& other_data, const val& other_shape) {
-      return data.strictlyEquals(other_data) && shape_from_js(shape) == shape_from_js(other_shape);
-    };
-    const HeapTensor q = float_tensor_from_js(q_data, q_shape, fn + "query");
-    HeapTensor k_copy, v_copy;
-    const HeapTensor* k = &q;
-    if (!same(k_data, k_shape, q_data, q_shape)) k = &(k_copy = float_tensor_from_js(k_data, k_shape, fn + "key"));
-    const HeapTensor* v = same(v_data, v_shape, q_data, q_shape)   ? &q
-                          : same(v_data, v_shape, k_data, k_shape) ? k
-                                                                   : nullptr;
-    if (!v) v = &(v_copy = float_tensor_from_js(v_data, v_shape, fn + "value"));
-    const OptionalHeapMask mask(mask_data, mask_shape, mask_is_bool, fn + "attn_mask");
+    const std::string fn = api_name("scaled_dot_product_attention");
+    const SdpaInputs in(t, fn);
+    const OptionalHeapMask mask(t, 3, fn + ": " + api_name("attn_mask"));
     SdpaOptions opt;
-    opt.float_mask = mask.as_float.ptr();
+    opt.float_mask = mask.float_ptr();
     opt.bool_mask = mask.bool_ptr();
     opt.is_causal = is_causal;
     if (!std::isnan(scale)) opt.scale = scale;
     opt.enable_gqa = enable_gqa;
     opt.return_weights = return_weights;
     opt.return_intermediates = return_intermediates;
-    const SdpaResult r = aw::scaled_dot_product_attention(q.ref(), k->ref(), v->ref(), opt);
+    const SdpaResult r = aw::scaled_dot_product_attention(in.qkv[0]->ref(), in.qkv[1]->ref(), in.qkv[2]->ref(), opt);
     val out = val::object();
     out.set("output", tensor_to_js(r.output));
-    if (opt.return_weights || opt.return_intermediates) out.set("weights", tensor_to_js(r.weights));
-    if (opt.return_intermediates) {
+    if (return_weights || return_intermediates) out.set("weights", tensor_to_js(r.weights));
+    if (return_intermediates) {
       out.set("scores", tensor_to_js(r.scores));
       out.set("scaled", tensor_to_js(r.scaled));
       out.set("masked", tensor_to_js(r.masked));

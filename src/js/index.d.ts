@@ -374,10 +374,14 @@ export class AttentionWasm {
   loadPretrained(source: ModelSource, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
-  /** `torch.rand(*size)`: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
+  /** `torch.rand(*size)`: uniform [0, 1) float32, bit-exact with torch's CPU generator. */
   rand(...size: number[]): Tensor;
   rand(size: readonly number[]): Tensor;
-  /** `torch.randn(*size)`: standard normal float32, bit-compatible with torch's CPU generator. */
+  /**
+   * `torch.randn(*size)`: standard normal float32 by torch's CPU algorithm: equal to torch's portable
+   * CPU build bit for bit, except within 2 ulp in the last block of 16 when the size is not a
+   * multiple of 16 (README, Random numbers).
+   */
   randn(...size: number[]): Tensor;
   randn(size: readonly number[]): Tensor;
   /** `torch.matmul(input, other)` with broadcasting of batch dims; 1-D operands as torch. */

@@ -1,12 +1,12 @@
 // attention-wasm: the idiomatic JS surface over the Embind glue. Every public function checks
-// its arguments' types here (Embind would silently coerce), lets the C++ API check the shapes,
-// and turns its {error, kind} answers into TypeError / RangeError / Error.
+// its arguments' types in JS (Embind would coerce silently; src/js/validate.js), lets the C++ API
+// check the shapes, and calls its binding through call(), which throws the errors it reports as
+// TypeError / RangeError / Error. The API's description is in one place: index.d.ts.
 import createAttentionWasm from './attention_wasm.js';
 import { Tensor, formatTensor } from './tensor.js';
-import {
-  unwrap, toTensor, floatArg, maskArg, checkTensorShape, optionsArg, boolOption, numberOption, integerArg, sizeArgs,
-  describe, shapeString,
-} from './validate.js';
+import { call, describe } from './validate.js';
+import { JS_NAMES } from './names.js';
+import { opsMethods } from './ops.js';
 import { nnMethods } from './nn.js';
 import { installModules } from './modules.js';
 import { pretrainedMethods } from './pretrained.js';
@@ -15,165 +15,42 @@ export { Tensor, formatTensor };
 export { loadSafetensors } from './safetensors.js';
 export { loadTokenizer } from './tokenizer.js';
 
-// The C++ API names its arguments as torch's Python API; the JS API as torch's names in camelCase.
-const SDPA_NAMES = {
-  scaled_dot_product_attention: 'scaledDotProductAttention',
-  attn_mask: 'attnMask', is_causal: 'isCausal', enable_gqa: 'enableGqa',
-};
-
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
     this.raw = raw;
+    // the bindings spell the names in their messages as this API does
+    raw._setApiNames(Object.entries(JS_NAMES).flat());
     installModules(this); // A.MultiheadAttention, A.TransformerEncoderLayer, ... (src/js/modules.js)
   }
 
-  /**
-   * Diagnostics for leak tests: `heapBytes` is the size of the wasm memory (it never shrinks: a
-   * high-water mark), `allocatedBytes` what malloc holds now (back to its level after every call,
-   * since results are copied out into JS-owned arrays).
-   * @returns {{heapBytes: number, allocatedBytes: number}}
-   */
   memoryStats() {
-    return this.raw._memoryStats();
+    return call(this, '_memoryStats');
   }
 
-  /**
-   * What this module was built for: `simd` is xsimd's instruction set ("wasm" = WebAssembly SIMD128),
-   * `floatLanes` the floats per vector, `threads` whether it is the pthread build.
-   * @returns {{simd: string, floatLanes: number, threads: boolean, emscripten: string}}
-   */
   buildInfo() {
-    return this.raw._buildInfo();
+    return call(this, '_buildInfo');
   }
 
-  /** Threads the ops use: 1 for the single-thread build (see init's `threads`). */
   get threads() {
     return this.raw._threadCount();
   }
 
-  /**
-   * Ends the threaded build's worker threads (nothing to do for the single-thread build). The
-   * instance keeps working afterwards, on one thread. Idempotent.
-   */
+  /** Idempotent; the instance keeps working afterwards, on one thread. */
   dispose() {
     if (!this.raw.PThread) return;
     this.raw._setThreadCount(1);  // joins the pool's threads
     this.raw.PThread.terminateAllThreads();  // and ends their Workers
   }
 
-  /** Size of this module's wasm memory in bytes. */
   heapBytes() {
     return this.memoryStats().heapBytes;
   }
-
-  /** torch.manual_seed: reseeds this module's generator. */
-  manualSeed(seed) {
-    integerArg(seed, 'manualSeed: seed');
-    if (seed < 0 || seed > Number.MAX_SAFE_INTEGER) {
-      throw new RangeError(`manualSeed: seed must be in [0, 2^53), got ${seed}`);
-    }
-    unwrap(this.raw._manualSeed(seed));
-  }
-
-  /** torch.rand: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
-  rand(...size) {
-    return toTensor(unwrap(this.raw._rand(sizeArgs(size, 'rand'))));
-  }
-
-  /** torch.randn: standard normal float32, bit-compatible with torch's CPU generator. */
-  randn(...size) {
-    return toTensor(unwrap(this.raw._randn(sizeArgs(size, 'randn'))));
-  }
-
-  /** torch.matmul(input, other) */
-  matmul(input, other) {
-    floatArg(input, 'matmul: input');
-    floatArg(other, 'matmul: other');
-    return toTensor(unwrap(this.raw._matmul(input, other)));
-  }
-
-  /** torch.nn.functional.linear(input, weight, bias): input W^T + bias */
-  linear(input, weight, bias) {
-    floatArg(input, 'linear: input');
-    floatArg(weight, 'linear: weight');
-    if (bias !== undefined && bias !== null) floatArg(bias, 'linear: bias');
-    return toTensor(unwrap(this.raw._linear(input, weight, bias ?? null)));
-  }
-
-  /** torch.softmax(input, dim) — dim defaults to -1. */
-  softmax(input, options) {
-    floatArg(input, 'softmax: input');
-    const { dim = -1 } = optionsArg(options, ['dim'], 'softmax');
-    integerArg(dim, 'softmax: dim');
-    return toTensor(unwrap(this.raw._softmax(input, dim)));
-  }
-
-  /**
-   * torch.nn.functional.embedding(input, weight): rows of `weight` picked by integer ids.
-   * @param ids number[] | Int32Array (1-D) or {data: Int32Array, shape}
-   */
-  embedding(ids, weight) {
-    const where = 'embedding: input';
-    let idTensor;
-    if (Array.isArray(ids)) {
-      if (!ids.every((i) => typeof i === 'number')) throw new TypeError(`${where} must hold integers, got [${ids.slice(0, 8).map(describe).join(', ')}${ids.length > 8 ? ', ...' : ''}]`);
-      // Int32Array.from would wrap 2^32 to 0: a huge or fractional id is out of range, not another row.
-      const bad = ids.findIndex((i) => !Number.isInteger(i) || i < -(2 ** 31) || i >= 2 ** 31);
-      if (bad >= 0) throw new RangeError(`${where}: index ${ids[bad]} (input position ${bad}) is not a row index of weight ${shapeString(weight?.shape)}`);
-      idTensor = { data: Int32Array.from(ids), shape: [ids.length] };
-    } else if (ids instanceof Int32Array) {
-      idTensor = { data: ids, shape: [ids.length] };
-    } else if (ids && ids.data instanceof Int32Array) {
-      checkTensorShape(ids, where);
-      idTensor = ids;
-    } else {
-      throw new TypeError(`${where} must be an array of integers, an Int32Array or {data: Int32Array, shape}, got ${describe(ids?.data ?? ids)}`);
-    }
-    floatArg(weight, 'embedding: weight');
-    return toTensor(unwrap(this.raw._embedding(idTensor, weight)));
-  }
-
-  /**
-   * torch.nn.functional.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
-   * is_causal, scale, enable_gqa), returning {output, weights?, scores?, scaled?, masked?}.
-   */
-  scaledDotProductAttention(query, key, value, options) {
-    const fn = 'scaledDotProductAttention';
-    floatArg(query, `${fn}: query`);
-    floatArg(key, `${fn}: key`);
-    floatArg(value, `${fn}: value`);
-    const o = optionsArg(options,
-      ['attnMask', 'dropoutP', 'isCausal', 'scale', 'enableGqa', 'returnWeights', 'returnIntermediates'], fn);
-    const dropoutP = numberOption(o.dropoutP, `${fn}: dropoutP`);
-    if (dropoutP !== undefined && dropoutP !== 0) {
-      throw new RangeError(`${fn}: dropoutP must be 0 (attention-wasm is an inference library), got ${dropoutP}`);
-    }
-    const mask = o.attnMask === undefined || o.attnMask === null ? null : maskArg(o.attnMask, `${fn}: attnMask`);
-    const isCausal = boolOption(o.isCausal, `${fn}: isCausal`);
-    const scale = numberOption(o.scale, `${fn}: scale`) ?? NaN;  // NaN: 1/sqrt(E)
-    const enableGqa = boolOption(o.enableGqa, `${fn}: enableGqa`);
-    const returnWeights = boolOption(o.returnWeights, `${fn}: returnWeights`);
-    const returnIntermediates = boolOption(o.returnIntermediates, `${fn}: returnIntermediates`);
-    // Tensors as (data, shape) pairs and the options one by one: each property the glue reads
-    // from a JS object costs a call (src/bindings/ops_bindings.cpp).
-    const raw = unwrap(this.raw._scaledDotProductAttention(
-      query.data, query.shape, key.data, key.shape, value.data, value.shape,
-      mask?.data ?? null, mask?.shape ?? null, mask !== null && mask.data instanceof Uint8Array,
-      isCausal, scale, enableGqa, returnWeights, returnIntermediates), SDPA_NAMES);
-    const result = {};
-    for (const [name, t] of Object.entries(raw)) result[name] = toTensor(t);
-    return result;
-  }
 }
 
-// Further method sets (one file each under src/js/) are mixed into AttentionWasm here, e.g.
-//   import { nnMethods } from './nn.js';  Object.assign(AttentionWasm.prototype, nnMethods);
-Object.assign(AttentionWasm.prototype, pretrainedMethods);  // A.loadPretrained (src/js/pretrained.js)
-// Each method uses this.raw (the Embind module) and the helpers of validate.js.
-Object.assign(AttentionWasm.prototype, nnMethods);
-Object.assign(AttentionWasm.prototype, pretrainedMethods);  // A.loadPretrained (src/js/pretrained.js)
+// The API's functions, one method set per file, are attached here and only here.
+for (const methods of [opsMethods, nnMethods, pretrainedMethods]) Object.assign(AttentionWasm.prototype, methods);
 if (typeof Symbol.dispose === 'symbol') AttentionWasm.prototype[Symbol.dispose] = AttentionWasm.prototype.dispose;
 
 // Most threads init() accepts: each is a Worker with its own copy of the glue.

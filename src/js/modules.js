@@ -4,9 +4,17 @@
 // to one library instance (its heap and generator): `new A.MultiheadAttention({...})`.
 import { Tensor } from './tensor.js';
 import { loadSafetensors } from './safetensors.js';
-import { unwrap, toTensor, floatArg, maskArg, optionsArg, boolOption, numberOption, integerArg, describe, shapeString } from './validate.js';
+import {
+  call, tensorArgs, floatArg, maskArg, optionsArg, boolOption, numberOption, integerArg, describe, shapeString,
+} from './validate.js';
 
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
+
+// The parameters a binding takes, by state-dict name, in its order (src/bindings/modules_bindings.cpp).
+const MHA_PARAMETERS = ['in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias',
+  'out_proj.weight', 'out_proj.bias'];
+const ENCODER_PARAMETERS = [...MHA_PARAMETERS.map((name) => `self_attn.${name}`), 'linear1.weight', 'linear1.bias',
+  'linear2.weight', 'linear2.bias', 'norm1.weight', 'norm1.bias', 'norm2.weight', 'norm2.bias'];
 
 /** Uniform(-bound, bound) float32 values drawn as torch's `uniform_` does: rand * (to - from) + from. */
 function uniform(lib, shape, bound) {
@@ -37,6 +45,13 @@ function positiveInteger(value, where) {
 class Module {
   #params = new Map(); // torch name -> {prop, shape, nullable}
   #children = new Map(); // torch name -> Module
+  #parent = null;
+  #nameInParent = '';
+
+  /** How messages name the module: its class, or its path from the module holding it ("TransformerEncoderLayer.selfAttn.outProj"). */
+  get _label() {
+    return this.#parent ? `${this.#parent._label}.${this.#nameInParent}` : this.constructor.name;
+  }
 
   /**
    * Declares a parameter: `this[prop]` gets/sets it, checked against `shape` (a function, so
@@ -52,13 +67,13 @@ class Module {
           current = null;
           return;
         }
-        const cls = this._label ?? this.constructor.name; // e.g. "MultiheadAttention.outProj"
-        floatArg(v, `${cls}: ${prop}`);
+        const cls = this._label; // e.g. "MultiheadAttention.outProj"
+        const arg = floatArg(v, `${cls}: ${prop}`);
         const want = shape();
-        if (!sameShape(v.shape, want)) {
-          throw new Error(`${cls}: ${prop} (${torchName}) must have shape ${shapeString(want)}, got ${shapeString(v.shape)}`);
+        if (!sameShape(arg.shape, want)) {
+          throw new Error(`${cls}: ${prop} (${torchName}) must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`);
         }
-        current = Tensor.from(v);
+        current = v instanceof Tensor ? v : new Tensor(arg.data, arg.shape);  // checked again when used
       },
     });
     this.#params.set(torchName, { prop, shape, nullable });
@@ -67,12 +82,13 @@ class Module {
 
   /** Declares a child module (torch name, e.g. "out_proj"); `label` names it in messages. */
   _child(torchName, module, label) {
-    module._label = `${this._label ?? this.constructor.name}.${label}`;
+    module.#parent = this;
+    module.#nameInParent = label;
     this.#children.set(torchName, module);
     return module;
   }
 
-  /** [torchName, Tensor] pairs, children prefixed ("out_proj.weight"); null parameters skipped. */
+  // The public methods (namedParameters, stateDict, loadStateDict) are described in index.d.ts.
   namedParameters(prefix = '') {
     const out = [];
     for (const [name, { prop }] of this.#params) if (this[prop] !== null) out.push([prefix + name, this[prop]]);
@@ -80,17 +96,10 @@ class Module {
     return out;
   }
 
-  /** `module.state_dict()`: an object torch name -> Tensor (held by reference). */
   stateDict() {
     return Object.fromEntries(this.namedParameters());
   }
 
-  /**
-   * `module.load_state_dict(tensors, strict)`: sets parameters by torch name. `tensors` is a Map
-   * or an object (e.g. from loadSafetensors). With `strict` (default) every parameter must be
-   * given and every name known. A shape mismatch throws an Error naming the parameter and both
-   * shapes; on any error nothing is changed.
-   */
   loadStateDict(tensors, options) {
     const cls = this.constructor.name;
     const { strict = true } = optionsArg(options, ['strict'], `${cls}.loadStateDict`);
@@ -114,32 +123,36 @@ class Module {
     for (const [name, value] of entries) {
       const slot = slots.get(name);
       if (!slot) continue;
-      floatArg(value, `${cls}.loadStateDict: ${name}`);
+      const arg = floatArg(value, `${cls}.loadStateDict: ${name}`);
       const want = slot.shape();
-      if (!sameShape(value.shape, want)) {
+      if (!sameShape(arg.shape, want)) {
         throw new Error(`${cls}.loadStateDict: size mismatch for ${name}: copying a param with shape ` +
-          `${shapeString(value.shape)}, the shape in the current model is ${shapeString(want)}`);
+          `${shapeString(arg.shape)}, the shape in the current model is ${shapeString(want)}`);
       }
-      updates.push([slot, value]);
+      updates.push([slot, value instanceof Tensor ? value : new Tensor(arg.data, arg.shape)]);
     }
     for (const [slot, value] of updates) slot.owner[slot.prop] = value;
     return { missingKeys: missing, unexpectedKeys: unexpected };
   }
 
   /**
-   * Checks every parameter again before use (a Tensor's data or shape may have been changed in
-   * place since it was set): TypeError / RangeError / Error naming the parameter.
+   * The parameters for a binding, `names` (state-dict names) in its order, each read once and
+   * checked again (a Tensor's data or shape may have been changed in place since it was set):
+   * TypeError / RangeError / Error naming the parameter; null for an absent one.
    */
-  _checkParameters(fn) {
-    for (const [name, { owner, prop, shape }] of this.#slots('')) {
-      const value = owner[prop];
-      if (value === null) continue;
-      floatArg(value, `${fn}: parameter ${name}`);
+  _parameterArgs(fn, names) {
+    const slots = new Map(this.#slots(''));
+    return names.map((name) => {
+      const { owner, prop, shape } = slots.get(name) ?? {};
+      const value = owner?.[prop] ?? null;
+      if (value === null) return null;
+      const arg = floatArg(value, `${fn}: parameter ${name}`);
       const want = shape();
-      if (!sameShape(value.shape, want)) {
-        throw new Error(`${fn}: parameter ${name} must have shape ${shapeString(want)}, got ${shapeString(value.shape)}`);
+      if (!sameShape(arg.shape, want)) {
+        throw new Error(`${fn}: parameter ${name} must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`);
       }
-    }
+      return arg;
+    });
   }
 
   /** [torchName, {owner, prop, shape}] for every declared parameter, recursively. */
@@ -153,7 +166,7 @@ class Module {
 
 /** Builds the module classes bound to one library instance `lib`. */
 export function moduleClasses(lib) {
-  /** torch.nn.Linear(inFeatures, outFeatures, bias): y = x W^T + b. */
+  // The classes and their options: index.d.ts.
   class Linear extends Module {
     constructor({ inFeatures, outFeatures, bias = true } = {}) {
       super();
@@ -173,10 +186,7 @@ export function moduleClasses(lib) {
     }
   }
 
-  /**
-   * torch.nn.LayerNorm(normalizedShape = [features], eps) as a parameter holder: weight 1, bias 0.
-   * (The normalisation itself runs inside TransformerEncoderLayer's C++ forward.)
-   */
+  // A parameter holder (weight 1, bias 0): the normalisation runs inside TransformerEncoderLayer's C++ forward.
   class LayerNorm extends Module {
     constructor({ features, eps = 1e-5, bias = true } = {}) {
       super();
@@ -188,10 +198,6 @@ export function moduleClasses(lib) {
     }
   }
 
-  /**
-   * torch.nn.MultiheadAttention(embed_dim, num_heads, dropout=0, bias, add_bias_kv=False,
-   * add_zero_attn=False, kdim, vdim, batch_first), inference only. See index.d.ts.
-   */
   class MultiheadAttention extends Module {
     constructor(options) {
       super();
@@ -230,61 +236,24 @@ export function moduleClasses(lib) {
       this._param('inProjBias', 'in_proj_bias', () => [3 * E], bias ? filled([3 * E], 0) : null, true);
     }
 
-    /** out_proj.weight (E, E) */
+    // out_proj.weight and out_proj.bias under the names the in projection's parameters have
     get outProjWeight() { return this.outProj.weight; }
     set outProjWeight(v) { this.outProj.weight = v; }
-    /** out_proj.bias (E) or null */
     get outProjBias() { return this.outProj.bias; }
     set outProjBias(v) { this.outProj.bias = v; }
 
-    /**
-     * forward(query, key, value, {keyPaddingMask, attnMask, needWeights, averageAttnWeights,
-     * isCausal}) -> {output, weights} (weights null when needWeights is false).
-     */
     forward(query, key, value, options) {
       const fn = 'MultiheadAttention.forward';
-      floatArg(query, `${fn}: query`);
-      floatArg(key, `${fn}: key`);
-      floatArg(value, `${fn}: value`);
+      const q = floatArg(query, `${fn}: query`), k = floatArg(key, `${fn}: key`), v = floatArg(value, `${fn}: value`);
       const o = optionsArg(options, ['keyPaddingMask', 'attnMask', 'needWeights', 'averageAttnWeights', 'isCausal'], fn);
-      this._checkParameters(fn);
-      const raw = unwrap(lib.raw._multiheadAttentionForward(query, key, value, this._rawParams(), {
-        ...this._rawOptions(o.keyPaddingMask, 'keyPaddingMask', o.attnMask, 'attnMask', o.isCausal, fn),
-        needWeights: boolOption(o.needWeights, `${fn}: needWeights`, true),
-        averageAttnWeights: boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true),
-      }));
-      return { output: toTensor(raw.output), weights: raw.weights ? toTensor(raw.weights) : null };
-    }
-    /** The parameters as the Embind glue reads them (checked by the caller). */
-    _rawParams() {
-      const params = this.sameEmbedDim
-        ? { inProjWeight: this.inProjWeight }
-        : { qProjWeight: this.qProjWeight, kProjWeight: this.kProjWeight, vProjWeight: this.vProjWeight };
-      return Object.assign(params, { inProjBias: this.inProjBias, outProjWeight: this.outProj.weight, outProjBias: this.outProj.bias });
-    }
-
-    /** Masks and flags as the Embind glue reads them; the masks' names are the caller's option names. */
-    _rawOptions(keyPaddingMask, kpmName, attnMask, amName, isCausal, fn) {
-      const kpm = keyPaddingMask === undefined || keyPaddingMask === null ? null : maskArg(keyPaddingMask, `${fn}: ${kpmName}`);
-      const am = attnMask === undefined || attnMask === null ? null : maskArg(attnMask, `${fn}: ${amName}`);
-      return {
-        numHeads: this.numHeads,
-        batchFirst: this.batchFirst,
-        keyPaddingMask: kpm,
-        kpmIsBool: kpm !== null && kpm.data instanceof Uint8Array,
-        attnMask: am,
-        amIsBool: am !== null && am.data instanceof Uint8Array,
-        isCausal: boolOption(isCausal, `${fn}: isCausal`),
-        needWeights: false,
-        averageAttnWeights: true,
-      };
+      const params = this._parameterArgs(fn, MHA_PARAMETERS);
+      const masks = [maskArg(o.keyPaddingMask, `${fn}: keyPaddingMask`), maskArg(o.attnMask, `${fn}: attnMask`)];
+      return call(lib, '_multiheadAttentionForward', tensorArgs(q, k, v, ...params, ...masks), this.numHeads,
+        this.batchFirst, boolOption(o.isCausal, `${fn}: isCausal`), boolOption(o.needWeights, `${fn}: needWeights`, true),
+        boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true));
     }
   }
 
-  /**
-   * torch.nn.TransformerEncoderLayer(d_model, nhead, dim_feedforward, dropout, activation,
-   * layer_norm_eps, batch_first, norm_first, bias), inference (eval mode). See index.d.ts.
-   */
   class TransformerEncoderLayer extends Module {
     constructor(options) {
       super();
@@ -316,29 +285,24 @@ export function moduleClasses(lib) {
       this.norm2 = this._child('norm2', new LayerNorm({ features: dModel, eps, bias }), 'norm2');
     }
 
-    /** forward(src, {srcMask, srcKeyPaddingMask, isCausal}) -> Tensor shaped as src. */
     forward(src, options) {
       const fn = 'TransformerEncoderLayer.forward';
-      floatArg(src, `${fn}: src`);
+      const x = floatArg(src, `${fn}: src`);
       const o = optionsArg(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], fn);
-      this._checkParameters(fn);
-      return toTensor(unwrap(lib.raw._transformerEncoderLayerForward(src, {
-        selfAttn: this.selfAttn._rawParams(),
-        linear1Weight: this.linear1.weight, linear1Bias: this.linear1.bias,
-        linear2Weight: this.linear2.weight, linear2Bias: this.linear2.bias,
-        norm1Weight: this.norm1.weight, norm1Bias: this.norm1.bias,
-        norm2Weight: this.norm2.weight, norm2Bias: this.norm2.bias,
-      }, {
-        ...this.selfAttn._rawOptions(o.srcKeyPaddingMask, 'srcKeyPaddingMask', o.srcMask, 'srcMask', o.isCausal, fn),
-        normFirst: this.normFirst, activation: this.activation, eps: this.layerNormEps,
-      })));
+      const params = this._parameterArgs(fn, ENCODER_PARAMETERS);
+      const masks = [maskArg(o.srcKeyPaddingMask, `${fn}: srcKeyPaddingMask`), maskArg(o.srcMask, `${fn}: srcMask`)];
+      return call(lib, '_transformerEncoderLayerForward', tensorArgs(x, ...params, ...masks), this.nhead,
+        this.batchFirst, boolOption(o.isCausal, `${fn}: isCausal`), this.normFirst, this.activation, this.layerNormEps);
     }
   }
 
   return { Linear, LayerNorm, MultiheadAttention, TransformerEncoderLayer };
 }
 
-/** Adds the module classes (and loadSafetensors) to a library instance (called by the AttentionWasm constructor). */
+/**
+ * Adds the module classes, bound to this instance (its heap and generator), and loadSafetensors
+ * to a library instance as properties (called by the AttentionWasm constructor).
+ */
 export function installModules(lib) {
   for (const [name, cls] of Object.entries(moduleClasses(lib))) {
     Object.defineProperty(lib, name, { value: cls, enumerable: false, writable: false });

@@ -8,7 +8,7 @@
 // next-sentence) are left unread. The weights stream into the wasm heap chunk by chunk and are
 // converted to float32 there once: they stay resident until model.dispose().
 import { Tensor, describe } from './tensor.js';
-import { unwrap, toTensor, optionsArg, boolOption } from './validate.js';
+import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
 import { FLOAT_DTYPES, parseSafetensorsHeader, safetensorsHeaderLength } from './safetensors.js';
 import { tokenizerFromFiles } from './tokenizer.js';
@@ -247,12 +247,8 @@ export class PretrainedModel {
     const maskData = mask && flatInts(mask, N, L, 'attentionMask', { bool: true });
     if (types && this.modelType === 'distilbert') throw new TypeError(`${fn}: tokenTypeIds are not an input of distilbert (it has no token type embeddings)`);
     const typeData = types && flatInts(types, N, L, 'tokenTypeIds');
-    const raw = unwrap(this.A.raw._modelForward(this.handle, idData, maskData, typeData, N, L, hidden, attentions));
-    const out = { lastHiddenState: toTensor(raw.lastHiddenState) };
-    if (hidden) out.hiddenStates = raw.hiddenStates.map(toTensor);
-    if (attentions) out.attentions = raw.attentions.map(toTensor);
-    if (raw.poolerOutput) out.poolerOutput = toTensor(raw.poolerOutput);
-    return out;
+    // {lastHiddenState, hiddenStates?, attentions?, poolerOutput?}, as Tensors
+    return call(this.A, '_modelForward', this.handle, idData, maskData, typeData, N, L, hidden, attentions);
   }
 
   /**
@@ -268,7 +264,7 @@ export class PretrainedModel {
       if (typeof x !== 'number' || !Number.isInteger(x) || x < -(2 ** 31) || x >= 2 ** 31) throw new RangeError(`${fn}: ids[${i}] = ${x} is not an integer id`);
       return x;
     });
-    return toTensor(unwrap(this.A.raw._modelWordEmbeddings(this.handle, data)));
+    return call(this.A, '_modelWordEmbeddings', this.handle, data);
   }
 
   /**
@@ -385,7 +381,7 @@ export const pretrainedMethods = {
       const config = await files.json('config.json');
       const encoder = encoderConfig(config);
       // the C++ side bounds every size
-      const specs = unwrap(raw._encoderParameters(encoder), { 'encoder config:': 'config.json:' });
+      const specs = unwrap(raw._encoderParameters(encoder));  // its messages name config.json (src/js/names.js)
       checkWeightsFile(files);
       const tokenizer = await tokenizerFromFiles(files, { maxLength: encoder.maxPositions, tokenTypeIds: encoder.arch === 'bert' });
       const { tensors, dataStart } = await readHeader(files);

@@ -9,11 +9,28 @@ const DTYPES = new Map([
 /** The most elements a tensor may hold (2 GiB of float32: it must fit the 4 GiB wasm heap). */
 export const MAX_ELEMENTS = 2 ** 29;
 
+// %TypedArray%.prototype's @@toStringTag and length getters, as functions of the array: what
+// they report comes from a typed array's internal slots, which neither a Proxy nor a `length`
+// property defined on the array can change. The tag is undefined for anything that is not a
+// typed array (a Proxy of one included).
+const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
+const getterOf = (key) => Function.prototype.call.bind(Object.getOwnPropertyDescriptor(typedArrayPrototype, key).get);
+const tagGetter = getterOf(Symbol.toStringTag), lengthGetter = getterOf('length');
+
+/** "Float32Array", "Uint8Array", ... for a genuine typed array; undefined for anything else. */
+export const typedArrayTag = (value) => tagGetter(value);
+/** A genuine typed array's element count (its internal length; call only when typedArrayTag is set). */
+export const typedArrayLength = (value) => lengthGetter(value);
+
 /** Describes a value for an error message: "Float32Array(6)", "Array(3)", "string", ... */
 export function describe(value) {
   if (value === null) return 'null';
   if (value === undefined) return 'undefined';
-  if (ArrayBuffer.isView(value)) return `${value.constructor.name}(${value.length})`;
+  const tag = typedArrayTag(value);
+  if (tag) return `${tag}(${typedArrayLength(value)})`;
+  if (typeof value === 'object' && value instanceof typedArrayPrototype.constructor) {
+    return `an object posing as ${value.constructor?.name ?? 'a typed array'} (a Proxy?), not a typed array`;
+  }
   if (Array.isArray(value)) return `Array(${value.length})`;
   if (typeof value === 'object') return value.constructor?.name ?? 'object';
   return typeof value;

@@ -1,21 +1,42 @@
-// Argument checking shared by every public function: types are checked here in JS (Embind
-// would coerce silently), shapes by the C++ API. Messages name the function, the argument and
-// the shapes.
-import { Tensor, checkShape, describe, shapeString } from './tensor.js';
+// The boundary between the JS API and the bindings, shared by every public function: arguments
+// are read and type-checked here (Embind would coerce silently), shapes are checked by the C++
+// API, and call() runs a binding and turns its answer into Tensors or a thrown Error. Messages
+// name the function, the argument and the shapes.
+//
+// A caller's tensor is read once: its `data` and `shape` properties once each, the shape's
+// length and dims once each (a getter or a Proxy that answers differently on each read cannot
+// make the checks and the copy see different tensors), and its data must be a genuine typed
+// array (brand-checked; a Proxy is not one). The bindings check all of it again
+// (src/bindings/js_interop.hpp).
+import { Tensor, checkShape, describe, shapeString, typedArrayTag, typedArrayLength } from './tensor.js';
 
 export { checkShape, describe, shapeString };
 
 const ERRORS = { TypeError, RangeError, Error };
+const MAX_RANK = 64;
 
-/**
- * Throws the JS error a binding reported, else returns its value. `names` renames the C++ API's
- * snake_case words in the message to the JS API's (e.g. attn_mask -> attnMask).
- */
-export function unwrap(result, names) {
+/** A tensor argument as read once: its data and its shape (dims, and a Float64Array for the binding). */
+export class TensorArg {
+  constructor(data, dims) {
+    this.data = data;
+    this.shape = dims;  // number[]
+    this.dims = Float64Array.from(dims);
+  }
+}
+
+/** Tensor arguments of one call, in the order the binding documents (null: an absent optional one). */
+class TensorArgs {
+  constructor(args) {
+    this.flat = [];
+    for (const t of args) this.flat.push(t?.data ?? null, t?.dims ?? null);
+  }
+}
+export const tensorArgs = (...args) => new TensorArgs(args);
+
+/** Throws the JS error a binding reported, else returns its value. */
+export function unwrap(result) {
   if (result && typeof result === 'object' && typeof result.error === 'string') {
-    let message = result.error;
-    if (names) for (const [from, to] of Object.entries(names)) message = message.replaceAll(from, to);
-    throw new (ERRORS[result.kind] ?? Error)(message);
+    throw new (ERRORS[result.kind] ?? Error)(result.error);
   }
   return result;
 }
@@ -24,50 +45,98 @@ export function toTensor(raw) {
   return new Tensor(raw.data, raw.shape);
 }
 
-/** A {data: Float32Array, shape} argument, checked; `where` is "fn: argName". */
+/** A binding's result with every {data, shape} in it a Tensor ({output, weights}, arrays of them, ...). */
+function toTensors(value) {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(toTensors);
+  if (typedArrayTag(value.data) && Array.isArray(value.shape)) return toTensor(value);
+  return Object.fromEntries(Object.entries(value).map(([key, v]) => [key, toTensors(v)]));
+}
+
+/**
+ * Calls binding `name` of lib's module (lib.raw) with `args`, tensorArgs(...) among them going as
+ * the one array of (data, shape) pairs the binding takes; throws the error it reports, else
+ * returns its result with Tensors for its {data, shape} objects.
+ */
+export function call(lib, name, ...args) {
+  const wire = args.map((a) => (a instanceof TensorArgs ? a.flat : a));
+  return toTensors(unwrap(lib.raw[name](...wire)));
+}
+
+/** The dims of a caller's shape, read once (its length, then each dim), checked; `where` names it. */
+function readShape(shape, where) {
+  if (!Array.isArray(shape)) throw new TypeError(`${where}: shape must be an array of integers, got ${describe(shape)}`);
+  const rank = shape.length;
+  if (!(rank <= MAX_RANK)) throw new RangeError(`${where}: shape has ${rank} dims, more than ${MAX_RANK}`);
+  const dims = new Array(rank);
+  for (let i = 0; i < rank; i++) dims[i] = shape[i];
+  return { dims, numel: checkShape(dims, where) };
+}
+
+/**
+ * A tensor argument of one of the typed array kinds `kinds` ("Float32Array", ...), read once.
+ * `withShape`: a message about the data's type shows the shape too.
+ */
+function tensorArg(value, where, kinds, expected, withShape = false) {
+  if (value === null || typeof value !== 'object') {
+    throw new TypeError(`${where} must be a Tensor ({data: ${expected}, shape}), got ${describe(value)}`);
+  }
+  const data = value.data, shape = value.shape;
+  if (!kinds.includes(typedArrayTag(data))) {
+    throw new TypeError(`${where} must have ${expected} data, got ${describe(data)}` +
+      (withShape && Array.isArray(shape) ? ` with shape ${shapeString(shape)}` : ''));
+  }
+  const { dims, numel } = readShape(shape, where);
+  const length = typedArrayLength(data);
+  if (numel !== length) {
+    throw new RangeError(`${where} has shape ${shapeString(dims)} (${numel} elements) but its data has ${length}`);
+  }
+  return new TensorArg(data, dims);
+}
+
+/** A {data: Float32Array, shape} argument, read once and checked; `where` is "fn: argName". */
 export function floatArg(value, where) {
-  if (value === null || typeof value !== 'object') {
-    throw new TypeError(`${where} must be a Tensor ({data: Float32Array, shape}), got ${describe(value)}`);
-  }
-  if (!(value.data instanceof Float32Array)) {
-    throw new TypeError(`${where} must have Float32Array data, got ${describe(value.data)}` +
-      (value.shape ? ` with shape ${shapeString(value.shape)}` : ''));
-  }
-  checkTensorShape(value, where);
-  return value;
+  return tensorArg(value, where, ['Float32Array'], 'Float32Array', true);
 }
 
-/** A mask: Uint8Array data (boolean) or Float32Array data (additive). */
+/** The same for an optional argument: null when undefined or null. */
+export function optionalFloatArg(value, where) {
+  return value === undefined || value === null ? null : floatArg(value, where);
+}
+
+/** An optional mask: Uint8Array data (boolean) or Float32Array data (additive); null when absent. */
 export function maskArg(value, where) {
-  if (value === null || typeof value !== 'object') {
-    throw new TypeError(`${where} must be a Tensor with Uint8Array (boolean) or Float32Array (additive) data, got ${describe(value)}`);
-  }
-  if (!(value.data instanceof Uint8Array) && !(value.data instanceof Float32Array)) {
-    throw new TypeError(`${where} must have Uint8Array (boolean) or Float32Array (additive) data, got ${describe(value.data)}`);
-  }
-  checkTensorShape(value, where);
-  return value;
+  if (value === undefined || value === null) return null;
+  return tensorArg(value, where, ['Uint8Array', 'Float32Array'], 'Uint8Array (boolean) or Float32Array (additive)');
 }
 
-export function checkTensorShape(value, where) {
-  const numel = checkShape(value.shape, where);
-  if (numel !== value.data.length) {
-    throw new RangeError(`${where} has shape ${shapeString(value.shape)} (${numel} elements) but its data has ${value.data.length}`);
-  }
+/** Ids: {data: Int32Array, shape}, read once. */
+export function idsArg(value, where) {
+  return tensorArg(value, where, ['Int32Array'], 'Int32Array');
 }
 
-/** Checks an options object against the allowed keys; returns it (or {}). */
+/** A size argument (an array of dims, e.g. rand's), read once and checked: a Float64Array for the binding. */
+export function shapeArg(shape, where) {
+  return Float64Array.from(readShape(shape, where).dims);
+}
+
+/**
+ * Checks an options object against the allowed keys; returns a copy of it (or {}), each option
+ * read once.
+ */
 export function optionsArg(options, allowed, fn) {
   if (options === undefined || options === null) return {};
   if (typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(`${fn}: options must be an object, got ${describe(options)}`);
   }
+  const copy = {};
   for (const key of Object.keys(options)) {
     if (!allowed.includes(key)) {
       throw new TypeError(`${fn}: unknown option '${key}' (allowed: ${allowed.join(', ')})`);
     }
+    copy[key] = options[key];
   }
-  return options;
+  return copy;
 }
 
 export function boolOption(value, where, fallback = false) {
@@ -91,10 +160,7 @@ export function integerArg(value, where) {
   return value;
 }
 
-/** rand(2, 3) and rand([2, 3]) both mean shape [2, 3]. */
+/** rand(2, 3) and rand([2, 3]) both mean shape [2, 3]: a Float64Array for the binding. */
 export function sizeArgs(args, fn) {
-  const shape = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
-  checkShape(shape, `${fn}: size`);
-  return [...shape];
+  return shapeArg(args.length === 1 && Array.isArray(args[0]) ? args[0] : args, `${fn}: size`);
 }
-

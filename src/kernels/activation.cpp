@@ -3,13 +3,13 @@
 
 #include <cmath>
 
-#include <xsimd/xsimd.hpp>
+#include "kernels/simd.hpp"
 
-namespace aw {
+namespace aw::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;  // 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
-constexpr std::size_t lanes = batch::size;
+using simd::batch;
+using simd::map;
 
 constexpr float sqrt1_2 = 0.70710678118654752440f;               // 1 / sqrt(2)
 constexpr float sqrt_2_over_pi = 0.79788456080286535588f;        // sqrt(2 / pi)
@@ -22,15 +22,6 @@ float gelu_tanh_scalar(float x)
 {
     const float inner = sqrt_2_over_pi * (x + kappa * x * x * x);
     return 0.5f * x * (1.0f + std::tanh(inner));
-}
-
-// y = f(x) over n values: full vectors with fv, then a scalar tail with fs.
-template <class FV, class FS>
-void map(const float* x, float* y, std::size_t n, FV fv, FS fs)
-{
-    const std::size_t n_vec = n - n % lanes;
-    for (std::size_t i = 0; i < n_vec; i += lanes) fv(batch::load_unaligned(x + i)).store_unaligned(y + i);
-    for (std::size_t i = n_vec; i < n; ++i) y[i] = fs(x[i]);
 }
 
 }  // namespace
@@ -62,7 +53,7 @@ void gelu_tanh(const float* x, float* y, std::size_t n)
 {
     map(x, y, n,
         [](batch v) {
-            const batch inner = batch(sqrt_2_over_pi) * (v + batch(kappa) * v * v * v);
+            const batch inner = batch(sqrt_2_over_pi) * simd::fma(batch(kappa) * v * v, v, v);  // x + kappa x^3
             return batch(0.5f) * v * (batch(1.0f) + xsimd::tanh(inner));
         },
         gelu_tanh_scalar);
@@ -73,4 +64,4 @@ void gelu_tanh_reference(const float* x, float* y, std::size_t n)
     for (std::size_t i = 0; i < n; ++i) y[i] = gelu_tanh_scalar(x[i]);
 }
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace aw {
+namespace aw::kernels {
 
 // ReLU: y = max(x, 0). x (n), y (n).
 // NaN stays NaN, as torch.relu (a plain max(x, 0) would turn it into 0 on some archs).
@@ -25,4 +25,4 @@ void gelu_reference(const float* x, float* y, std::size_t n);
 void gelu_tanh(const float* x, float* y, std::size_t n);
 void gelu_tanh_reference(const float* x, float* y, std::size_t n);
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -4,120 +4,87 @@
 #include <algorithm>
 #include <limits>
 
-#include <xsimd/xsimd.hpp>
-
 #include "kernels/matmul.hpp"
+#include "kernels/simd.hpp"
 #include "kernels/softmax.hpp"
 
-namespace aw {
+namespace aw::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
-constexpr std::size_t lanes = batch::size;
+using simd::batch;
+using simd::lanes;
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
 // Columns of row i that causal attention keeps: j <= i (all S when not causal).
-std::size_t visible_columns(std::size_t i, std::size_t S, bool causal)
-{
-    return causal ? std::min(S, i + 1) : S;
-}
+std::size_t visible_columns(std::size_t i, std::size_t S, bool causal) { return causal ? std::min(S, i + 1) : S; }
 
-// scores = q k^T
-// q (L, E), k (S, E), scores (L, S).
-void q_dot_k(const float* q, const float* k, float* scores, std::size_t L, std::size_t S,
-             std::size_t E)
+// mask[i, j : j+lanes] for a row of the mask: a load when contiguous, a broadcast when the
+// column stride is 0, otherwise gathered lane by lane.
+batch mask_vector(const float* mask_row, std::ptrdiff_t col_stride, std::size_t j)
 {
-    matmul_transposed_b(q, k, scores, L, E, S);
+    if (col_stride == 1) return batch::load_unaligned(mask_row + j);
+    if (col_stride == 0) return batch(mask_row[0]);
+    alignas(64) float gathered[lanes];
+    for (std::size_t l = 0; l < lanes; ++l) gathered[l] = mask_row[static_cast<std::ptrdiff_t>(j + l) * col_stride];
+    return batch::load_unaligned(gathered);
 }
 
 // scores[i, j] = scale * scores[i, j] + mask[i, j]   for visible j
 // scores[i, j] = -inf                                for j > i when causal
-// scores (L, S); mask element (i, j) at mask[i*row_stride + j*col_stride], or nullptr.
-void scale_and_mask_scores(float* scores, std::size_t L, std::size_t S, float scale,
-                           const float* mask, std::ptrdiff_t row_stride,
-                           std::ptrdiff_t col_stride, bool causal)
+// scores (L, S).
+void scale_and_mask_scores(float* scores, std::size_t L, std::size_t S, float scale, const MaskView& mask)
 {
     const batch scale_v(scale);
     for (std::size_t i = 0; i < L; ++i) {
         float* row = scores + i * S;
-        const std::size_t visible = visible_columns(i, S, causal);
-        const std::size_t visible_vec = visible - visible % lanes;
-        const float* mask_row = mask ? mask + static_cast<std::ptrdiff_t>(i) * row_stride : nullptr;
-
-        // mask[i, j : j+lanes]: a load when contiguous, a broadcast when the column stride is 0,
-        // otherwise gathered lane by lane.
-        auto mask_at = [&](std::size_t j) { return mask_row[static_cast<std::ptrdiff_t>(j) * col_stride]; };
-        auto mask_vector = [&](std::size_t j) {
-            if (col_stride == 1) return batch::load_unaligned(mask_row + j);
-            if (col_stride == 0) return batch(mask_row[0]);
-            float gathered[lanes];
-            for (std::size_t l = 0; l < lanes; ++l) gathered[l] = mask_at(j + l);
-            return batch::load_unaligned(gathered);
-        };
-
-        if (mask_row) {
-            for (std::size_t j = 0; j < visible_vec; j += lanes)
-                xsimd::fma(scale_v, batch::load_unaligned(row + j), mask_vector(j)).store_unaligned(row + j);
-            for (std::size_t j = visible_vec; j < visible; ++j) row[j] = scale * row[j] + mask_at(j);
+        const std::size_t visible = visible_columns(i, S, mask.causal);
+        if (mask.data) {
+            const float* mask_row = mask.row(i);
+            simd::vector_then_scalar(
+                visible,
+                [&](std::size_t j) {
+                    simd::fma(scale_v, batch::load_unaligned(row + j), mask_vector(mask_row, mask.col_stride, j))
+                        .store_unaligned(row + j);
+                },
+                [&](std::size_t j) { row[j] = scale * row[j] + mask.at(i, j); });
         } else {
-            for (std::size_t j = 0; j < visible_vec; j += lanes)
-                (scale_v * batch::load_unaligned(row + j)).store_unaligned(row + j);
-            for (std::size_t j = visible_vec; j < visible; ++j) row[j] = scale * row[j];
+            simd::map(row, row, visible, [&](batch x) { return scale_v * x; }, [&](float x) { return scale * x; });
         }
-
-        // causal: exclude the future
-        std::fill(row + visible, row + S, minus_infinity);
+        std::fill(row + visible, row + S, minus_infinity);  // causal: exclude the future
     }
-}
-
-// out = weights v
-// weights (L, S), v (S, Ev), out (L, Ev).
-void weighted_sum_v(const float* weights, const float* v, float* out, std::size_t L,
-                    std::size_t S, std::size_t Ev)
-{
-    matmul(weights, v, out, L, S, Ev);
 }
 
 }  // namespace
 
-void scaled_dot_product_attention_head(const float* q, const float* k, const float* v, float* out,
-                                       float* weights, std::size_t L, std::size_t S, std::size_t E,
-                                       std::size_t Ev, float scale, const float* mask,
-                                       std::ptrdiff_t mask_row_stride,
-                                       std::ptrdiff_t mask_col_stride, bool causal)
+void scaled_dot_product_attention_head(const HeadView& head, const MaskView& mask, float scale, float* weights)
 {
     // scores = q k^T                                  (L, S), in weights
-    q_dot_k(q, k, weights, L, S, E);
+    matmul_transposed_b(head.q, head.k, weights, head.L, head.E, head.S);
     // scores = scale * scores + mask; -inf where causal excludes
-    scale_and_mask_scores(weights, L, S, scale, mask, mask_row_stride, mask_col_stride, causal);
+    scale_and_mask_scores(weights, head.L, head.S, scale, mask);
     // weights = softmax(scores) along each row; a row of -inf gives zeros
-    softmax(weights, weights, L, S, 1);
+    softmax(weights, weights, head.L, head.S, 1);
     // out = weights v                                 (L, Ev)
-    weighted_sum_v(weights, v, out, L, S, Ev);
+    matmul(weights, head.v, head.out, head.L, head.S, head.Ev);
 }
 
-void scaled_dot_product_attention_head_reference(const float* q, const float* k, const float* v,
-                                                 float* out, float* weights, std::size_t L,
-                                                 std::size_t S, std::size_t E, std::size_t Ev,
-                                                 float scale, const float* mask,
-                                                 std::ptrdiff_t mask_row_stride,
-                                                 std::ptrdiff_t mask_col_stride, bool causal)
+void scaled_dot_product_attention_head_reference(const HeadView& head, const MaskView& mask, float scale,
+                                                 float* weights)
 {
+    const auto [q, k, v, out, L, S, E, Ev] = head;
     for (std::size_t i = 0; i < L; ++i) {
         float* w = weights + i * S;  // (S)
 
         // scores: scale * q_i . k_j + mask[i, j], -inf where causal excludes
         for (std::size_t j = 0; j < S; ++j) {
-            if (causal && j > i) {
+            if (mask.causal && j > i) {
                 w[j] = minus_infinity;
                 continue;
             }
             float dot = 0.0f;
             for (std::size_t e = 0; e < E; ++e) dot += q[i * E + e] * k[j * E + e];
             w[j] = scale * dot;
-            if (mask)
-                w[j] += mask[static_cast<std::ptrdiff_t>(i) * mask_row_stride +
-                             static_cast<std::ptrdiff_t>(j) * mask_col_stride];
+            if (mask.data) w[j] += mask.at(i, j);
         }
 
         // weights: softmax over the row (a row of -inf gives zeros)
@@ -132,4 +99,4 @@ void scaled_dot_product_attention_head_reference(const float* q, const float* k,
     }
 }
 
-}  // namespace aw
+}  // namespace aw::kernels

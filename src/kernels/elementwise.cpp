@@ -3,13 +3,12 @@
 
 #include <functional>
 
-#include <xsimd/xsimd.hpp>
+#include "kernels/simd.hpp"
 
-namespace aw {
+namespace aw::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;  // 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
-constexpr std::size_t lanes = batch::size;
+using simd::batch;
 
 // A batch of operand values at i: a full load for step 1, the one value repeated for step 0.
 batch load(const float* p, std::size_t step, std::size_t i)
@@ -20,10 +19,9 @@ batch load(const float* p, std::size_t step, std::size_t i)
 template <class Op>
 void binary(const float* a, std::size_t a_step, const float* b, std::size_t b_step, float* y, std::size_t n, Op op)
 {
-    const std::size_t n_vec = n - n % lanes;
-    for (std::size_t i = 0; i < n_vec; i += lanes) op(load(a, a_step, i), load(b, b_step, i)).store_unaligned(y + i);
-    // scalar tail
-    for (std::size_t i = n_vec; i < n; ++i) y[i] = op(a[i * a_step], b[i * b_step]);
+    simd::vector_then_scalar(
+        n, [&](std::size_t i) { op(load(a, a_step, i), load(b, b_step, i)).store_unaligned(y + i); },
+        [&](std::size_t i) { y[i] = op(a[i * a_step], b[i * b_step]); });
 }
 
 template <class Op>
@@ -55,4 +53,4 @@ void mul_reference(const float* a, std::size_t a_step, const float* b, std::size
     binary_reference(a, a_step, b, b_step, y, n, std::multiplies<float>());
 }
 
-}  // namespace aw
+}  // namespace aw::kernels

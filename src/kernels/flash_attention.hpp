@@ -12,23 +12,21 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace aw {
+#include "kernels/attention_views.hpp"
 
-// Floats of scratch that flash_attention_head needs for head dims E and Ev (independent of L
-// and S). 64-bit so that callers can check it before allocating: it is about 128 (E + Ev) floats
-// and would wrap a 32-bit size_t (wasm32) for E near 2^29.
+namespace aw::kernels {
+
+// Floats of scratch that the fused kernel needs for head dims E and Ev (independent of L and S).
+// 64-bit so that callers can check it before allocating: it is about 128 (E + Ev) floats and
+// would wrap a 32-bit size_t (wasm32) for E near 2^29.
 std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev);
 
 // out = softmax(scale * q k^T + mask) v        (torch.nn.functional.scaled_dot_product_attention)
 //
-// q (L, E), k (S, E), v (S, Ev), out (L, Ev).
-// scratch: flash_attention_scratch_size(E, Ev) floats, caller-provided, contents ignored.
-// mask: optional additive float mask, element (i, j) at mask[i*mask_row_stride + j*mask_col_stride]
-//   (strides may be 0 for broadcasting, or negative); nullptr = none.
-// causal: if true, position j > i is excluded (upper-left aligned tril(ones(L, S)), as torch
-//   is_causal); the mask is not read there, and key tiles entirely in the future are skipped.
-// A row whose every position is excluded (-inf) gives out 0 (torch >= 2.5), never NaN.
-// out and scratch must not overlap each other or any input.
+// head: q (L, E), k (S, E), v (S, Ev), out (L, Ev). mask: see MaskView (causal also skips the
+// key tiles entirely in the future). scratch: flash_attention_scratch_size(E, Ev) floats,
+// contents ignored. A row whose every position is excluded (-inf) gives out 0 (torch >= 2.5),
+// never NaN. out and scratch must not overlap each other or any input.
 //
 // Online softmax, per query row i and key tile t (s = scale * q_i . k_j + mask[i, j]):
 //   m' = max(m, max_j s_j)                 running max (m = -inf before the first tile)
@@ -36,28 +34,18 @@ std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev);
 //   l' = alpha * l + sum_j p_j             running sum of the weights
 //   o' = alpha * o + sum_j p_j v_j         unnormalised output
 // and at the end out_i = o / l (0 when l = 0: nothing to attend to).
-void flash_attention_head(const float* q, const float* k, const float* v, float* out,
-                          float* scratch, std::size_t L, std::size_t S, std::size_t E,
-                          std::size_t Ev, float scale, const float* mask,
-                          std::ptrdiff_t mask_row_stride, std::ptrdiff_t mask_col_stride,
-                          bool causal);
+void flash_attention_head(const HeadView& head, const MaskView& mask, float scale, float* scratch);
 
-// The same for the output rows [row_begin, row_end) only (queries row_begin .. row_end - 1; q,
-// out and mask are still the whole head's): what a thread computes when an op splits a head.
-// Each row's arithmetic does not depend on the split, so the union of the parts is
-// byte-identical to flash_attention_head. Splits at multiples of flash_attention_query_tile()
-// keep the tiles full.
+// The same for the output rows [row_begin, row_end) only (queries row_begin .. row_end - 1; the
+// views are still the whole head's): what a thread computes when an op splits a head. Each
+// row's arithmetic does not depend on the split, so the union of the parts is byte-identical to
+// flash_attention_head. Splits at multiples of flash_attention_query_tile() keep the tiles full.
 //
-// packed_keys: k already packed by flash_attention_pack_keys, or nullptr to pack each key tile
-// into the scratch when a query tile meets it. Packing once pays when the head has several
-// query tiles (each would repack every key tile: ~5 % of the time at S = 2048); the result is
-// byte-identical either way.
-void flash_attention_rows(const float* q, const float* k, const float* v, float* out,
-                          float* scratch, std::size_t row_begin, std::size_t row_end,
-                          std::size_t S, std::size_t E, std::size_t Ev, float scale,
-                          const float* mask, std::ptrdiff_t mask_row_stride,
-                          std::ptrdiff_t mask_col_stride, bool causal,
-                          const float* packed_keys = nullptr);
+// packed_keys: k as flash_attention_pack_keys packs it, or nullptr to pack each key tile into the
+// scratch whenever a query tile meets it (once per call pays when a head has several query
+// tiles); the result is byte-identical either way.
+void flash_attention_rows(const HeadView& head, const MaskView& mask, float scale, std::size_t row_begin,
+                          std::size_t row_end, float* scratch, const float* packed_keys = nullptr);
 
 // Floats that flash_attention_pack_keys writes for S keys of dim E: (E, key tile) transposed
 // tiles, S rounded up to whole tiles of 64 keys (so up to 64 E for small S); 64-bit, as for
@@ -71,4 +59,4 @@ void flash_attention_pack_keys(const float* k, float* packed, std::size_t S, std
 // Queries per tile: the unit in which an op should split a head between threads.
 std::size_t flash_attention_query_tile();
 
-}  // namespace aw
+}  // namespace aw::kernels

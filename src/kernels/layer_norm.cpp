@@ -2,14 +2,14 @@
 #include "kernels/layer_norm.hpp"
 
 #include <cmath>
+#include <type_traits>
 
-#include <xsimd/xsimd.hpp>
+#include "kernels/simd.hpp"
 
-namespace aw {
+namespace aw::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;  // 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
-constexpr std::size_t lanes = batch::size;
+using simd::batch;
 
 struct Moments {
     float mean, rstd;
@@ -27,13 +27,12 @@ Moments corrected(float mean, float d_sum, float sq, std::size_t n, float eps)
 
 void layer_norm_row(const float* x, const float* weight, const float* bias, float* y, std::size_t n, float eps)
 {
-    const std::size_t n_vec = n - n % lanes;
-
     // mean
     batch sum_v(0.0f);
-    for (std::size_t i = 0; i < n_vec; i += lanes) sum_v += batch::load_unaligned(x + i);
-    float sum = xsimd::reduce_add(sum_v);
-    for (std::size_t i = n_vec; i < n; ++i) sum += x[i];
+    float sum = 0.0f;
+    simd::vector_then_scalar(
+        n, [&](std::size_t i) { sum_v += batch::load_unaligned(x + i); }, [&] { sum = xsimd::reduce_add(sum_v); },
+        [&](std::size_t i) { sum += x[i]; });
     const float mean = sum / static_cast<float>(n);  // first pass
 
     // biased variance, corrected two-pass (Chan, Golub, LeVeque): with d = x - mean,
@@ -41,32 +40,52 @@ void layer_norm_row(const float* x, const float* weight, const float* bias, floa
     //   the rounding error of the first pass (it matters for a large mean with a small spread).
     const batch mean_v(mean);
     batch d_v(0.0f), sq_v(0.0f);
-    for (std::size_t i = 0; i < n_vec; i += lanes) {
-        const batch d = batch::load_unaligned(x + i) - mean_v;
-        d_v += d;
-        sq_v += d * d;
-    }
-    float d_sum = xsimd::reduce_add(d_v), sq = xsimd::reduce_add(sq_v);
-    for (std::size_t i = n_vec; i < n; ++i) {
-        d_sum += x[i] - mean;
-        sq += (x[i] - mean) * (x[i] - mean);
-    }
+    float d_sum = 0.0f, sq = 0.0f;
+    simd::vector_then_scalar(
+        n,
+        [&](std::size_t i) {
+            const batch d = batch::load_unaligned(x + i) - mean_v;
+            d_v += d;
+            sq_v = simd::fma(d, d, sq_v);
+        },
+        [&] {
+            d_sum = xsimd::reduce_add(d_v);
+            sq = xsimd::reduce_add(sq_v);
+        },
+        [&](std::size_t i) {
+            d_sum += x[i] - mean;
+            sq += (x[i] - mean) * (x[i] - mean);
+        });
     const Moments m = corrected(mean, d_sum, sq, n, eps);
 
-    // out = (x - mean) * rstd * weight + bias (x and y may be the same: each x[i] is read before y[i])
+    // out = (x - mean) * rstd * weight + bias (x and y may be the same: each x[i] is read before y[i]);
+    // one loop per combination of weight and bias, each without a branch
     const batch shift_v(m.mean), rstd_v(m.rstd);
-    for (std::size_t i = 0; i < n_vec; i += lanes) {
-        batch v = (batch::load_unaligned(x + i) - shift_v) * rstd_v;
-        if (weight) v *= batch::load_unaligned(weight + i);
-        if (bias) v += batch::load_unaligned(bias + i);
-        v.store_unaligned(y + i);
-    }
-    for (std::size_t i = n_vec; i < n; ++i) {
-        float v = (x[i] - m.mean) * m.rstd;
-        if (weight) v *= weight[i];
-        if (bias) v += bias[i];
-        y[i] = v;
-    }
+    auto normalise = [&](auto with_weight, auto with_bias) {
+        simd::vector_then_scalar(
+            n,
+            [&](std::size_t i) {
+                const batch v = (batch::load_unaligned(x + i) - shift_v) * rstd_v;
+                batch out = v;
+                if constexpr (with_weight && with_bias)
+                    out = simd::fma(v, batch::load_unaligned(weight + i), batch::load_unaligned(bias + i));
+                else if constexpr (with_weight) out = v * batch::load_unaligned(weight + i);
+                else if constexpr (with_bias) out = v + batch::load_unaligned(bias + i);
+                out.store_unaligned(y + i);
+            },
+            [&](std::size_t i) {
+                float v = (x[i] - m.mean) * m.rstd;
+                if constexpr (with_weight) v *= weight[i];
+                if constexpr (with_bias) v += bias[i];
+                y[i] = v;
+            });
+    };
+    using yes = std::true_type;
+    using no = std::false_type;
+    if (weight && bias) normalise(yes{}, yes{});
+    else if (weight) normalise(yes{}, no{});
+    else if (bias) normalise(no{}, yes{});
+    else normalise(no{}, no{});
 }
 
 }  // namespace
@@ -99,4 +118,4 @@ void layer_norm_reference(const float* x, const float* weight, const float* bias
     }
 }
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace aw {
+namespace aw::kernels {
 
 // For each of `rows` rows of n values:
 //   mean = sum x / n,  var = sum (x - mean)^2 / n   (biased, as torch)
@@ -19,4 +19,4 @@ void layer_norm(const float* x, const float* weight, const float* bias, float* y
 void layer_norm_reference(const float* x, const float* weight, const float* bias, float* y,
                           std::size_t rows, std::size_t n, float eps);
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-namespace aw {
+namespace aw::kernels {
 
 // C = A B
 // c[i, j] = sum_p a[i, p] * b[p, j]
@@ -42,4 +42,4 @@ void linear(const float* x, const float* w, const float* bias, float* y, std::si
 void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m,
                       std::size_t k, std::size_t n);
 
-}  // namespace aw
+}  // namespace aw::kernels

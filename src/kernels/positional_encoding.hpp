@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace aw {
+namespace aw::kernels {
 
 // pe (max_length, d_model), row-major:
 //   pe[pos, 2i]     = sin(pos / 10000^(2i / d_model))
@@ -18,4 +18,4 @@ namespace aw {
 void positional_encoding(float* pe, std::size_t max_length, std::size_t d_model);
 void positional_encoding_reference(float* pe, std::size_t max_length, std::size_t d_model);
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -4,13 +4,13 @@
 #include <cmath>
 #include <limits>
 
-#include <xsimd/xsimd.hpp>
+#include "kernels/simd.hpp"
 
-namespace aw {
+namespace aw::kernels {
 namespace {
 
-using batch = xsimd::batch<float>;  // default arch: 4 lanes on wasm simd128, 8 on AVX2, 16 on AVX-512
-constexpr std::size_t lanes = batch::size;
+using simd::batch;
+using simd::lanes;
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
 // How the special values come out without a branch per element (same in every path below):
@@ -44,40 +44,39 @@ void softmax_strided_scalar(const float* x, float* y, std::size_t n, std::size_t
     for (std::size_t i = 0; i < n; ++i) y[i * stride] *= inv_sum;
 }
 
-// Softmax of one contiguous row: y[0:n] from x[0:n]. Vector loops with a scalar tail.
+// Softmax of one contiguous row: y[0:n] from x[0:n].
 void softmax_row(const float* x, float* y, std::size_t n)
 {
-    const std::size_t n_vec = n - n % lanes;  // elements handled by full vectors
-
     // find max value (for numerical stability)
     batch max_v(minus_infinity);
-    for (std::size_t i = 0; i < n_vec; i += lanes)
-        max_v = xsimd::max(max_v, batch::load_unaligned(x + i));
-    float max = xsimd::reduce_max(max_v);
-    for (std::size_t i = n_vec; i < n; ++i) max = std::fmax(max, x[i]);
+    float max = minus_infinity;
+    simd::vector_then_scalar(
+        n, [&](std::size_t i) { max_v = xsimd::max(max_v, batch::load_unaligned(x + i)); },
+        [&] { max = xsimd::reduce_max(max_v); }, [&](std::size_t i) { max = std::fmax(max, x[i]); });
     const float shift = max == minus_infinity ? 0.0f : max;  // all -inf: see above
 
     // exp and sum
     const batch shift_v(shift);
     batch sum_v(0.0f);
-    for (std::size_t i = 0; i < n_vec; i += lanes) {
-        const batch e = xsimd::exp(batch::load_unaligned(x + i) - shift_v);
-        e.store_unaligned(y + i);
-        sum_v += e;
-    }
-    float sum = xsimd::reduce_add(sum_v);
-    for (std::size_t i = n_vec; i < n; ++i) {
-        const float e = std::exp(x[i] - shift);
-        y[i] = e;
-        sum += e;
-    }
+    float sum = 0.0f;
+    simd::vector_then_scalar(
+        n,
+        [&](std::size_t i) {
+            const batch e = xsimd::exp(batch::load_unaligned(x + i) - shift_v);
+            e.store_unaligned(y + i);
+            sum_v += e;
+        },
+        [&] { sum = xsimd::reduce_add(sum_v); },
+        [&](std::size_t i) {
+            const float e = std::exp(x[i] - shift);
+            y[i] = e;
+            sum += e;
+        });
 
     // normalize (sum == 0 only for a row of -inf: zeros)
     const float inv_sum = sum == 0.0f ? 0.0f : 1.0f / sum;
     const batch inv_sum_v(inv_sum);
-    for (std::size_t i = 0; i < n_vec; i += lanes)
-        (batch::load_unaligned(y + i) * inv_sum_v).store_unaligned(y + i);
-    for (std::size_t i = n_vec; i < n; ++i) y[i] *= inv_sum;
+    simd::map(y, y, n, [&](batch e) { return e * inv_sum_v; }, [&](float e) { return e * inv_sum; });
 }
 
 // Softmax of `lanes` neighbouring slices at once (inner > 1): the lanes run along the
@@ -87,8 +86,7 @@ void softmax_lanes_along_inner(const float* x, float* y, std::size_t n, std::siz
 {
     // find max value (for numerical stability)
     batch max_v(minus_infinity);
-    for (std::size_t i = 0; i < n; ++i)
-        max_v = xsimd::max(max_v, batch::load_unaligned(x + i * inner));
+    for (std::size_t i = 0; i < n; ++i) max_v = xsimd::max(max_v, batch::load_unaligned(x + i * inner));
     const batch shift_v = xsimd::select(max_v == batch(minus_infinity), batch(0.0f), max_v);
 
     // exp and sum
@@ -101,8 +99,7 @@ void softmax_lanes_along_inner(const float* x, float* y, std::size_t n, std::siz
 
     // normalize (sum == 0 only for a slice of -inf: zeros)
     const batch inv_sum_v = xsimd::select(sum_v == batch(0.0f), batch(0.0f), batch(1.0f) / sum_v);
-    for (std::size_t i = 0; i < n; ++i)
-        (batch::load_unaligned(y + i * inner) * inv_sum_v).store_unaligned(y + i * inner);
+    for (std::size_t i = 0; i < n; ++i) (batch::load_unaligned(y + i * inner) * inv_sum_v).store_unaligned(y + i * inner);
 }
 
 }  // namespace
@@ -114,22 +111,21 @@ void softmax(const float* x, float* y, std::size_t outer, std::size_t n, std::si
         for (std::size_t o = 0; o < outer; ++o) softmax_row(x + o * n, y + o * n, n);
         return;
     }
+    // `lanes` slices at a time along the inner axis, then one at a time for the last inner % lanes
     for (std::size_t o = 0; o < outer; ++o) {
         const float* x_o = x + o * n * inner;  // (n, inner)
         float* y_o = y + o * n * inner;
-        std::size_t j = 0;
-        for (; j + lanes <= inner; j += lanes) softmax_lanes_along_inner(x_o + j, y_o + j, n, inner);
-        // scalar tail: the last inner % lanes slices
-        for (; j < inner; ++j) softmax_strided_scalar(x_o + j, y_o + j, n, inner);
+        simd::vector_then_scalar(
+            inner, [&](std::size_t j) { softmax_lanes_along_inner(x_o + j, y_o + j, n, inner); },
+            [&](std::size_t j) { softmax_strided_scalar(x_o + j, y_o + j, n, inner); });
     }
 }
 
-void softmax_reference(const float* x, float* y, std::size_t outer, std::size_t n,
-                       std::size_t inner)
+void softmax_reference(const float* x, float* y, std::size_t outer, std::size_t n, std::size_t inner)
 {
     for (std::size_t o = 0; o < outer; ++o)
         for (std::size_t j = 0; j < inner; ++j)
             softmax_strided_scalar(x + o * n * inner + j, y + o * n * inner + j, n, inner);
 }
 
-}  // namespace aw
+}  // namespace aw::kernels

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-namespace aw {
+namespace aw::kernels {
 
 // Softmax over the middle axis of x viewed as (outer, n, inner):
 //   y[o, i, j] = exp(x[o, i, j] - max_i x[o, i, j]) / sum_i exp(x[o, i, j] - max_i x[o, i, j])
@@ -22,4 +22,4 @@ void softmax(const float* x, float* y, std::size_t outer, std::size_t n, std::si
 void softmax_reference(const float* x, float* y, std::size_t outer, std::size_t n,
                        std::size_t inner);
 
-}  // namespace aw
+}  // namespace aw::kernels

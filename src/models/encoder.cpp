@@ -106,13 +106,13 @@ void embed(const Encoder& model, const EncoderInput& in, Activations& a) {
     for (std::size_t l = 0; l < a.L; ++l) {
       const std::size_t t = n * a.L + l;
       float* row = x + t * a.D;
-      aw::add(word + static_cast<std::size_t>(in.input_ids[t]) * a.D, 1, position + l * a.D, 1, row, a.D);
+      kernels::add(word + static_cast<std::size_t>(in.input_ids[t]) * a.D, 1, position + l * a.D, 1, row, a.D);
       if (bert) {  // token type 0 when none are given (transformers' buffered zeros)
         const std::size_t type = in.token_type_ids ? static_cast<std::size_t>(in.token_type_ids[t]) : 0;
-        aw::add(row, 1, token_type + type * a.D, 1, row, a.D);
+        kernels::add(row, 1, token_type + type * a.D, 1, row, a.D);
       }
     }
-  aw::layer_norm(x, model.parameter(p.global(GlobalParam::EmbeddingsNormWeight)),
+  kernels::layer_norm(x, model.parameter(p.global(GlobalParam::EmbeddingsNormWeight)),
                  model.parameter(p.global(GlobalParam::EmbeddingsNormBias)), x, a.rows, a.D,
                  static_cast<float>(model.config().layer_norm_eps));
 }
@@ -161,8 +161,8 @@ Tensor self_attention(const Encoder& model, std::int64_t layer, const Tensor& ma
 void add_and_norm(const Encoder& model, const float* y, std::size_t weight_slot, std::size_t bias_slot,
                   Activations& a) {
   float* x = a.x.data.data();
-  aw::add(x, 1, y, 1, x, a.rows * a.D);
-  aw::layer_norm(x, model.parameter(weight_slot), model.parameter(bias_slot), x, a.rows, a.D,
+  kernels::add(x, 1, y, 1, x, a.rows * a.D);
+  kernels::layer_norm(x, model.parameter(weight_slot), model.parameter(bias_slot), x, a.rows, a.D,
                  static_cast<float>(model.config().layer_norm_eps));
 }
 
@@ -174,9 +174,9 @@ void feed_forward(const Encoder& model, std::int64_t layer, Activations& a) {
                        model.parameter(p.layer(layer, LayerParam::FfnInBias)), hidden, a.rows, a.D, a.F);
   const std::size_t n = a.rows * a.F;
   switch (model.config().activation) {
-    case EncoderActivation::Gelu: aw::gelu(hidden, hidden, n); break;
-    case EncoderActivation::GeluTanh: aw::gelu_tanh(hidden, hidden, n); break;
-    case EncoderActivation::Relu: aw::relu(hidden, hidden, n); break;
+    case EncoderActivation::Gelu: kernels::gelu(hidden, hidden, n); break;
+    case EncoderActivation::GeluTanh: kernels::gelu_tanh(hidden, hidden, n); break;
+    case EncoderActivation::Relu: kernels::relu(hidden, hidden, n); break;
   }
   linear_rows_parallel(hidden, model.parameter(p.layer(layer, LayerParam::FfnOutWeight)),
                        model.parameter(p.layer(layer, LayerParam::FfnOutBias)), a.projected.data.data(), a.rows, a.F,

@@ -9,7 +9,7 @@ namespace {
 
 void check_size(std::int64_t value, std::int64_t lo, std::int64_t hi, const char* field) {
   if (value < lo || value > hi)
-    fail(ErrorKind::Range, std::string("encoder config: ") + field + " must be in [" + std::to_string(lo) + ", " +
+    fail(ErrorKind::Range, api_name("encoder config") + ": " + field + " must be in [" + std::to_string(lo) + ", " +
                                std::to_string(hi) + "], got " + std::to_string(value));
 }
 
@@ -31,7 +31,7 @@ void validate_encoder_config(const EncoderConfig& c) {
   check_size(c.hidden_size, 1, L::hidden_size, "hidden size (dim / hidden_size)");
   check_size(c.num_heads, 1, c.hidden_size, "number of heads (n_heads / num_attention_heads)");
   if (c.hidden_size % c.num_heads != 0)
-    fail(ErrorKind::Range, "encoder config: the number of heads " + std::to_string(c.num_heads) +
+    fail(ErrorKind::Range, api_name("encoder config") + ": the number of heads " + std::to_string(c.num_heads) +
                                " must divide the hidden size " + std::to_string(c.hidden_size));
   check_size(c.num_layers, 1, L::num_layers, "number of layers (n_layers / num_hidden_layers)");
   check_size(c.intermediate_size, 1, L::intermediate_size, "feed-forward size (hidden_dim / intermediate_size)");
@@ -40,11 +40,11 @@ void validate_encoder_config(const EncoderConfig& c) {
   if (is_bert(c)) check_size(c.type_vocab_size, 1, L::type_vocab_size, "type_vocab_size");
   else check_size(c.type_vocab_size, 0, 0, "type_vocab_size (distilbert has no token types)");
   if (!(std::isfinite(c.layer_norm_eps) && c.layer_norm_eps >= 0 && c.layer_norm_eps < 1))
-    fail(ErrorKind::Range, "encoder config: layer_norm_eps must be a number in [0, 1), got " +
+    fail(ErrorKind::Range, api_name("encoder config") + ": layer_norm_eps must be a number in [0, 1), got " +
                                std::to_string(c.layer_norm_eps));
   const std::int64_t floats = parameter_floats(c);
   if (floats > kMaxElements)
-    fail(ErrorKind::Range, "encoder config: the parameters would take " + std::to_string(floats) +
+    fail(ErrorKind::Range, api_name("encoder config") + ": the parameters would take " + std::to_string(floats) +
                                " floats, more than the " + std::to_string(kMaxElements) +
                                " (2 GiB) the wasm heap can hold");
 }

@@ -7,7 +7,7 @@ namespace aw {
 
 Tensor relu(const TensorRef& input) {
   Tensor out = make_tensor(input.shape, "relu: result");
-  aw::relu(input.data, out.data.data(), out.data.size());
+  kernels::relu(input.data, out.data.data(), out.data.size());
   return out;
 }
 
@@ -16,8 +16,8 @@ Tensor gelu(const TensorRef& input, const std::string& approximate) {
     fail(ErrorKind::Range, "gelu: approximate must be 'none' or 'tanh', got '" + approximate + "' (input " +
                                shape_str(input.shape) + ")");
   Tensor out = make_tensor(input.shape, "gelu: result");
-  if (approximate == "tanh") aw::gelu_tanh(input.data, out.data.data(), out.data.size());
-  else aw::gelu(input.data, out.data.data(), out.data.size());
+  if (approximate == "tanh") kernels::gelu_tanh(input.data, out.data.data(), out.data.size());
+  else kernels::gelu(input.data, out.data.data(), out.data.size());
   return out;
 }
 

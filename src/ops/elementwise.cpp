@@ -39,8 +39,8 @@ Tensor broadcast_binary(const TensorRef& input, const TensorRef& other, const st
 
 }  // namespace
 
-Tensor add(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "add", aw::add); }
+Tensor add(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "add", kernels::add); }
 
-Tensor mul(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "mul", aw::mul); }
+Tensor mul(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "mul", kernels::mul); }
 
 }  // namespace aw

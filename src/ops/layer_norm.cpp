@@ -11,32 +11,31 @@ namespace aw {
 
 Tensor layer_norm(const TensorRef& input, const Shape& normalized_shape, const TensorRef* weight,
                   const TensorRef* bias, double eps) {
+  const std::string fn = api_name("layer_norm"), norm = api_name("normalized_shape");
   const Shape& x = input.shape;
-  std::string shapes = "input " + shape_str(x) + ", normalized_shape " + shape_str(normalized_shape);
+  std::string shapes = "input " + shape_str(x) + ", " + norm + " " + shape_str(normalized_shape);
   if (weight) shapes += ", weight " + shape_str(weight->shape);
   if (bias) shapes += ", bias " + shape_str(bias->shape);
-  const std::size_t n = checked_numel(normalized_shape, "layer_norm: normalized_shape");
+  const std::size_t n = checked_numel(normalized_shape, fn + ": " + norm);
   if (!(eps >= 0.0)) {  // also NaN
     std::ostringstream got;
     got << eps;
-    fail(ErrorKind::Range, "layer_norm: eps must be non-negative, got " + got.str() + " (input " + shape_str(x) + ")");
+    fail(ErrorKind::Range, fn + ": eps must be non-negative, got " + got.str() + " (input " + shape_str(x) + ")");
   }
   if (normalized_shape.empty())
-    fail(ErrorKind::Shape, "layer_norm: normalized_shape must have at least 1 dimension, got " + shapes);
+    fail(ErrorKind::Shape, fn + ": " + norm + " must have at least 1 dimension, got " + shapes);
   const std::size_t k = normalized_shape.size();
   if (k > x.size() || !std::equal(normalized_shape.begin(), normalized_shape.end(), x.end() - static_cast<std::ptrdiff_t>(k)))
-    fail(ErrorKind::Shape, "layer_norm: input must end with the dims of normalized_shape (expected [*, " +
+    fail(ErrorKind::Shape, fn + ": input must end with the dims of " + norm + " (expected [*, " +
                                shape_str(normalized_shape).substr(1) + "), got " + shapes);
-  if (weight && weight->shape != normalized_shape)
-    fail(ErrorKind::Shape, "layer_norm: weight must have shape normalized_shape " + shape_str(normalized_shape) +
-                               ", got " + shapes);
-  if (bias && bias->shape != normalized_shape)
-    fail(ErrorKind::Shape, "layer_norm: bias must have shape normalized_shape " + shape_str(normalized_shape) +
-                               ", got " + shapes);
-  Tensor out = make_tensor(x, "layer_norm: result");
+  for (const auto& [t, name] : {std::pair{weight, "weight"}, std::pair{bias, "bias"}})
+    if (t && t->shape != normalized_shape)
+      fail(ErrorKind::Shape, fn + ": " + name + " must have shape " + norm + " " + shape_str(normalized_shape) +
+                                 ", got " + shapes);
+  Tensor out = make_tensor(x, fn + ": result");
   if (out.data.empty()) return out;
-  aw::layer_norm(input.data, weight ? weight->data : nullptr, bias ? bias->data : nullptr, out.data.data(),
-                 out.data.size() / n, n, static_cast<float>(eps));
+  kernels::layer_norm(input.data, weight ? weight->data : nullptr, bias ? bias->data : nullptr, out.data.data(),
+                      out.data.size() / n, n, static_cast<float>(eps));
   return out;
 }
 

@@ -11,8 +11,8 @@ namespace aw {
 namespace {
 
 // Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
-// pool's threads took 0.1-0.5 ms here), else about 4 blocks per thread, of whole 4-row tiles (the
-// kernels' register tiles). worker < thread_count() is the thread running the block.
+// pool's threads costs more: README, threads), else about 4 blocks per thread, of whole 4-row
+// tiles (the kernels' register tiles). worker < thread_count() is the thread running the block.
 template <typename Rows>
 void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
   const std::size_t threads = thread_count();
@@ -34,7 +34,7 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
   AlignedVector<float> scratch;
   if (m >= 16 && k * n >= 32768) {
     try {
-      scratch.resize(matmul_packed_scratch_size() * thread_count());
+      scratch.resize(kernels::matmul_packed_scratch_size() * thread_count());
     } catch (const std::bad_alloc&) {
       scratch = {};
     }
@@ -42,17 +42,17 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
     // each block copies b again: not for a few rows
     if (scratch.empty() || end - begin < 16)
-      aw::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
+      kernels::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
     else
-      aw::matmul_packed(a + begin * k, b, c + begin * n, end - begin, k, n,
-                        scratch.data() + worker * matmul_packed_scratch_size());
+      kernels::matmul_packed(a + begin * k, b, c + begin * n, end - begin, k, n,
+                        scratch.data() + worker * kernels::matmul_packed_scratch_size());
   });
 }
 
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m,
                           std::size_t k, std::size_t n) {
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
-    aw::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
+    kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
   });
 }
 

@@ -14,7 +14,7 @@ Tensor matmul(const TensorRef& input, const TensorRef& other);
 // input (..., in_features), weight (out_features, in_features), bias (out_features) or null.
 Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias);
 
-// The kernels aw::matmul / aw::linear (kernels/matmul.hpp, same arguments), with the rows of the
+// The kernels kernels::matmul / kernels::linear (kernels/matmul.hpp, same arguments), with the rows of the
 // result split between the threads of core/parallel.hpp when the product is large enough.
 // Rows are independent in the kernels, so the result is byte-identical to one thread.
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);

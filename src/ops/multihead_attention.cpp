@@ -1,221 +1,293 @@
+// MultiheadAttention's forward as named steps:
+//   check the parameters, inputs and masks -> project q, k, v over all tokens, laid out by head
+//   (N, H, L|S, Dh) -> merge the masks into one additive mask -> one SDPA call (ops/attention)
+//   -> merge the heads and project out -> the weights, averaged over heads or per head.
 #include "ops/multihead_attention.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <limits>
 
 #include "core/error.hpp"
-#include "kernels/attention.hpp"
-#include "kernels/matmul.hpp"
+#include "ops/attention.hpp"
+#include "ops/attention_mask.hpp"
 #include "ops/linalg.hpp"
 
 namespace aw {
 namespace {
 
-constexpr const char* kFn = "MultiheadAttention.forward";
+// The sizes of a call. Unbatched inputs count as one batch of N = 1.
+struct MhaShape {
+  std::int64_t E = 0, H = 0, Dh = 0, kdim = 0, vdim = 0;  // embed_dim, num_heads, head_dim
+  std::int64_t N = 1, L = 0, S = 0;
+  bool batched = false, batch_first = false;
+};
 
-std::string describe(const TensorRef& q, const TensorRef& k, const TensorRef& v) {
-  return "query " + shape_str(q.shape) + ", key " + shape_str(k.shape) + ", value " + shape_str(v.shape);
-}
-
-void expect_shape(const TensorRef* t, const Shape& want, const std::string& name) {
-  if (t && t->shape != want)
-    fail(ErrorKind::Shape, std::string(kFn) + ": parameter " + name + " must have shape " + shape_str(want) +
-                               ", got " + shape_str(t->shape));
-}
+// The in projection: q (E, E), k (E, kdim), v (E, vdim) weights; (E) biases or nullptr.
+struct InProjection {
+  const float *wq = nullptr, *wk = nullptr, *wv = nullptr, *bq = nullptr, *bk = nullptr, *bv = nullptr;
+};
 
 // Row of token (n, l) in a (L, N, F) / (N, L, F) / (L, F) tensor viewed as (rows, F).
 struct RowLayout {
-  std::size_t N, L;
+  std::size_t N, len;
   bool batch_first;
-  std::size_t operator()(std::size_t n, std::size_t l) const { return batch_first ? n * L + l : l * N + n; }
+  std::size_t operator()(std::size_t n, std::size_t l) const { return batch_first ? n * len + l : l * N + n; }
 };
+
+void expect_shape(const TensorRef* t, const Shape& want, const std::string& name, const std::string& fn) {
+  if (t && t->shape != want)
+    fail(ErrorKind::Shape, fn + ": parameter " + name + " must have shape " + shape_str(want) + ", got " +
+                               shape_str(t->shape));
+}
+
+// E, H and the in projection from the parameters, each checked against the others.
+MhaShape check_parameters(const MhaParams& p, const MhaOptions& opt, InProjection& w) {
+  const std::string& fn = opt.names.function;
+  MhaShape s;
+  s.H = opt.num_heads;
+  if (s.H < 1 || s.H > kMaxElements)  // bounded so that N * num_heads cannot overflow
+    fail(ErrorKind::Range, fn + ": " + api_name("num_heads") + " must be in [1, " + std::to_string(kMaxElements) +
+                               "], got " + std::to_string(s.H));
+  const TensorRef* out_w = p.out_proj_weight;
+  if (!out_w || out_w->shape.size() != 2 || out_w->shape[0] != out_w->shape[1])
+    fail(ErrorKind::Shape, fn + ": parameter out_proj.weight must be a square (E, E) matrix, got " +
+                               (out_w ? shape_str(out_w->shape) : std::string("none")));
+  s.E = s.kdim = s.vdim = out_w->shape[0];
+  if (s.E % s.H != 0)
+    fail(ErrorKind::Range, fn + ": " + api_name("embed_dim") + " " + std::to_string(s.E) + " must be divisible by " +
+                               api_name("num_heads") + " " + std::to_string(s.H));
+  s.Dh = s.E / s.H;
+  const std::int64_t E = s.E;
+  if (p.in_proj_weight) {  // one packed (3E, E) weight
+    expect_shape(p.in_proj_weight, {3 * E, E}, "in_proj_weight", fn);
+    w.wq = p.in_proj_weight->data;
+    w.wk = w.wq + E * E;
+    w.wv = w.wk + E * E;
+  } else {  // three separate ones (kdim, vdim may differ)
+    if (!p.q_proj_weight || !p.k_proj_weight || !p.v_proj_weight)
+      fail(ErrorKind::Shape, fn + ": needs in_proj_weight or all of q_proj_weight, k_proj_weight, v_proj_weight");
+    expect_shape(p.q_proj_weight, {E, E}, "q_proj_weight", fn);
+    auto expect_rows = [&](const TensorRef* t, const std::string& name, const std::string& dim) {
+      if (t->shape.size() != 2 || t->shape[0] != E)
+        fail(ErrorKind::Shape, fn + ": parameter " + name + " must have shape (E, " + dim + ") = [" + std::to_string(E) +
+                                   ", " + dim + "], got " + shape_str(t->shape));
+    };
+    expect_rows(p.k_proj_weight, "k_proj_weight", "kdim");
+    expect_rows(p.v_proj_weight, "v_proj_weight", "vdim");
+    s.kdim = p.k_proj_weight->shape[1];
+    s.vdim = p.v_proj_weight->shape[1];
+    w.wq = p.q_proj_weight->data;
+    w.wk = p.k_proj_weight->data;
+    w.wv = p.v_proj_weight->data;
+  }
+  expect_shape(p.in_proj_bias, {3 * E}, "in_proj_bias", fn);
+  expect_shape(p.out_proj_bias, {E}, "out_proj.bias", fn);
+  if (p.in_proj_bias) {
+    w.bq = p.in_proj_bias->data;
+    w.bk = w.bq + E;
+    w.bv = w.bq + 2 * E;
+  }
+  return s;
+}
+
+// N, L, S from query (L, N, E) / (N, L, E) / (L, E), key and value, checked against E, kdim, vdim.
+void check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef& value, const MhaOptions& opt,
+                  MhaShape& s) {
+  const std::string& fn = opt.names.function;
+  const Shape &qs = query.shape, &ks = key.shape, &vs = value.shape;
+  const std::string shapes = describe_qkv(query, key, value);
+  if (qs.size() != 2 && qs.size() != 3)
+    fail(ErrorKind::Shape, fn + ": query must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " + shapes);
+  if (ks.size() != qs.size() || vs.size() != qs.size())
+    fail(ErrorKind::Shape, fn + ": query, key and value must all be batched (3-D) or all unbatched (2-D), got " + shapes);
+  s.batched = qs.size() == 3;
+  s.batch_first = s.batched && opt.batch_first;
+  const std::size_t len_dim = s.batch_first ? 1 : 0, batch_dim = s.batch_first ? 0 : 1;  // of a batched input
+  s.L = qs[len_dim];
+  s.S = ks[len_dim];
+  s.N = s.batched ? qs[batch_dim] : 1;
+  auto expect_last = [&](const Shape& shape, const std::string& name, std::int64_t want, const std::string& what) {
+    if (shape.back() != want)
+      fail(ErrorKind::Shape, fn + ": " + name + "'s last dimension must be " + what + " " + std::to_string(want) +
+                                 ", got " + shapes);
+  };
+  expect_last(qs, "query", s.E, api_name("embed_dim"));
+  expect_last(ks, "key", s.kdim, "kdim");
+  expect_last(vs, "value", s.vdim, "vdim");
+  if (s.batched && (ks[batch_dim] != s.N || vs[batch_dim] != s.N))
+    fail(ErrorKind::Shape, fn + ": query, key and value must have the same batch size N = " + std::to_string(s.N) +
+                               (s.batch_first ? " (dim 0, " + api_name("batch_first") + ")" : " (dim 1)") + ", got " + shapes);
+  if (vs[len_dim] != s.S)
+    fail(ErrorKind::Shape, fn + ": key and value must have the same sequence length S = " + std::to_string(s.S) +
+                               ", got " + shapes);
+}
+
+// The masks' shapes, exactly as torch checks them.
+void check_masks(const MhaOptions& opt, const MhaShape& s, const std::string& shapes) {
+  const std::string& fn = opt.names.function;
+  const std::string &kpm_name = opt.names.key_padding_mask, &am_name = opt.names.attn_mask;
+  if (opt.key_padding_mask_float && opt.key_padding_mask_bool)
+    fail(ErrorKind::Type, fn + ": give one " + kpm_name + ", not two");
+  if (opt.attn_mask_float && opt.attn_mask_bool) fail(ErrorKind::Type, fn + ": give one " + am_name + ", not two");
+  const TensorRef* kpm_float = opt.key_padding_mask_float;
+  const Shape* kpm = kpm_float ? &kpm_float->shape : opt.key_padding_mask_bool ? &opt.key_padding_mask_bool->shape : nullptr;
+  const Shape* am = opt.attn_mask_float ? &opt.attn_mask_float->shape : opt.attn_mask_bool ? &opt.attn_mask_bool->shape : nullptr;
+  if (kpm && *kpm != (s.batched ? Shape{s.N, s.S} : Shape{s.S}))
+    fail(ErrorKind::Shape, fn + ": " + kpm_name + " must have shape " + (s.batched ? "(N, S) = " : "(S) = ") +
+                               shape_str(s.batched ? Shape{s.N, s.S} : Shape{s.S}) + ", got " + shape_str(*kpm) +
+                               " for " + shapes);
+  const Shape two{s.L, s.S}, three{s.N * s.H, s.L, s.S};
+  if (am && *am != two && *am != three)
+    fail(ErrorKind::Shape, fn + ": " + am_name + " must have shape (L, S) = " + shape_str(two) + " or (" +
+                               (s.batched ? "N*" : "") + api_name("num_heads") + ", L, S) = " + shape_str(three) +
+                               ", got " + shape_str(*am) + " for " + shapes);
+}
+
+// x (rows in the input's own layout, in_features) W^T + b, laid out by head: (N, H, len, Dh).
+Tensor project_to_heads(const TensorRef& x, const float* w, const float* b, std::int64_t in_features,
+                        std::int64_t len, const MhaShape& s, const std::string& where) {
+  const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(s.H), Dh = static_cast<std::size_t>(s.Dh),
+             E = static_cast<std::size_t>(s.E), n_len = static_cast<std::size_t>(len);
+  Tensor projected = make_uninitialised_tensor({s.N * len, s.E}, where);  // (rows, E)
+  Tensor heads = make_uninitialised_tensor({s.N, s.H, len, s.Dh}, where);
+  if (projected.data.empty()) return heads;
+  linear_rows_parallel(x.data, w, b, projected.data.data(), N * n_len, static_cast<std::size_t>(in_features), E);
+  const RowLayout row{N, n_len, s.batch_first};
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t l = 0; l < n_len; ++l) {
+        const float* from = projected.data.data() + row(n, l) * E + h * Dh;
+        std::copy(from, from + Dh, heads.data.data() + ((n * H + h) * n_len + l) * Dh);
+      }
+  return heads;
+}
+
+// The heads of SDPA's output (N, H, L, Dh) side by side again, in the query's row layout
+// (rows, E), then the out projection: output = concat_h(o_h) Wo^T + bo, shaped as the query.
+Tensor out_projection(const Tensor& attended, const MhaParams& p, const MhaShape& s, const Shape& query_shape,
+                      const std::string& fn) {
+  const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(s.H), Dh = static_cast<std::size_t>(s.Dh),
+             E = static_cast<std::size_t>(s.E), L = static_cast<std::size_t>(s.L);
+  Tensor merged = make_uninitialised_tensor({s.N * s.L, s.E}, fn + ": merged heads");
+  const RowLayout row{N, L, s.batch_first};
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t l = 0; l < L; ++l) {
+        const float* from = attended.data.data() + ((n * H + h) * L + l) * Dh;
+        std::copy(from, from + Dh, merged.data.data() + row(n, l) * E + h * Dh);
+      }
+  Tensor output = make_uninitialised_tensor(query_shape, fn + ": output");
+  linear_rows_parallel(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
+                       output.data.data(), N * L, E, E);
+  return output;
+}
+
+// M = attn_mask + key_padding_mask (booleans: true -> -inf), as torch merges them, in the
+// smallest form that broadcasts over SDPA's (N, H, L, S). With is_causal and a mask, the causal
+// mask is folded in (-inf for j > i, whatever the masks hold there), since SDPA takes one or
+// the other. None: ref.data is nullptr.
+struct MergedMask {
+  Tensor storage;
+  TensorRef ref;
+};
+
+MergedMask merge_masks(const MhaOptions& opt, const MhaShape& s) {
+  const std::string& fn = opt.names.function;
+  MergedMask m;
+  Tensor kpm_converted, am_converted;
+  const TensorRef *kpm = opt.key_padding_mask_float, *am = opt.attn_mask_float;
+  TensorRef kpm_ref, am_ref;
+  if (opt.key_padding_mask_bool) {
+    kpm_converted = additive_mask(*opt.key_padding_mask_bool, BoolMaskMeaning::Masked, fn + ": " + opt.names.key_padding_mask);
+    kpm = &(kpm_ref = kpm_converted.ref());
+  }
+  if (opt.attn_mask_bool) {
+    am_converted = additive_mask(*opt.attn_mask_bool, BoolMaskMeaning::Masked, fn + ": " + opt.names.attn_mask);
+    am = &(am_ref = am_converted.ref());
+  }
+  if (!kpm && !am) return m;
+  const bool per_head = am && am->shape.size() == 3;
+  if (!opt.is_causal && !(kpm && am)) {  // one mask: read in place, only its shape for SDPA's broadcast
+    m.storage = std::move(kpm ? kpm_converted : am_converted);
+    m.ref.data = kpm ? kpm->data : am->data;
+    m.ref.shape = kpm ? Shape{s.N, 1, 1, s.S} : per_head ? Shape{s.N, s.H, s.L, s.S} : Shape{s.L, s.S};
+    return m;
+  }
+  const std::int64_t Hm = per_head ? s.H : 1;
+  m.storage = make_uninitialised_tensor({s.N, Hm, s.L, s.S}, fn + ": merged mask");
+  const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(Hm), L = static_cast<std::size_t>(s.L),
+             S = static_cast<std::size_t>(s.S);
+  float* out = m.storage.data.data();
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t h = 0; h < H; ++h)
+      for (std::size_t i = 0; i < L; ++i)
+        for (std::size_t j = 0; j < S; ++j, ++out) {
+          float v = am ? am->data[((per_head ? n * H + h : 0) * L + i) * S + j] : 0.0f;
+          if (kpm) v = am ? v + kpm->data[n * S + j] : kpm->data[n * S + j];
+          *out = opt.is_causal && j > i ? -std::numeric_limits<float>::infinity() : v;
+        }
+  m.ref = m.storage.ref();
+  return m;
+}
+
+// SDPA's weights (N, H, L, S) as MultiheadAttention returns them: the mean over the heads
+// (N, L, S), or per head; unbatched without N.
+Tensor head_weights(Tensor weights, const MhaShape& s, bool average, const std::string& fn) {
+  Shape shape;
+  if (s.batched) shape.push_back(s.N);
+  if (!average) shape.push_back(s.H);
+  shape.push_back(s.L);
+  shape.push_back(s.S);
+  if (!average) {
+    weights.shape = shape;
+    return weights;
+  }
+  Tensor mean = make_tensor(shape, fn + ": weights");
+  const std::size_t plane = static_cast<std::size_t>(s.L * s.S), H = static_cast<std::size_t>(s.H);
+  for (std::size_t n = 0; n < static_cast<std::size_t>(s.N); ++n) {
+    float* dst = mean.data.data() + n * plane;
+    for (std::size_t h = 0; h < H; ++h) {
+      const float* src = weights.data.data() + (n * H + h) * plane;
+      for (std::size_t i = 0; i < plane; ++i) dst[i] += src[i];
+    }
+    for (std::size_t i = 0; i < plane; ++i) dst[i] /= static_cast<float>(H);
+  }
+  return mean;
+}
 
 }  // namespace
 
 MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
                               const MhaParams& p, const MhaOptions& opt) {
-  const std::string fn = kFn;
-  const std::int64_t H = opt.num_heads;
-  if (H < 1 || H > kMaxElements)  // bounded so that N * num_heads below cannot overflow
-    fail(ErrorKind::Range, fn + ": num_heads must be in [1, " + std::to_string(kMaxElements) + "], got " + std::to_string(H));
-  if (!p.out_proj_weight || p.out_proj_weight->shape.size() != 2 ||
-      p.out_proj_weight->shape[0] != p.out_proj_weight->shape[1])
-    fail(ErrorKind::Shape, fn + ": parameter out_proj.weight must be a square (E, E) matrix, got " +
-                               (p.out_proj_weight ? shape_str(p.out_proj_weight->shape) : std::string("none")));
-  const std::int64_t E = p.out_proj_weight->shape[0];
-  if (E % H != 0)
-    fail(ErrorKind::Range, fn + ": embed_dim " + std::to_string(E) + " must be divisible by num_heads " +
-                               std::to_string(H));
-  const std::int64_t Dh = E / H;
+  const std::string& fn = opt.names.function;
+  InProjection w;
+  MhaShape s = check_parameters(p, opt, w);
+  check_inputs(query, key, value, opt, s);
+  check_masks(opt, s, describe_qkv(query, key, value));
+  if (opt.need_weights)  // before any work: SDPA would allocate them
+    checked_numel({s.N, s.H, s.L, s.S}, fn + ": weights");
 
-  // In projection: one packed (3E, E) weight, or three separate ones (kdim, vdim may differ).
-  std::int64_t kdim = E, vdim = E;
-  const float *wq, *wk, *wv;
-  if (p.in_proj_weight) {
-    expect_shape(p.in_proj_weight, {3 * E, E}, "in_proj_weight");
-    wq = p.in_proj_weight->data;
-    wk = wq + E * E;
-    wv = wk + E * E;
-  } else {
-    if (!p.q_proj_weight || !p.k_proj_weight || !p.v_proj_weight)
-      fail(ErrorKind::Shape, fn + ": needs in_proj_weight or all of q_proj_weight, k_proj_weight, v_proj_weight");
-    expect_shape(p.q_proj_weight, {E, E}, "q_proj_weight");
-    if (p.k_proj_weight->shape.size() != 2 || p.k_proj_weight->shape[0] != E)
-      fail(ErrorKind::Shape, fn + ": parameter k_proj_weight must have shape (E, kdim) = [" + std::to_string(E) +
-                                 ", kdim], got " + shape_str(p.k_proj_weight->shape));
-    if (p.v_proj_weight->shape.size() != 2 || p.v_proj_weight->shape[0] != E)
-      fail(ErrorKind::Shape, fn + ": parameter v_proj_weight must have shape (E, vdim) = [" + std::to_string(E) +
-                                 ", vdim], got " + shape_str(p.v_proj_weight->shape));
-    kdim = p.k_proj_weight->shape[1];
-    vdim = p.v_proj_weight->shape[1];
-    wq = p.q_proj_weight->data;
-    wk = p.k_proj_weight->data;
-    wv = p.v_proj_weight->data;
-  }
-  expect_shape(p.in_proj_bias, {3 * E}, "in_proj_bias");
-  expect_shape(p.out_proj_bias, {E}, "out_proj.bias");
-  const float* bq = p.in_proj_bias ? p.in_proj_bias->data : nullptr;
-  const float* bk = bq ? bq + E : nullptr;
-  const float* bv = bq ? bq + 2 * E : nullptr;
-
-  // Inputs: (L, N, E) / (N, L, E) batched, (L, E) unbatched.
-  const Shape &qs = query.shape, &ks = key.shape, &vs = value.shape;
-  const std::string shapes = describe(query, key, value);
-  if (qs.size() != 2 && qs.size() != 3)
-    fail(ErrorKind::Shape, fn + ": query must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " + shapes);
-  if (ks.size() != qs.size() || vs.size() != qs.size())
-    fail(ErrorKind::Shape, fn + ": query, key and value must all be batched (3-D) or all unbatched (2-D), got " + shapes);
-  const bool batched = qs.size() == 3;
-  const bool bf = batched && opt.batch_first;
-  const std::int64_t L = batched ? (bf ? qs[1] : qs[0]) : qs[0];
-  const std::int64_t N = batched ? (bf ? qs[0] : qs[1]) : 1;
-  const std::int64_t S = batched ? (bf ? ks[1] : ks[0]) : ks[0];
-  const std::int64_t kN = batched ? (bf ? ks[0] : ks[1]) : 1, vN = batched ? (bf ? vs[0] : vs[1]) : 1;
-  const std::int64_t vS = batched ? (bf ? vs[1] : vs[0]) : vs[0];
-  if (qs.back() != E)
-    fail(ErrorKind::Shape, fn + ": query's last dimension must be embed_dim " + std::to_string(E) + ", got " + shapes);
-  if (ks.back() != kdim)
-    fail(ErrorKind::Shape, fn + ": key's last dimension must be kdim " + std::to_string(kdim) + ", got " + shapes);
-  if (vs.back() != vdim)
-    fail(ErrorKind::Shape, fn + ": value's last dimension must be vdim " + std::to_string(vdim) + ", got " + shapes);
-  if (kN != N || vN != N)
-    fail(ErrorKind::Shape, fn + ": query, key and value must have the same batch size N = " + std::to_string(N) +
-                               (bf ? " (dim 0, batch_first)" : " (dim 1)") + ", got " + shapes);
-  if (vS != S)
-    fail(ErrorKind::Shape, fn + ": key and value must have the same sequence length S = " + std::to_string(S) +
-                               ", got " + shapes);
-
-  // Masks: exact shapes, as torch checks them.
-  if (opt.key_padding_mask_float && opt.key_padding_mask_bool)
-    fail(ErrorKind::Type, fn + ": give one key_padding_mask, not two");
-  if (opt.attn_mask_float && opt.attn_mask_bool) fail(ErrorKind::Type, fn + ": give one attn_mask, not two");
-  const Shape* kpm_shape = opt.key_padding_mask_float ? &opt.key_padding_mask_float->shape
-                           : opt.key_padding_mask_bool ? &opt.key_padding_mask_bool->shape
-                                                       : nullptr;
-  const Shape* am_shape = opt.attn_mask_float ? &opt.attn_mask_float->shape
-                          : opt.attn_mask_bool ? &opt.attn_mask_bool->shape
-                                               : nullptr;
-  if (kpm_shape) {
-    const Shape want = batched ? Shape{N, S} : Shape{S};
-    if (*kpm_shape != want)
-      fail(ErrorKind::Shape, fn + ": key_padding_mask must have shape " + std::string(batched ? "(N, S) = " : "(S) = ") +
-                                 shape_str(want) + ", got " + shape_str(*kpm_shape) + " for " + shapes);
-  }
-  bool am_per_head = false;
-  if (am_shape) {
-    const Shape two{L, S}, three{N * H, L, S};
-    am_per_head = *am_shape == three;
-    if (*am_shape != two && !am_per_head)
-      fail(ErrorKind::Shape, fn + ": attn_mask must have shape (L, S) = " + shape_str(two) + " or (" +
-                                 std::string(batched ? "N*num_heads" : "num_heads") + ", L, S) = " + shape_str(three) +
-                                 ", got " + shape_str(*am_shape) + " for " + shapes);
-  }
-
-  // Results.
   MhaResult r;
-  r.output = make_tensor(qs, fn + ": output");
-  if (opt.need_weights) {
-    Shape ws;
-    if (batched) ws.push_back(N);
-    if (!opt.average_attn_weights) ws.push_back(H);
-    ws.push_back(L);
-    ws.push_back(S);
-    r.weights = make_tensor(ws, fn + ": weights");
+  if (s.N * s.L == 0 || s.E == 0) {  // nothing to attend with: zeros
+    r.output = make_tensor(query.shape, fn + ": output");
+    if (opt.need_weights) r.weights = head_weights(make_tensor({s.N, s.H, s.L, s.S}, fn + ": weights"), s,
+                                                   opt.average_attn_weights, fn);
+    return r;
   }
-  const auto uN = static_cast<std::size_t>(N), uL = static_cast<std::size_t>(L), uS = static_cast<std::size_t>(S),
-             uE = static_cast<std::size_t>(E), uH = static_cast<std::size_t>(H), uDh = static_cast<std::size_t>(Dh);
-  const std::size_t q_rows = uN * uL, kv_rows = uN * uS;
-  if (q_rows == 0 || uE == 0) return r;
+  const Tensor q = project_to_heads(query, w.wq, w.bq, s.E, s.L, s, fn + ": projected query");
+  const Tensor k = project_to_heads(key, w.wk, w.bk, s.kdim, s.S, s, fn + ": projected key");
+  const Tensor v = project_to_heads(value, w.wv, w.bv, s.vdim, s.S, s, fn + ": projected value");
+  const MergedMask mask = merge_masks(opt, s);
 
-  // In projection over all tokens at once: (rows, F) W^T -> (rows, E).
-  Tensor qp = make_tensor({N * L, E}, fn + ": projected query");
-  Tensor kp = make_tensor({N * S, E}, fn + ": projected key");
-  Tensor vp = make_tensor({N * S, E}, fn + ": projected value");
-  linear_rows_parallel(query.data, wq, bq, qp.data.data(), q_rows, uE, uE);
-  if (kv_rows) {
-    linear_rows_parallel(key.data, wk, bk, kp.data.data(), kv_rows, static_cast<std::size_t>(kdim), uE);
-    linear_rows_parallel(value.data, wv, bv, vp.data.data(), kv_rows, static_cast<std::size_t>(vdim), uE);
-  }
+  SdpaOptions sdpa;  // scale: the default 1 / sqrt(head_dim)
+  sdpa.float_mask = mask.ref.data ? &mask.ref : nullptr;
+  sdpa.is_causal = opt.is_causal && !mask.ref.data;  // else folded into the mask
+  sdpa.return_weights = opt.need_weights;
+  sdpa.function = fn;
+  SdpaResult attended = scaled_dot_product_attention(q.ref(), k.ref(), v.ref(), sdpa);
 
-  // One head at a time: gather (L, Dh) / (S, Dh) slices, attend, scatter into the merged heads.
-  Tensor merged = make_tensor({N * L, E}, fn + ": merged heads");
-  Tensor qh = make_tensor({L, Dh}, fn + ": head query"), kh = make_tensor({S, Dh}, fn + ": head key"),
-         vh = make_tensor({S, Dh}, fn + ": head value"), oh = make_tensor({L, Dh}, fn + ": head output");
-  Tensor wh = make_tensor({L, S}, fn + ": head weights");
-  const bool masked = kpm_shape || am_shape;
-  Tensor mask = make_tensor({masked ? L : 0, masked ? S : 0}, fn + ": merged mask");
-  const RowLayout q_row{uN, uL, bf}, kv_row{uN, uS, bf};
-  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(Dh)));
-  const float neg_inf = -std::numeric_limits<float>::infinity();
-
-  for (std::size_t n = 0; n < uN; ++n) {
-    for (std::size_t h = 0; h < uH; ++h) {
-      const std::size_t col = h * uDh;
-      for (std::size_t l = 0; l < uL; ++l)
-        for (std::size_t d = 0; d < uDh; ++d) qh.data[l * uDh + d] = qp.data[q_row(n, l) * uE + col + d];
-      for (std::size_t s = 0; s < uS; ++s)
-        for (std::size_t d = 0; d < uDh; ++d) {
-          kh.data[s * uDh + d] = kp.data[kv_row(n, s) * uE + col + d];
-          vh.data[s * uDh + d] = vp.data[kv_row(n, s) * uE + col + d];
-        }
-      // M = attn_mask + key_padding_mask (booleans: true -> -inf), as torch merges them.
-      if (masked) {
-        const std::size_t am_off = am_per_head ? (n * uH + h) * uL * uS : 0;
-        for (std::size_t i = 0; i < uL; ++i)
-          for (std::size_t j = 0; j < uS; ++j) {
-            float m = 0.0f;
-            if (opt.attn_mask_float) m += opt.attn_mask_float->data[am_off + i * uS + j];
-            if (opt.attn_mask_bool && opt.attn_mask_bool->data[am_off + i * uS + j]) m = neg_inf;
-            if (opt.key_padding_mask_float) m += opt.key_padding_mask_float->data[n * uS + j];
-            if (opt.key_padding_mask_bool && opt.key_padding_mask_bool->data[n * uS + j]) m = neg_inf;
-            mask.data[i * uS + j] = m;
-          }
-      }
-      if (uS > 0 && uDh > 0) {
-        aw::scaled_dot_product_attention_head(qh.data.data(), kh.data.data(), vh.data.data(), oh.data.data(),
-                                              wh.data.data(), uL, uS, uDh, uDh, scale,
-                                              masked ? mask.data.data() : nullptr, static_cast<std::ptrdiff_t>(uS), 1,
-                                              opt.is_causal);
-      }
-      for (std::size_t l = 0; l < uL; ++l)
-        for (std::size_t d = 0; d < uDh; ++d) merged.data[q_row(n, l) * uE + col + d] = oh.data[l * uDh + d];
-      if (opt.need_weights && uS > 0) {
-        if (opt.average_attn_weights) {
-          float* dst = r.weights.data.data() + n * uL * uS;
-          for (std::size_t i = 0; i < uL * uS; ++i) dst[i] += wh.data[i];
-        } else {
-          float* dst = r.weights.data.data() + (n * uH + h) * uL * uS;
-          for (std::size_t i = 0; i < uL * uS; ++i) dst[i] = wh.data[i];
-        }
-      }
-    }
-  }
-  if (opt.need_weights && opt.average_attn_weights)
-    for (auto& w : r.weights.data) w /= static_cast<float>(H);  // mean over heads
-
-  // Out projection: (rows, E) Wo^T + bo, rows in the query's own layout.
-  linear_rows_parallel(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
-             r.output.data.data(), q_rows, uE, uE);
+  r.output = out_projection(attended.output, p, s, query.shape, fn);
+  if (opt.need_weights) r.weights = head_weights(std::move(attended.weights), s, opt.average_attn_weights, fn);
   return r;
 }
 

@@ -1,7 +1,8 @@
 // torch.nn.MultiheadAttention's forward (F.multi_head_attention_forward) for inference:
 //   q = query Wq^T + bq,  k = key Wk^T + bk,  v = value Wv^T + bv       (in projection)
-//   split the E features into num_heads heads of head_dim = E / num_heads
-//   o_h = softmax(q_h k_h^T / sqrt(head_dim) + M) v_h                   (one SDPA per head)
+//   split the E features into num_heads heads of head_dim = E / num_heads: (N, H, L|S, Dh)
+//   o = SDPA(q, k, v, M)                                                (ops/attention: all heads
+//       at once, the fused kernel over the thread pool; materialised when weights are returned)
 //   output = concat_h(o_h) Wo^T + bo                                    (out projection)
 //
 // Shapes (E = embed_dim, H = num_heads):
@@ -11,10 +12,16 @@
 //   weights (N, L, S) averaged over heads, or (N, H, L, S); unbatched (L, S) / (H, L, S).
 // Masks use torch's MHA polarity: a boolean key_padding_mask (N, S) / (S) or attn_mask
 // (L, S) / (N*H, L, S) is true where a position must NOT be attended to; float masks are added
-// to the scores. is_causal adds the upper-left causal mask tril(ones(L, S)) (torch takes it as a
-// hint about attn_mask and requires one; here it may stand alone). A query row with nothing to
-// attend to gives output 0 and weights 0 (torch's need_weights path gives NaN there).
+// to the scores. Both become one additive mask M = attn_mask + key_padding_mask, as torch merges
+// them, in the smallest form that broadcasts: (N, 1, 1, S) for key padding alone, (L, S) or
+// (N, H, L, S) for attn_mask alone, (N, H|1, L, S) for both. is_causal adds the upper-left causal
+// mask tril(ones(L, S)) (torch takes it as a hint about attn_mask and requires one; here it may
+// stand alone). A query row with nothing to attend to gives output 0 and weights 0 (torch's
+// need_weights path gives NaN there).
 #pragma once
+#include <string>
+
+#include "core/error.hpp"
 #include "core/tensor.hpp"
 
 namespace aw {
@@ -31,6 +38,15 @@ struct MhaParams {
   const TensorRef* out_proj_bias = nullptr;   // (E)
 };
 
+// How messages name the function and its masks (torch's names, marked with api_name): a caller
+// that exposes this op under its own names passes them (TransformerEncoderLayer: src_mask,
+// src_key_padding_mask).
+struct MhaNames {
+  std::string function = "MultiheadAttention.forward";
+  std::string key_padding_mask = api_name("key_padding_mask");
+  std::string attn_mask = api_name("attn_mask");
+};
+
 struct MhaOptions {
   std::int64_t num_heads = 1;
   bool batch_first = false;
@@ -41,6 +57,7 @@ struct MhaOptions {
   bool is_causal = false;
   bool need_weights = true;
   bool average_attn_weights = true;
+  MhaNames names;
 };
 
 struct MhaResult {

@@ -7,7 +7,7 @@ namespace aw {
 
 TorchGenerator& default_generator();
 void manual_seed(std::uint64_t seed);
-Tensor rand(const Shape& shape);   // uniform [0, 1), bit-compatible with torch.rand
-Tensor randn(const Shape& shape);  // standard normal, bit-compatible with torch.randn
+Tensor rand(const Shape& shape);   // uniform [0, 1), bit-exact with torch.rand
+Tensor randn(const Shape& shape);  // standard normal, torch.randn's algorithm (what holds: TorchGenerator::randn)
 
 }  // namespace aw

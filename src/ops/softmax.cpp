@@ -14,7 +14,7 @@ Tensor softmax(const TensorRef& input, std::int64_t dim) {
     const auto s = static_cast<std::size_t>(input.shape[i]);
     if (i < d) outer *= s; else if (i == d) n = s; else inner *= s;
   }
-  aw::softmax(input.data, out.data.data(), outer, n, inner);
+  kernels::softmax(input.data, out.data.data(), outer, n, inner);
   return out;
 }
 

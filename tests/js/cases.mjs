@@ -352,8 +352,8 @@ export const functions = {
       const x = r.tensor([2, 3]);
       switch (r.int(0, 4)) {
         case 0: return badTensorArg(r, 'layerNorm', ['input'], [x], (A, p) => A.layerNorm(p, [3]));
-        case 1: return { label: 'layerNorm normalizedShape', run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]), type: Error, message: /^layer_norm: input must end with the dims of normalized_shape \(expected \[\*, \d\]\), got input \[2, 3\]/ };
-        case 2: return { label: 'layerNorm weight shape', run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }), type: Error, message: /^layer_norm: weight must have shape normalized_shape \[3\], got input \[2, 3\]/ };
+        case 1: return { label: 'layerNorm normalizedShape', run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]), type: Error, message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, \d\]\), got input \[2, 3\]/ };
+        case 2: return { label: 'layerNorm weight shape', run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }), type: Error, message: /^layerNorm: weight must have shape normalizedShape \[3\], got input \[2, 3\]/ };
         case 3: {
           const [opts, type, message] = r.pick([
             [{ eps: '1e-5' }, TypeError, /^layerNorm: eps must be a number/],
@@ -434,7 +434,7 @@ export const functions = {
         [[-1, 3], RangeError, /^positionalEncoding: maxLength must be a non-negative integer, got -1/],
         [[3, -2], RangeError, /^positionalEncoding: dModel must be a non-negative integer, got -2/],
         [[1e20, 3], RangeError, /^positionalEncoding: maxLength must be an integer in \(-2\^53, 2\^53\)/],
-        [[1e6, 1e6], RangeError, /^positional_encoding: result: shape \[1000000, 1000000\] has more than/],
+        [[1e6, 1e6], RangeError, /^positionalEncoding: result: shape \[1000000, 1000000\] has more than/],
       ]);
       return { label: `positionalEncoding(${args})`, run: (A) => A.positionalEncoding(...args), type, message };
     },
@@ -509,7 +509,7 @@ export const functions = {
         case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [x, x, x], (A, a, b, c) => mha(A).forward(a, b, c));
         case 1: {
           const [args, message] = r.pick([
-            [[r.tensor([5, 3, 7]), x, x], /^MultiheadAttention\.forward: query's last dimension must be embed_dim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/],
+            [[r.tensor([5, 3, 7]), x, x], /^MultiheadAttention\.forward: query's last dimension must be embedDim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/],
             [[x, r.tensor([5, 2, 8]), r.tensor([5, 2, 8])], /^MultiheadAttention\.forward: .*same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/],
             [[x, r.tensor([4, 3, 8]), x], /^MultiheadAttention\.forward: key and value must have the same sequence length S = 4/],
             [[x, r.tensor([5, 8]), r.tensor([5, 8])], /^MultiheadAttention\.forward: .*all be batched \(3-D\) or all unbatched \(2-D\)/],
@@ -520,9 +520,9 @@ export const functions = {
         }
         case 2: {
           const [opts, message] = r.pick([
-            [{ keyPaddingMask: bool([5, 3]) }, /^MultiheadAttention\.forward: .*key_padding_mask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/],
-            [{ attnMask: bool([5, r.pick([4, 6])]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape \(L, S\) = \[5, 5\] or \(N\*num_heads, L, S\) = \[6, 5, 5\], got \[5, \d\]/],
-            [{ attnMask: r.tensor([3, 5, 5]) }, /^MultiheadAttention\.forward: .*attn_mask must have shape .* got \[3, 5, 5\]/],
+            [{ keyPaddingMask: bool([5, 3]) }, /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/],
+            [{ attnMask: bool([5, r.pick([4, 6])]) }, /^MultiheadAttention\.forward: attnMask must have shape \(L, S\) = \[5, 5\] or \(N\*numHeads, L, S\) = \[6, 5, 5\], got \[5, \d\]/],
+            [{ attnMask: r.tensor([3, 5, 5]) }, /^MultiheadAttention\.forward: attnMask must have shape .* got \[3, 5, 5\]/],
           ]);
           return { label: `MultiheadAttention.forward mask ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: Error, message };
         }

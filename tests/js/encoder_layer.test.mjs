@@ -87,9 +87,9 @@ test('loadStateDict by torch name; bad input names the argument and shapes', () 
   throwsLike(() => new A.TransformerEncoderLayer({ dModel: 6, nhead: 4 }), RangeError, /dModel 6 must be divisible by nhead 4/);
   throwsLike(() => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, activation: 'tanh' }), TypeError, /activation must be 'relu' or 'gelu', got 'tanh'/);
   const src = randomTensor([3, 2, 4], rng(1));
-  throwsLike(() => layer.forward(src, { srcMask: new Tensor(new Uint8Array(6), [3, 2]) }), Error, /attn_mask must have shape \(L, S\) = \[3, 3\].*got \[3, 2\]/);
+  throwsLike(() => layer.forward(src, { srcMask: new Tensor(new Uint8Array(6), [3, 2]) }), Error, /^TransformerEncoderLayer\.forward: srcMask must have shape \(L, S\) = \[3, 3\].*got \[3, 2\]/);
   throwsLike(() => layer.forward(src, { srcKeyPaddingMask: { data: new Int8Array(6), shape: [2, 3] } }), TypeError, /srcKeyPaddingMask must have Uint8Array/);
-  throwsLike(() => layer.forward(randomTensor([3, 2, 5], rng(2))), Error, /TransformerEncoderLayer.forward: src's last dimension must be d_model 4, got src \[3, 2, 5\]/);
+  throwsLike(() => layer.forward(randomTensor([3, 2, 5], rng(2))), Error, /TransformerEncoderLayer.forward: src's last dimension must be dModel 4, got src \[3, 2, 5\]/);
   throwsLike(() => layer.forward(src, { src_mask: null }), TypeError, /unknown option 'src_mask'/);
   assert.deepEqual(layer.forward(src).shape, [3, 2, 4]);
 });

@@ -48,7 +48,7 @@ test('parameters: wrong shape or dtype when set, and when changed in place befor
 
 test('forward: incompatible shapes name the argument and every shape', () => {
   throwsLike(() => m.forward(randomTensor([5, 3, 7], r), x, x), Error,
-    /MultiheadAttention.forward: query's last dimension must be embed_dim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/);
+    /MultiheadAttention.forward: query's last dimension must be embedDim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/);
   throwsLike(() => m.forward(x, randomTensor([5, 2, 8], r), randomTensor([5, 2, 8], r)), Error,
     /same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/);
   throwsLike(() => m.forward(x, randomTensor([4, 3, 8], r), x), Error,
@@ -63,10 +63,10 @@ test('forward: incompatible shapes name the argument and every shape', () => {
 test('forward: masks that do not fit, wrong mask dtype, bad options', () => {
   const bool = (shape) => new Tensor(new Uint8Array(shape.reduce((a, b) => a * b, 1)), shape);
   throwsLike(() => m.forward(x, x, x, { keyPaddingMask: bool([5, 3]) }), Error,
-    /key_padding_mask must have shape \(N, S\) = \[3, 5\], got \[5, 3\] for query \[5, 3, 8\]/);
+    /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\) = \[3, 5\], got \[5, 3\] for query \[5, 3, 8\]/);
   throwsLike(() => m.forward(x, x, x, { attnMask: bool([5, 6]) }), Error,
-    /attn_mask must have shape \(L, S\) = \[5, 5\] or \(N\*num_heads, L, S\) = \[6, 5, 5\], got \[5, 6\]/);
-  throwsLike(() => m.forward(x, x, x, { attnMask: bool([3, 5, 5]) }), Error, /attn_mask must have shape .* got \[3, 5, 5\]/);
+    /^MultiheadAttention\.forward: attnMask must have shape \(L, S\) = \[5, 5\] or \(N\*numHeads, L, S\) = \[6, 5, 5\], got \[5, 6\]/);
+  throwsLike(() => m.forward(x, x, x, { attnMask: bool([3, 5, 5]) }), Error, /^MultiheadAttention\.forward: attnMask must have shape .* got \[3, 5, 5\]/);
   throwsLike(() => m.forward(x, x, x, { attnMask: { data: new Int32Array(25), shape: [5, 5] } }), TypeError,
     /attnMask must have Uint8Array \(boolean\) or Float32Array \(additive\) data, got Int32Array\(25\)/);
   throwsLike(() => m.forward(x, x, x, { keyPaddingMask: [[true]] }), TypeError, /keyPaddingMask must have Uint8Array/);

@@ -100,13 +100,13 @@ test('argument errors: TypeError, RangeError, Error naming function, argument an
   assert.throws(() => A.layerNorm([1, 2], [2]), { name: 'TypeError', message: /^layerNorm: input must have Float32Array data, got undefined/ });
   assert.throws(() => A.layerNorm(x, '3'), { name: 'TypeError', message: /^layerNorm: normalizedShape must be an integer or an array of integers, got string/ });
   assert.throws(() => A.layerNorm(x, [-3]), { name: 'RangeError', message: /^layerNorm: normalizedShape: shape \[-3\] must hold non-negative integers/ });
-  assert.throws(() => A.layerNorm(x, [4]), { name: 'Error', message: 'layer_norm: input must end with the dims of normalized_shape (expected [*, 4]), got input [2, 3], normalized_shape [4]' });
-  assert.throws(() => A.layerNorm(x, [2, 3, 1]), { name: 'Error', message: /^layer_norm: input must end with the dims of normalized_shape \(expected \[\*, 2, 3, 1\]\), got input \[2, 3\]/ });
-  assert.throws(() => A.layerNorm(x, []), { name: 'Error', message: /^layer_norm: normalized_shape must have at least 1 dimension, got input \[2, 3\], normalized_shape \[\]/ });
+  assert.throws(() => A.layerNorm(x, [4]), { name: 'Error', message: 'layerNorm: input must end with the dims of normalizedShape (expected [*, 4]), got input [2, 3], normalizedShape [4]' });
+  assert.throws(() => A.layerNorm(x, [2, 3, 1]), { name: 'Error', message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, 2, 3, 1\]\), got input \[2, 3\]/ });
+  assert.throws(() => A.layerNorm(x, []), { name: 'Error', message: /^layerNorm: normalizedShape must have at least 1 dimension, got input \[2, 3\], normalizedShape \[\]/ });
   assert.throws(() => A.layerNorm(x, [3], { weight: randomTensor([2], random) }),
-    { name: 'Error', message: 'layer_norm: weight must have shape normalized_shape [3], got input [2, 3], normalized_shape [3], weight [2]' });
+    { name: 'Error', message: 'layerNorm: weight must have shape normalizedShape [3], got input [2, 3], normalizedShape [3], weight [2]' });
   assert.throws(() => A.layerNorm(x, [3], { bias: randomTensor([1, 3], random) }),
-    { name: 'Error', message: /^layer_norm: bias must have shape normalized_shape \[3\], got .*bias \[1, 3\]$/ });
+    { name: 'Error', message: /^layerNorm: bias must have shape normalizedShape \[3\], got .*bias \[1, 3\]$/ });
   assert.throws(() => A.layerNorm(x, [3], { weight: [1, 2, 3] }), { name: 'TypeError', message: /^layerNorm: weight must have Float32Array data/ });
   assert.throws(() => A.layerNorm(x, [3], { eps: '1e-5' }), { name: 'TypeError', message: /^layerNorm: eps must be a number, got string/ });
   assert.throws(() => A.layerNorm(x, [3], { eps: -1 }), { name: 'RangeError', message: /^layerNorm: eps must be non-negative, got -1/ });

@@ -212,7 +212,8 @@ test('MHA averageAttnWeights true/false and needWeights false', () => {
   assertNear(avg.weights, multiheadAttention(x, x, x, p, { numHeads: 2 }).weights, 'averaged weights');
   const none = m.forward(x, x, x, { needWeights: false });
   assert.equal(none.weights, null);
-  assert.deepEqual(Array.from(none.output.data), Array.from(avg.output.data));
+  // without weights the fused kernel runs (with them the materialised one): the same to rounding
+  assertNear(none.output, multiheadAttention(x, x, x, p, { numHeads: 2 }).output, 'needWeights false output');
   const unbatched = m.forward(new Tensor(x.data.slice(0, 6), [1, 6]), new Tensor(x.data.slice(0, 6), [1, 6]),
     new Tensor(x.data.slice(0, 6), [1, 6]), { averageAttnWeights: false });
   assert.deepEqual(unbatched.weights.shape, [2, 1, 1]);

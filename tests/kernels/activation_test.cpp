@@ -27,9 +27,9 @@ struct Case {
     double (*f64)(double);
 };
 const Case cases[] = {
-    {"relu", aw::relu, aw::relu_reference, relu64},
-    {"gelu", aw::gelu, aw::gelu_reference, gelu64},
-    {"gelu_tanh", aw::gelu_tanh, aw::gelu_tanh_reference, gelu_tanh64},
+    {"relu", aw::kernels::relu, aw::kernels::relu_reference, relu64},
+    {"gelu", aw::kernels::gelu, aw::kernels::gelu_reference, gelu64},
+    {"gelu_tanh", aw::kernels::gelu_tanh, aw::kernels::gelu_tanh_reference, gelu_tanh64},
 };
 
 // Against float64: 2e-6 relative, 1e-7 absolute (xsimd erf/tanh are within a few ulp).
@@ -82,11 +82,11 @@ TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN
     }
     float y[3];
     const float x[3] = {not_a_number, infinity, -infinity};
-    aw::relu(x, y, 3);
+    aw::kernels::relu(x, y, 3);
     CHECK(std::isnan(y[0]));
     CHECK(y[1] == infinity);
     CHECK(y[2] == 0.0f);
-    for (Kernel gelu : {Kernel(aw::gelu), Kernel(aw::gelu_tanh)}) {
+    for (Kernel gelu : {Kernel(aw::kernels::gelu), Kernel(aw::kernels::gelu_tanh)}) {
         gelu(x, y, 3);
         CHECK(std::isnan(y[0]));
         CHECK(y[1] == infinity);
@@ -98,9 +98,9 @@ TEST_CASE("activations: hand-checked values", "[kernels][activation]")
 {
     const float x[] = {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f};
     float relu_y[5], gelu_y[5], tanh_y[5];
-    aw::relu(x, relu_y, 5);
-    aw::gelu(x, gelu_y, 5);
-    aw::gelu_tanh(x, tanh_y, 5);
+    aw::kernels::relu(x, relu_y, 5);
+    aw::kernels::gelu(x, gelu_y, 5);
+    aw::kernels::gelu_tanh(x, tanh_y, 5);
     // torch.relu / F.gelu / F.gelu(approximate='tanh') of [-1, 0, 0.5, 1, 2]
     const double relu_want[] = {0, 0, 0.5, 1, 2};
     const double gelu_want[] = {-0.158655254, 0, 0.345731436, 0.841344746, 1.954499736};

@@ -88,13 +88,8 @@ void check_attention(const Buffer& q, const Buffer& k, const Buffer& v, std::siz
     Buffer out(L * Ev, offset), out_ref(L * Ev, offset);
     Buffer weights(L * S, offset), weights_ref(L * S, offset);
 
-    aw::scaled_dot_product_attention_head(q.data(), k.data(), v.data(), out.data(), weights.data(),
-                                          L, S, E, Ev, scale, mask.data, mask.row_stride,
-                                          mask.col_stride, causal);
-    aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
-                                                    weights_ref.data(), L, S, E, Ev, scale,
-                                                    mask.data, mask.row_stride, mask.col_stride,
-                                                    causal);
+    aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights.data());
+    aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights_ref.data());
 
     const AttentionFloat64 want =
         attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical_mask, causal);
@@ -174,8 +169,7 @@ TEST_CASE("attention: causal is upper-left aligned when L != S", "[kernels][atte
         check_attention(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true);
 
         std::vector<float> out(L * Ev), weights(L * S);
-        aw::scaled_dot_product_attention_head(q.data(), k.data(), v.data(), out.data(), weights.data(),
-                                              L, S, E, Ev, 1.0f, nullptr, 0, 0, true);
+        aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, true}, 1.0f, weights.data());
         for (std::size_t i = 0; i < L; ++i)
             for (std::size_t j = 0; j < S; ++j) {
                 CAPTURE(i, j);
@@ -214,11 +208,8 @@ TEST_CASE("attention: fully masked rows give weights 0 and out 0, never NaN", "[
         std::vector<std::size_t> masked_rows = {0, 3, 6};
         if (causal) masked_rows.push_back(1);
         std::vector<float> out(L * Ev), weights(L * S), out_ref(L * Ev), weights_ref(L * S);
-        aw::scaled_dot_product_attention_head(q.data(), k.data(), v.data(), out.data(), weights.data(),
-                                              L, S, E, Ev, 0.5f, m, std::ptrdiff_t(S), 1, causal);
-        aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
-                                                        weights_ref.data(), L, S, E, Ev, 0.5f, m,
-                                                        std::ptrdiff_t(S), 1, causal);
+        aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{m, std::ptrdiff_t(S), 1, causal}, 0.5f, weights.data());
+        aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, aw::kernels::MaskView{m, std::ptrdiff_t(S), 1, causal}, 0.5f, weights_ref.data());
         for (std::size_t i : masked_rows) {
             CAPTURE(i);
             for (std::size_t j = 0; j < S; ++j) {
@@ -245,14 +236,13 @@ TEST_CASE("attention: seed 003, three inputs worked by hand (scale 1)", "[kernel
 
     // Step 4: scores of query 1 = [2, 4, 4] (all scores are small integers: exact in float).
     float scores[9];
-    aw::matmul_transposed_b(q, k, scores, L, E, S);
+    aw::kernels::matmul_transposed_b(q, k, scores, L, E, S);
     const float want_scores[] = {2, 4, 4,  4, 16, 12,  4, 12, 10};
     for (int i = 0; i < 9; ++i) CHECK(scores[i] == want_scores[i]);
 
     float out[9], weights[9], out_ref[9], weights_ref[9];
-    aw::scaled_dot_product_attention_head(q, k, v, out, weights, L, S, E, Ev, 1.0f, nullptr, 0, 0, false);
-    aw::scaled_dot_product_attention_head_reference(q, k, v, out_ref, weights_ref, L, S, E, Ev, 1.0f,
-                                                    nullptr, 0, 0, false);
+    aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{q, k, v, out, L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, false}, 1.0f, weights);
+    aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q, k, v, out_ref, L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, false}, 1.0f, weights_ref);
 
     // Exact softmax weights and outputs in float64 from the formula.
     for (std::size_t i = 0; i < L; ++i) {
@@ -289,7 +279,7 @@ TEST_CASE("attention: seed 003, three inputs worked by hand (scale 1)", "[kernel
     // weights: [2.0, 7.0, 1.5]. Steps 6-7 are exact with the rounded weights:
     const float doc_weights[] = {0.0f, 0.5f, 0.5f};  // (1, 3)
     float doc_out[3];
-    aw::matmul(doc_weights, v, doc_out, 1, 3, 3);
+    aw::kernels::matmul(doc_weights, v, doc_out, 1, 3, 3);
     CHECK(doc_out[0] == 2.0f);
     CHECK(doc_out[1] == 7.0f);
     CHECK(doc_out[2] == 1.5f);
@@ -308,8 +298,7 @@ TEST_CASE("attention: empty shapes", "[kernels][attention]")
     const Buffer q = uniform_buffer(rng, 4 * 3, 1);
     const Buffer none(0, 1);
     Buffer out(4 * 5, 1), weights(0, 1);
-    aw::scaled_dot_product_attention_head(q.data(), none.data(), none.data(), out.data(), weights.data(),
-                                          4, 0, 3, 5, 1.0f, nullptr, 0, 0, true);
+    aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{q.data(), none.data(), none.data(), out.data(), 4, 0, 3, 5}, aw::kernels::MaskView{nullptr, 0, 0, true}, 1.0f, weights.data());
     for (std::size_t i = 0; i < 4 * 5; ++i) CHECK(out.data()[i] == 0.0f);
     CHECK(out.guards_intact());
     CHECK(weights.guards_intact());
@@ -317,8 +306,7 @@ TEST_CASE("attention: empty shapes", "[kernels][attention]")
     // L == 0: nothing written.
     Buffer out0(0, 1), weights0(0, 1);
     const Buffer k = uniform_buffer(rng, 6 * 3, 1);
-    aw::scaled_dot_product_attention_head(none.data(), k.data(), k.data(), out0.data(), weights0.data(),
-                                          0, 6, 3, 3, 1.0f, nullptr, 0, 0, false);
+    aw::kernels::scaled_dot_product_attention_head(aw::kernels::HeadView{none.data(), k.data(), k.data(), out0.data(), 0, 6, 3, 3}, aw::kernels::MaskView{nullptr, 0, 0, false}, 1.0f, weights0.data());
     CHECK(out0.guards_intact());
     CHECK(weights0.guards_intact());
 }

@@ -17,7 +17,7 @@ struct Case {
     Kernel simd, reference;
     bool is_add;
 };
-const Case cases[] = {{"add", aw::add, aw::add_reference, true}, {"mul", aw::mul, aw::mul_reference, false}};
+const Case cases[] = {{"add", aw::kernels::add, aw::kernels::add_reference, true}, {"mul", aw::kernels::mul, aw::kernels::mul_reference, false}};
 
 // float32 sum/product of float inputs, computed in float64: within 1 rounding of float.
 constexpr Tolerance float64{1e-7, 1e-37};
@@ -78,8 +78,8 @@ TEST_CASE("elementwise: NaN and inf follow IEEE (inf - inf = NaN, 0 * inf = NaN)
     const float a[] = {not_a_number, infinity, infinity, -infinity, 0.0f, 1.0f, 2.0f, 3.0f, infinity};
     const float b[] = {1.0f, -infinity, 1.0f, -infinity, infinity, not_a_number, 2.0f, 3.0f, 0.0f};
     float sum[9], prod[9];
-    aw::add(a, 1, b, 1, sum, 9);
-    aw::mul(a, 1, b, 1, prod, 9);
+    aw::kernels::add(a, 1, b, 1, sum, 9);
+    aw::kernels::mul(a, 1, b, 1, prod, 9);
     for (int i = 0; i < 9; ++i) {
         const float s = a[i] + b[i], p = a[i] * b[i];
         CHECK((sum[i] == s || (std::isnan(sum[i]) && std::isnan(s))));

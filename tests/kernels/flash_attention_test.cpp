@@ -104,22 +104,18 @@ void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t 
 {
     const std::size_t offset = q.offset;
     Buffer out(L * Ev, offset), out_ref(L * Ev, offset), weights_ref(L * S, offset);
-    Buffer scratch(aw::flash_attention_scratch_size(E, Ev), offset);
+    Buffer scratch(aw::kernels::flash_attention_scratch_size(E, Ev), offset);
 
-    aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, scale,
-                             mask.data, mask.row_stride, mask.col_stride, causal);
-    aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
-                                                    weights_ref.data(), L, S, E, Ev, scale, mask.data,
-                                                    mask.row_stride, mask.col_stride, causal);
+    aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, scratch.data());
+    aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights_ref.data());
     std::vector<double> want, want_scale;
     attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal, want, want_scale);
     const std::vector<double> ref(out_ref.data(), out_ref.data() + L * Ev);
 
     // the same with the keys packed once (as the op does for several query tiles): byte-identical
-    Buffer packed(aw::flash_attention_packed_keys_size(S, E), offset), out_packed(L * Ev, offset);
-    aw::flash_attention_pack_keys(k.data(), packed.data(), S, E);
-    aw::flash_attention_rows(q.data(), k.data(), v.data(), out_packed.data(), scratch.data(), 0, L, S, E, Ev, scale,
-                             mask.data, mask.row_stride, mask.col_stride, causal, packed.data());
+    Buffer packed(aw::kernels::flash_attention_packed_keys_size(S, E), offset), out_packed(L * Ev, offset);
+    aw::kernels::flash_attention_pack_keys(k.data(), packed.data(), S, E);
+    aw::kernels::flash_attention_rows(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_packed.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, 0, L, scratch.data(), packed.data());
     CHECK(std::memcmp(out.data(), out_packed.data(), L * Ev * sizeof(float)) == 0);
     CHECK(packed.guards_intact());
     CHECK(out_packed.guards_intact());
@@ -222,11 +218,9 @@ TEST_CASE("flash attention: NaN spreads to the rows that see it, on every arch",
         // key's zero weight by NaN for them too (as the reference does for every row): either.
         auto either = [&](std::size_t i) { return causal && where != 0 && i < first_row && i + 4 > first_row; };
         Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0);
-        Buffer scratch(aw::flash_attention_scratch_size(E, Ev), 0);
-        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f,
-                                 nullptr, 0, 0, causal);
-        aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(),
-                                                        weights.data(), L, S, E, Ev, 0.5f, nullptr, 0, 0, causal);
+        Buffer scratch(aw::kernels::flash_attention_scratch_size(E, Ev), 0);
+        aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, causal}, 0.5f, scratch.data());
+        aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, causal}, 0.5f, weights.data());
         for (std::size_t i = 0; i < L; ++i)
             for (std::size_t d = 0; d < Ev; ++d) {
                 CAPTURE(i, d);
@@ -248,11 +242,9 @@ TEST_CASE("flash attention: a row masked with -FLT_MAX everywhere weighs its key
     const Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0), v = random_buffer(rng, S * Ev, 0);
     Buffer mask(L * S, 0);
     for (std::size_t i = 0; i < L * S; ++i) mask.data()[i] = i / S == 2 ? -std::numeric_limits<float>::max() : 0.0f;
-    Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0), scratch(aw::flash_attention_scratch_size(E, Ev), 0);
-    aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f,
-                             mask.data(), S, 1, false);
-    aw::scaled_dot_product_attention_head_reference(q.data(), k.data(), v.data(), out_ref.data(), weights.data(),
-                                                    L, S, E, Ev, 0.5f, mask.data(), S, 1, false);
+    Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0), scratch(aw::kernels::flash_attention_scratch_size(E, Ev), 0);
+    aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data(), std::ptrdiff_t(S), 1, false}, 0.5f, scratch.data());
+    aw::kernels::scaled_dot_product_attention_head_reference(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, aw::kernels::MaskView{mask.data(), std::ptrdiff_t(S), 1, false}, 0.5f, weights.data());
     for (std::size_t d = 0; d < Ev; ++d) {
         double mean = 0;
         for (std::size_t j = 0; j < S; ++j) mean += v.data()[j * Ev + d];
@@ -305,9 +297,8 @@ TEST_CASE("flash attention: causal is upper-left aligned when L != S", "[kernels
         check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true);
 
         // Row 0 sees only key 0: out[0] = v[0].
-        std::vector<float> out(L * Ev), scratch(aw::flash_attention_scratch_size(E, Ev));
-        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 1.0f,
-                                 nullptr, 0, 0, true);
+        std::vector<float> out(L * Ev), scratch(aw::kernels::flash_attention_scratch_size(E, Ev));
+        aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, true}, 1.0f, scratch.data());
         for (std::size_t d = 0; d < Ev; ++d) CHECK(out[d] == Approx(v.data()[d]).epsilon(1e-6));
     }
 }
@@ -335,9 +326,8 @@ TEST_CASE("flash attention: fully masked rows give 0, never NaN", "[kernels][fla
         const LogicalMask logical = [&](std::size_t i, std::size_t j) { return double(m[i * S + j]); };
         check_fused(q, k, v, L, S, E, Ev, 0.5f, MaskArgs{m, std::ptrdiff_t(S), 1}, logical, causal);
 
-        std::vector<float> out(L * Ev), scratch(aw::flash_attention_scratch_size(E, Ev));
-        aw::flash_attention_head(q.data(), k.data(), v.data(), out.data(), scratch.data(), L, S, E, Ev, 0.5f, m,
-                                 std::ptrdiff_t(S), 1, causal);
+        std::vector<float> out(L * Ev), scratch(aw::kernels::flash_attention_scratch_size(E, Ev));
+        aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{m, std::ptrdiff_t(S), 1, causal}, 0.5f, scratch.data());
         for (std::size_t i : masked_rows)
             for (std::size_t d = 0; d < Ev; ++d) CHECK(out[i * Ev + d] == 0.0f);
         for (float x : out) CHECK(std::isfinite(x));
@@ -346,6 +336,6 @@ TEST_CASE("flash attention: fully masked rows give 0, never NaN", "[kernels][fla
 
 TEST_CASE("flash attention: the scratch does not depend on L and S", "[kernels][flash_attention]")
 {
-    CHECK(aw::flash_attention_scratch_size(64, 64) < 64 * 1024);  // floats: a few tiles
-    CHECK(aw::flash_attention_scratch_size(65, 3) > 0);
+    CHECK(aw::kernels::flash_attention_scratch_size(64, 64) < 64 * 1024);  // floats: a few tiles
+    CHECK(aw::kernels::flash_attention_scratch_size(65, 3) > 0);
 }

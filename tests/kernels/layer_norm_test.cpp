@@ -36,9 +36,9 @@ void check(const Buffer& x, const Buffer* w, const Buffer* b, std::size_t rows, 
     const Buffer x_before(x);
     const float* wp = w ? w->data() : nullptr;
     const float* bp = b ? b->data() : nullptr;
-    aw::layer_norm(x.data(), wp, bp, y.data(), rows, n, eps);
-    aw::layer_norm_reference(x.data(), wp, bp, y_ref.data(), rows, n, eps);
-    aw::layer_norm(in_place.data(), wp, bp, in_place.data(), rows, n, eps);
+    aw::kernels::layer_norm(x.data(), wp, bp, y.data(), rows, n, eps);
+    aw::kernels::layer_norm_reference(x.data(), wp, bp, y_ref.data(), rows, n, eps);
+    aw::kernels::layer_norm(in_place.data(), wp, bp, in_place.data(), rows, n, eps);
     const auto want = layer_norm64(x.data(), wp, bp, rows, n, eps);
     check_simd_reference_float64("", y.data(), y_ref.data(), want, nullptr, float64, float64);
     CHECK(in_place.same_values(y));
@@ -77,7 +77,7 @@ TEST_CASE("layer_norm: a large mean with a small spread (two-pass variance) and 
     // A constant row: var = 0, so out = 0 * rsqrt(eps) = 0 (+ bias).
     const std::vector<float> x(9, 7.0f), bias(9, 0.5f);
     std::vector<float> y(9);
-    aw::layer_norm(x.data(), nullptr, bias.data(), y.data(), 1, 9, 1e-5f);
+    aw::kernels::layer_norm(x.data(), nullptr, bias.data(), y.data(), 1, 9, 1e-5f);
     for (float v : y) CHECK(v == 0.5f);
 }
 
@@ -86,7 +86,7 @@ TEST_CASE("layer_norm: hand-checked values; a NaN or inf makes its row NaN, othe
     // [1, 2, 3, 4]: mean 2.5, var 1.25 -> (x - 2.5) / sqrt(1.25 + 1e-5)
     const float x[] = {1, 2, 3, 4};
     float y[4];
-    aw::layer_norm(x, nullptr, nullptr, y, 1, 4, 1e-5f);
+    aw::kernels::layer_norm(x, nullptr, nullptr, y, 1, 4, 1e-5f);
     const double s = std::sqrt(1.25 + 1e-5);
     CHECK(y[0] == Approx(-1.5 / s).margin(1e-6));
     CHECK(y[3] == Approx(1.5 / s).margin(1e-6));
@@ -100,7 +100,7 @@ TEST_CASE("layer_norm: hand-checked values; a NaN or inf makes its row NaN, othe
         xs[n - 1] = special;  // last element of row 0 (in the tail)
         check(xs, nullptr, nullptr, 2, n, 1e-5f);
         std::vector<float> ys(2 * n);
-        aw::layer_norm(xs.data(), nullptr, nullptr, ys.data(), 2, n, 1e-5f);
+        aw::kernels::layer_norm(xs.data(), nullptr, nullptr, ys.data(), 2, n, 1e-5f);
         for (std::size_t i = 0; i < n; ++i) CHECK(std::isnan(ys[i]));
         for (std::size_t i = n; i < 2 * n; ++i) CHECK(std::isfinite(ys[i]));
     }
@@ -109,7 +109,7 @@ TEST_CASE("layer_norm: hand-checked values; a NaN or inf makes its row NaN, othe
 TEST_CASE("layer_norm: empty shapes write nothing", "[kernels][layer_norm]")
 {
     Buffer x(0, 1), y(0, 1);
-    aw::layer_norm(x.data(), nullptr, nullptr, y.data(), 0, 5, 1e-5f);
-    aw::layer_norm(x.data(), nullptr, nullptr, y.data(), 4, 0, 1e-5f);
+    aw::kernels::layer_norm(x.data(), nullptr, nullptr, y.data(), 0, 5, 1e-5f);
+    aw::kernels::layer_norm(x.data(), nullptr, nullptr, y.data(), 4, 0, 1e-5f);
     CHECK(y.guards_intact());
 }

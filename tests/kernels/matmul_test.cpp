@@ -94,7 +94,7 @@ void check_product_kernel(Product kernel, Product reference, bool b_transposed, 
 
 TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
 {
-    check_product_kernel(aw::matmul, aw::matmul_reference, false, 20240601);
+    check_product_kernel(aw::kernels::matmul, aw::kernels::matmul_reference, false, 20240601);
 }
 
 TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]")
@@ -112,9 +112,9 @@ TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every 
         CAPTURE(m, k, n, offset);
         const Buffer a = uniform_buffer(rng, m * k, offset);   // (m, k)
         const Buffer b = uniform_buffer(rng, k * n, offset);   // (k, n)
-        Buffer c(m * n, offset), c_packed(m * n, offset), scratch(aw::matmul_packed_scratch_size(), offset);
-        aw::matmul(a.data(), b.data(), c.data(), m, k, n);
-        aw::matmul_packed(a.data(), b.data(), c_packed.data(), m, k, n, scratch.data());
+        Buffer c(m * n, offset), c_packed(m * n, offset), scratch(aw::kernels::matmul_packed_scratch_size(), offset);
+        aw::kernels::matmul(a.data(), b.data(), c.data(), m, k, n);
+        aw::kernels::matmul_packed(a.data(), b.data(), c_packed.data(), m, k, n, scratch.data());
         CHECK(std::memcmp(c.data(), c_packed.data(), m * n * sizeof(float)) == 0);
         CHECK(c_packed.guards_intact());
         CHECK(scratch.guards_intact());
@@ -123,7 +123,7 @@ TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every 
 
 TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
 {
-    check_product_kernel(aw::matmul_transposed_b, aw::matmul_transposed_b_reference, true, 20240602);
+    check_product_kernel(aw::kernels::matmul_transposed_b, aw::kernels::matmul_transposed_b_reference, true, 20240602);
 }
 
 TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]")
@@ -141,8 +141,8 @@ TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and wit
         const float* bias_or_null = with_bias ? bias.data() : nullptr;
         Buffer y(m * n, offset), y_ref(m * n, offset);        // (m, n)
 
-        aw::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
-        aw::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
+        aw::kernels::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
+        aw::kernels::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
 
         // y[i, j] = sum_p x[i, p] w[j, p] + bias[j]
         const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
@@ -165,12 +165,12 @@ TEST_CASE("matmul: small exact products", "[kernels][matmul]")
     const float bias[] = {0.5f, -1.0f};   // (2)
 
     float c[4], c_ref[4], c_t[4], c_t_ref[4], y[4], y_ref[4];
-    aw::matmul(a, b, c, 2, 3, 2);
-    aw::matmul_reference(a, b, c_ref, 2, 3, 2);
-    aw::matmul_transposed_b(a, bt, c_t, 2, 3, 2);
-    aw::matmul_transposed_b_reference(a, bt, c_t_ref, 2, 3, 2);
-    aw::linear(a, bt, bias, y, 2, 3, 2);
-    aw::linear_reference(a, bt, bias, y_ref, 2, 3, 2);
+    aw::kernels::matmul(a, b, c, 2, 3, 2);
+    aw::kernels::matmul_reference(a, b, c_ref, 2, 3, 2);
+    aw::kernels::matmul_transposed_b(a, bt, c_t, 2, 3, 2);
+    aw::kernels::matmul_transposed_b_reference(a, bt, c_t_ref, 2, 3, 2);
+    aw::kernels::linear(a, bt, bias, y, 2, 3, 2);
+    aw::kernels::linear_reference(a, bt, bias, y_ref, 2, 3, 2);
 
     const float want[] = {58, 64, 139, 154};
     const float want_y[] = {58.5f, 63, 139.5f, 153};
@@ -192,9 +192,9 @@ TEST_CASE("matmul: k == 0 writes zeros", "[kernels][matmul]")
         CAPTURE(n);
         std::vector<float> c(3 * n, sentinel), c_t(3 * n, sentinel), y(3 * n, sentinel);
         std::vector<float> bias(n, 2.0f);
-        aw::matmul(&unused, &unused, c.data(), 3, 0, n);
-        aw::matmul_transposed_b(&unused, &unused, c_t.data(), 3, 0, n);
-        aw::linear(&unused, &unused, bias.data(), y.data(), 3, 0, n);
+        aw::kernels::matmul(&unused, &unused, c.data(), 3, 0, n);
+        aw::kernels::matmul_transposed_b(&unused, &unused, c_t.data(), 3, 0, n);
+        aw::kernels::linear(&unused, &unused, bias.data(), y.data(), 3, 0, n);
         for (std::size_t i = 0; i < 3 * n; ++i) {
             CHECK(c[i] == 0.0f);
             CHECK(c_t[i] == 0.0f);

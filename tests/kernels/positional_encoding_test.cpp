@@ -36,8 +36,8 @@ void check(std::size_t max_length, std::size_t d_model, std::size_t offset)
 {
     const std::size_t count = max_length * d_model;
     Buffer pe(count, offset), pe_ref(count, offset);
-    aw::positional_encoding(pe.data(), max_length, d_model);
-    aw::positional_encoding_reference(pe_ref.data(), max_length, d_model);
+    aw::kernels::positional_encoding(pe.data(), max_length, d_model);
+    aw::kernels::positional_encoding_reference(pe_ref.data(), max_length, d_model);
     const auto want = seed004_float64(max_length, d_model);
     check_simd_reference_float64("", pe.data(), pe_ref.data(), want, nullptr, float64, float64);
     CHECK(pe.guards_intact());
@@ -68,7 +68,7 @@ TEST_CASE("positional_encoding: E4.1 PositionalEncoder(d_model=3, max_length=5, 
 {
     const double printed[5][3] = {{0, 1, 0}, {0.84, 0.54, 0}, {0.91, -0.42, 0}, {0.14, -0.99, 0.01}, {-0.76, -0.65, 0.01}};
     float pe[15];
-    aw::positional_encoding(pe, 5, 3);
+    aw::kernels::positional_encoding(pe, 5, 3);
     for (std::size_t pos = 0; pos < 5; ++pos)
         for (std::size_t j = 0; j < 3; ++j) {
             CAPTURE(pos, j, pe[pos * 3 + j]);

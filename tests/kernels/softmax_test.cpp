@@ -58,10 +58,10 @@ void check_softmax(const Buffer& x, std::size_t outer, std::size_t n, std::size_
     Buffer y(count, x.offset), y_ref(count, x.offset);
     Buffer in_place(x), in_place_ref(x);
 
-    aw::softmax(x.data(), y.data(), outer, n, inner);
-    aw::softmax_reference(x.data(), y_ref.data(), outer, n, inner);
-    aw::softmax(in_place.data(), in_place.data(), outer, n, inner);
-    aw::softmax_reference(in_place_ref.data(), in_place_ref.data(), outer, n, inner);
+    aw::kernels::softmax(x.data(), y.data(), outer, n, inner);
+    aw::kernels::softmax_reference(x.data(), y_ref.data(), outer, n, inner);
+    aw::kernels::softmax(in_place.data(), in_place.data(), outer, n, inner);
+    aw::kernels::softmax_reference(in_place_ref.data(), in_place_ref.data(), outer, n, inner);
 
     const std::vector<double> want = softmax_float64(x.data(), outer, n, inner);
     check_simd_reference_float64("", y.data(), y_ref.data(), want, nullptr, tight, float64);
@@ -100,8 +100,8 @@ TEST_CASE("softmax: outputs are finite, non-negative and sum to 1", "[kernels][s
         CAPTURE(n);
         const Buffer x = normal_buffer(rng, 2 * n * 3, 0, 3.0f);
         std::vector<float> rows(2 * n), cols(2 * n * 3);
-        aw::softmax(x.data(), rows.data(), 2, n, 1);    // (2, n)
-        aw::softmax(x.data(), cols.data(), 2, n, 3);    // (2, n, 3)
+        aw::kernels::softmax(x.data(), rows.data(), 2, n, 1);    // (2, n)
+        aw::kernels::softmax(x.data(), cols.data(), 2, n, 3);    // (2, n, 3)
         for (std::size_t o = 0; o < 2; ++o) {
             double sum = 0;
             for (std::size_t i = 0; i < n; ++i) {
@@ -129,13 +129,13 @@ TEST_CASE("softmax: large logits (x100, 1e4) give no NaN or inf", "[kernels][sof
         const Buffer x = normal_buffer(rng, 2 * n * inner, 1, stddev);
         check_softmax(x, 2, n, inner);
         std::vector<float> y(2 * n * inner);
-        aw::softmax(x.data(), y.data(), 2, n, inner);
+        aw::kernels::softmax(x.data(), y.data(), 2, n, inner);
         for (float v : y) CHECK(std::isfinite(v));
     }
     // Every value huge and equal: exp(0) everywhere, uniform weights.
     const std::vector<float> x(33, 3e38f);
     std::vector<float> y(33);
-    aw::softmax(x.data(), y.data(), 1, 33, 1);
+    aw::kernels::softmax(x.data(), y.data(), 1, 33, 1);
     for (float v : y) CHECK(v == Approx(1.0 / 33).epsilon(1e-6));
 }
 
@@ -156,7 +156,7 @@ TEST_CASE("softmax: a slice of only -inf gives zeros, never NaN", "[kernels][sof
         check_softmax(x, 3, n, inner);
 
         std::vector<float> y(3 * n * inner, sentinel);
-        aw::softmax(x.data(), y.data(), 3, n, inner);
+        aw::kernels::softmax(x.data(), y.data(), 3, n, inner);
         for (std::size_t i = 0; i < n * inner; ++i) CHECK(y[n * inner + i] == 0.0f);
         if (inner > 1)
             for (std::size_t i = 0; i < n; ++i) CHECK(y[2 * n * inner + i * inner + 1] == 0.0f);
@@ -182,7 +182,7 @@ TEST_CASE("softmax: NaN propagates to its whole slice, as torch", "[kernels][sof
             check_softmax(x, 2, n, inner);
 
             std::vector<float> y(2 * n * inner);
-            aw::softmax(x.data(), y.data(), 2, n, inner);
+            aw::kernels::softmax(x.data(), y.data(), 2, n, inner);
             for (std::size_t i = 0; i < n; ++i) CHECK(std::isnan(y[i * inner]));
             for (std::size_t i = 0; i < 2 * n * inner; ++i)
                 if (i % inner != 0 || i >= n * inner) CHECK(std::isfinite(y[i]));  // others intact
@@ -201,7 +201,7 @@ TEST_CASE("softmax: +inf gives NaN (inf - inf), as torch", "[kernels][softmax]")
         check_softmax(x, 2, n, inner);
 
         std::vector<float> y(2 * n * inner);
-        aw::softmax(x.data(), y.data(), 2, n, inner);
+        aw::kernels::softmax(x.data(), y.data(), 2, n, inner);
         for (std::size_t i = 0; i < n; ++i) CHECK(std::isnan(y[i * inner]));
         CHECK(std::isfinite(y[n * inner]));  // the next slice is unaffected
     }
@@ -212,8 +212,8 @@ TEST_CASE("softmax: hand-checked values", "[kernels][softmax]")
     // softmax([2, 4, 4]) = [1, e^2, e^2] / (1 + 2 e^2)
     const float x[] = {2, 4, 4};
     float y[3], y_ref[3];
-    aw::softmax(x, y, 1, 3, 1);
-    aw::softmax_reference(x, y_ref, 1, 3, 1);
+    aw::kernels::softmax(x, y, 1, 3, 1);
+    aw::kernels::softmax_reference(x, y_ref, 1, 3, 1);
     const double e2 = std::exp(2.0);
     const double want[] = {1 / (1 + 2 * e2), e2 / (1 + 2 * e2), e2 / (1 + 2 * e2)};
     for (int i = 0; i < 3; ++i) {
@@ -227,9 +227,9 @@ TEST_CASE("softmax: hand-checked values", "[kernels][softmax]")
 TEST_CASE("softmax: empty shapes write nothing", "[kernels][softmax]")
 {
     Buffer x(0, 1), y(0, 1);
-    aw::softmax(x.data(), y.data(), 0, 5, 3);
-    aw::softmax(x.data(), y.data(), 4, 0, 3);
-    aw::softmax(x.data(), y.data(), 4, 5, 0);
-    aw::softmax(x.data(), y.data(), 4, 0, 1);
+    aw::kernels::softmax(x.data(), y.data(), 0, 5, 3);
+    aw::kernels::softmax(x.data(), y.data(), 4, 0, 3);
+    aw::kernels::softmax(x.data(), y.data(), 4, 5, 0);
+    aw::kernels::softmax(x.data(), y.data(), 4, 0, 1);
     CHECK(y.guards_intact());
 }

@@ -21,7 +21,7 @@ TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the
     const std::size_t batch = 2, m = 256, k = 300, n = 130;
     const auto a = kernel_test::uniform_buffer(rng, batch * m * k, 0), b = kernel_test::uniform_buffer(rng, k * n, 0);
     std::vector<float> want(batch * m * n);
-    for (std::size_t i = 0; i < batch; ++i) aw::matmul(a.data() + i * m * k, b.data(), want.data() + i * m * n, m, k, n);
+    for (std::size_t i = 0; i < batch; ++i) aw::kernels::matmul(a.data() + i * m * k, b.data(), want.data() + i * m * n, m, k, n);
 
     for (std::size_t threads : {1, 2}) {
         CAPTURE(threads);

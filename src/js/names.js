@@ -1,0 +1,25 @@
+// The JS API's names for what the C++ API's messages name in torch's spelling. The C++ marks
+// each such name (api_name() in src/core/error.hpp); every module instance hands this table to
+// its bindings once (AttentionWasm's constructor), which spell each marked name of every error
+// message from it. A marked name not listed here is the same in both APIs (a parameter's
+// state-dict name such as in_proj_weight, say). tests/js/names.test.mjs checks that every name the
+// C++ sources mark is listed.
+export const JS_NAMES = Object.freeze({
+  scaled_dot_product_attention: 'scaledDotProductAttention',
+  attn_mask: 'attnMask',
+  is_causal: 'isCausal',
+  enable_gqa: 'enableGqa',
+  layer_norm: 'layerNorm',
+  normalized_shape: 'normalizedShape',
+  positional_encoding: 'positionalEncoding',
+  max_length: 'maxLength',
+  d_model: 'dModel',
+  key_padding_mask: 'keyPaddingMask',
+  embed_dim: 'embedDim',
+  num_heads: 'numHeads',
+  batch_first: 'batchFirst',
+  src_mask: 'srcMask',
+  src_key_padding_mask: 'srcKeyPaddingMask',
+  dim_feedforward: 'dimFeedforward',
+  'encoder config': 'config.json',
+});
