@@ -37,7 +37,8 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       const att = A.scaledDotProductAttention(Tensor.fromArray([[1, 0]]), Tensor.fromArray([[1, 0], [0, 1]]), Tensor.fromArray([[1], [3]]), { scale: 1 });
       console.log(JSON.stringify({ mm: Array.from(out.data), att: att.output.data[0] }));
     `);
-    const got = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8' }));
+    // the user's Node runs with this run's flags (--experimental-wasm-relaxed-simd in the relaxed run)
+    const got = JSON.parse(execFileSync(process.execPath, [...process.execArgv, 'check.mjs'], { cwd: project, encoding: 'utf8' }));
     assert.deepEqual(got.mm, [3, 3, 7, 7]);
     // softmax([1, 0]) . [1, 3] = (e + 3) / (e + 1)
     assert.ok(Math.abs(got.att - (Math.E + 3) / (Math.E + 1)) < 1e-6, String(got.att));
@@ -49,7 +50,7 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       const A = await init({ wasmBinary: readFileSync('./node_modules/attention-wasm/dist/attention_wasm.wasm') });
       console.log(A.softmax({ data: Float32Array.from([0, Math.log(3)]), shape: [2] }).data[1]);
     `);
-    const p = Number(execFileSync(process.execPath, ['default.mjs'], { cwd: project, encoding: 'utf8' }));
+    const p = Number(execFileSync(process.execPath, [...process.execArgv, 'default.mjs'], { cwd: project, encoding: 'utf8' }));
     assert.ok(Math.abs(p - 0.75) < 1e-7, String(p));
   } finally {
     rmSync(dir, { recursive: true, force: true });

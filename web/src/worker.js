@@ -3,7 +3,7 @@
 // Protocol: {id, kind, params} -> {id, result} or {id, error}. worker-client.js sends at most
 // one request per example at a time, so nothing queued here is stale; self.computed counts the
 // jobs run per kind (read by the page tests to check that superseded requests are dropped).
-import { init } from 'attention-wasm';
+import { init } from 'attention-wasm/threads';  // the entry point that reaches the threaded build
 import { jobs } from './jobs.js';
 
 // The threaded build (one pthread Worker per extra core, nested in this one) needs shared

@@ -9,10 +9,18 @@ import {
   type MultiheadAttention, type MultiheadAttentionResult, type TransformerEncoderLayer, type Linear, type LayerNorm,
   type StateDict, type InitOptions,
 } from 'attention-wasm';
+import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 
 const options: InitOptions = { wasmBinary: new Uint8Array(8), locateFile: (path, prefix) => prefix + path };
 const A: AttentionWasm = await init(options);
 await init();
+// the SIMD build (init's simd) and the threaded build's entry point
+const R: AttentionWasm = await initThreaded({ threads: 'auto', simd: 'relaxed' });
+const simdUsed: 'relaxed-simd' | 'simd128' = R.buildInfo().simd;
+const sameTensor: typeof Tensor = ThreadsTensor;
+await init({ simd: 'simd128' });
+// @ts-expect-error not a build
+await init({ simd: 'fma' });
 const isLibrary: boolean = A instanceof AttentionWasm;
 
 // Tensor
