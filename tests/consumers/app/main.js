@@ -1,0 +1,10 @@
+// A user's app: `import { init } from 'attention-wasm'`, the README's example, its result shown
+// on the page (browsers) or printed (Node). Every consumer in tests/consumers builds this file
+// unchanged with its bundler's defaults.
+import { init, Tensor } from 'attention-wasm';
+import { omega24 } from './omega24.js';
+
+const A = await init();
+const result = { omega24: omega24(A, Tensor), simd: A.buildInfo().simd, threads: A.threads };
+if (typeof document === 'object') document.querySelector('#result').textContent = JSON.stringify(result);
+else console.log(JSON.stringify(result));
