@@ -15,11 +15,15 @@
 // (init({threads})) takes its turn as one more library, and the table gets its speed-up over the
 // single-thread build; --threads=1 leaves it out.
 //
-// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours] [--threads=N]
+// Then the whole-encoder rows (scripts/bench-encoder.mjs): a DistilBERT-base-shaped model's load
+// time and peak memory, and its forward at 128 and 512 tokens against onnxruntime-web.
+//
+// Usage: node scripts/bench.mjs [--quick] [--no-long] [--only=ours] [--threads=N] [--no-encoder | --only=encoder]
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { init } from '../dist/node.js';
+import { benchEncoder } from './bench-encoder.mjs';
 
 const args = new Set(process.argv.slice(2));
 const quick = args.has('--quick');
@@ -332,5 +336,6 @@ async function main() {
   }
 }
 
-await main();
+if (!args.has('--only=encoder')) await main();
+if (!args.has('--no-encoder')) await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
 process.exit(0);  // onnxruntime-web may keep handles open

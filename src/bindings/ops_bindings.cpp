@@ -107,7 +107,8 @@ val sdpa_js(val q_data, val q_shape, val k_data, val k_shape, val v_data, val v_
 val memory_stats_js() {
   val out = val::object();
   out.set("heapBytes", static_cast<double>(emscripten_get_heap_size()));
-  out.set("allocatedBytes", static_cast<double>(mallinfo().uordblks));
+  // uordblks is an int: read it as the unsigned 32-bit count it is (a heap past 2 GiB would go negative)
+  out.set("allocatedBytes", static_cast<double>(static_cast<std::uint32_t>(mallinfo().uordblks)));
   return out;
 }
 

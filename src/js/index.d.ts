@@ -55,6 +55,10 @@ export interface FormatOptions {
   precision?: number;
   /** Characters per line before wrapping (torch's default 80). */
   lineWidth?: number;
+  /** More elements than this are summarised with `...` (torch's default 1000). */
+  threshold?: number;
+  /** Items shown at each end of a summarised dim (torch's default 3). */
+  edgeitems?: number;
 }
 
 /** Formats a tensor as `print(t)` does in PyTorch. */
@@ -327,8 +331,8 @@ export class AttentionWasm {
   /**
    * Reads a safetensors file (`safetensors.torch.save_file` output) into name -> Tensor, e.g. for
    * `module.loadStateDict(A.loadSafetensors(bytes))`. The same as the package's `loadSafetensors`.
-   * @throws TypeError for a dtype other than F32 (naming the tensor and dtype) or non-byte input;
-   *   Error for a truncated file, bad header JSON, or data_offsets out of range / not matching the shape.
+   * @throws TypeError for a dtype other than F32, F16, BF16 (naming the tensor and dtype) or
+   *   non-byte input; Error for a file that breaks the format (see {@link loadSafetensors}).
    */
   readonly loadSafetensors: (bytes: Uint8Array | ArrayBuffer) => Map<string, Tensor>;
   /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
@@ -356,6 +360,19 @@ export class AttentionWasm {
   dispose(): void;
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
+  /**
+   * Loads a Hugging Face model folder: `config.json` (model_type `distilbert` or `bert`),
+   * `model.safetensors` (F32, F16 or BF16; the base model's tensors with or without the
+   * checkpoint's prefix; heads are not read), and `tokenizer.json` and/or `vocab.txt`
+   * (+ `tokenizer_config.json`). The weights are read once, in chunks, into this instance's wasm
+   * memory as float32 and stay there until `model.dispose()`.
+   * @param source Node: a folder path. Browsers: a `FileList` (a file picker, a dropped folder),
+   *   `File[]`, or `{ 'config.json': Blob | ArrayBuffer | Uint8Array, ... }`.
+   * @throws Error naming the file and the tensor or config field for a file that is missing, not
+   *   valid, or does not fit the config; RangeError for absurd config sizes (before allocating);
+   *   TypeError for wrong argument types and tensors of a dtype other than F32, F16, BF16.
+   */
+  loadPretrained(source: ModelSource, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-compatible with torch's CPU generator. */
@@ -439,11 +456,184 @@ export interface InitOptions {
 
 /**
  * Reads safetensors bytes (8-byte little-endian header length, JSON header
- * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (header order; data
- * copied into fresh Float32Arrays). Only F32: other dtypes throw a TypeError naming the tensor.
- * @throws Error naming the problem for a truncated file, bad header JSON or out-of-range offsets.
+ * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (file order; data in
+ * fresh Float32Arrays). F32, F16 and BF16 (widened exactly); other dtypes throw a TypeError
+ * naming the tensor. The file is validated as the format's reference implementation does
+ * (huggingface/safetensors, tensor.rs).
+ * @throws Error naming the rule and the tensor: a truncated file, a header length past the end or
+ *   over 100,000,000 bytes, header JSON that is not UTF-8 or not of the format's schema, an
+ *   unknown dtype, data_offsets that leave holes, overlap or run past the data, dtype x shape
+ *   that is not the tensor's byte length, bytes after the last tensor.
  */
 export function loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
+
+/** A file of a model folder as browsers give it (a `File` or `Blob`). */
+export interface ModelFileBlob {
+  readonly size: number;
+  slice(start?: number, end?: number): { arrayBuffer(): Promise<ArrayBuffer> };
+}
+/** A `File`: a Blob with a name (and, from a dropped folder, its path in the folder). */
+export interface ModelFile extends ModelFileBlob {
+  readonly name: string;
+  readonly webkitRelativePath?: string;
+}
+/** A browser `FileList`. */
+export interface ModelFileList extends ArrayLike<ModelFile> {
+  item(index: number): ModelFile | null;
+}
+/**
+ * A Hugging Face model folder: a path (Node), a `FileList`, `File[]`, or an object of files by
+ * name (`config.json`, `model.safetensors`, `tokenizer.json`, `vocab.txt`, ...).
+ */
+export type ModelSource = string | ModelFileList | readonly ModelFile[] | Record<string, ModelFileBlob | ArrayBuffer | Uint8Array>;
+
+export interface LoadPretrainedOptions {
+  /**
+   * Called after each chunk of model.safetensors: `loaded` bytes of `total` (its header and the
+   * tensors the model uses; heads that are not read are not counted). The last call has
+   * `loaded === total`. An exception thrown here stops the load.
+   */
+  onProgress?: (progress: { loaded: number; total: number }) => void;
+}
+
+/** Token ids of one text. */
+export type TokenIds = readonly number[] | Int32Array;
+
+/** One text, tokenized: `tokenTypeIds` when the model takes them (BERT; DistilBERT does not). */
+export interface EncodedText {
+  ids: number[];
+  tokens: string[];
+  attentionMask: number[];
+  tokenTypeIds?: number[];
+}
+
+/** Several texts padded to the longest: padding gets the pad id and attention mask 0. */
+export interface EncodedBatch {
+  inputIds: number[][];
+  attentionMask: number[][];
+  tokenTypeIds?: number[][];
+  tokens: string[][];
+}
+
+export interface EncodeOptions {
+  /**
+   * Cut a text longer than `maxLength` tokens to fit (keeping [CLS] ... [SEP]), as transformers'
+   * `truncation=True`; without it such a text is a RangeError. Default false.
+   */
+  truncation?: boolean;
+}
+
+/** Text -> token ids with Hugging Face's tokenizers (`@huggingface/tokenizers`). */
+export class TextTokenizer {
+  private constructor();
+  /** The most tokens a text may have, special tokens included (the model's maximum length). */
+  maxLength: number;
+  /** The id padding uses in encodeBatch. */
+  readonly padId: number;
+  /** The special tokens around one text ([CLS] and [SEP]: 2). */
+  readonly specialTokenCount: number;
+  /** Whether encode() returns tokenTypeIds. */
+  readonly returnsTokenTypeIds: boolean;
+  readonly vocabSize: number;
+  /**
+   * `tokenizer(text)`: the ids with the special tokens, the tokens, the attention mask.
+   * @throws RangeError for a text with no tokens (empty) or longer than maxLength without
+   *   `truncation`; TypeError for a non-string
+   */
+  encode(text: string, options?: EncodeOptions): EncodedText;
+  /** `tokenizer(texts, padding=True)`. */
+  encodeBatch(texts: readonly string[], options?: EncodeOptions): EncodedBatch;
+  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
+  tokenToId(token: string): number | undefined;
+  idToToken(id: number): string | undefined;
+}
+
+/**
+ * A tokenizer without model weights: `'bert-base-uncased'` or `'distilbert-base-uncased'` (the
+ * vocabulary shipped in the package; maxLength 512), or a model folder as
+ * {@link AttentionWasm.loadPretrained} takes it.
+ */
+export function loadTokenizer(source: ModelSource, options?: { maxLength?: number }): Promise<TextTokenizer>;
+
+/** A padded batch (rows of one length) or one text's ids; `tokenizer.encode`'s result works too. */
+export interface ForwardInput {
+  inputIds?: TokenIds | readonly TokenIds[];
+  /** `tokenizer.encode`'s name for inputIds */
+  ids?: TokenIds | readonly TokenIds[];
+  /** 1 = token, 0 = padding; default all 1 */
+  attentionMask?: TokenIds | readonly TokenIds[] | null;
+  /** BERT only: 0 for the first text, 1 for the second; default all 0 */
+  tokenTypeIds?: TokenIds | readonly TokenIds[] | null;
+  tokens?: readonly string[];
+}
+
+export interface ForwardOptions {
+  /** Also return the embeddings output and every layer's output (transformers' output_hidden_states). */
+  outputHiddenStates?: boolean;
+  /** Also return every layer's attention weights (transformers' output_attentions). */
+  outputAttentions?: boolean;
+}
+
+export interface EncoderOutput {
+  /** [N, L, hiddenSize] */
+  lastHiddenState: Tensor;
+  /** n_layers + 1 of [N, L, hiddenSize], the embeddings output first; with outputHiddenStates */
+  hiddenStates?: Tensor[];
+  /** n_layers of [N, heads, L, L]; with outputAttentions */
+  attentions?: Tensor[];
+  /** [N, hiddenSize]: tanh(dense(h[:, 0])), for BERT checkpoints with a pooler */
+  poolerOutput?: Tensor;
+}
+
+export interface EmbedOptions {
+  /** 'mean' (default): the mask-weighted mean of the tokens, as sentence-transformers; 'cls': the first token. */
+  pooling?: 'mean' | 'cls';
+  /** Divide by the L2 norm (sentence-transformers' Normalize). Default false. */
+  normalize?: boolean;
+  /** See {@link EncodeOptions.truncation}. */
+  truncation?: boolean;
+  /** Texts per forward call. Default 32. */
+  batchSize?: number;
+}
+
+/**
+ * A pretrained encoder (transformers' DistilBertModel / BertModel, eval mode) whose weights live
+ * in its instance's wasm memory until `dispose()` (`model[Symbol.dispose]` too, where the runtime
+ * has it). Results are JS-owned Tensors.
+ */
+export class PretrainedModel {
+  private constructor();
+  /** The parsed config.json. */
+  readonly config: Record<string, unknown>;
+  /** The folder's tokenizer (tokenizer.json or vocab.txt), null if it had neither. */
+  readonly tokenizer: TextTokenizer | null;
+  readonly modelType: 'distilbert' | 'bert';
+  readonly numLayers: number;
+  readonly numHeads: number;
+  readonly hiddenSize: number;
+  /** max_position_embeddings */
+  readonly maxLength: number;
+  readonly hasPooler: boolean;
+  /** Bytes of wasm memory the weights hold. */
+  readonly residentBytes: number;
+  /** Tensors of the file the model does not use (masked-LM heads, buffers). */
+  readonly ignoredTensors: string[];
+  readonly disposed: boolean;
+  /**
+   * `model(input_ids, attention_mask, token_type_ids, output_hidden_states, output_attentions)`.
+   * @throws RangeError for ids out of the vocabulary, a sequence longer than maxLength, rows of
+   *   different lengths, an empty input; TypeError for token type ids given to DistilBERT
+   */
+  forward<O extends ForwardOptions = {}>(input: TokenIds | ForwardInput, options?: O): EncoderOutput &
+    (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor[] } : unknown) &
+    (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
+  /** `model.embeddings.word_embeddings(ids)`: the learned input embeddings, [ids.length, hiddenSize]. */
+  wordEmbeddings(ids: TokenIds): Tensor;
+  /** Sentence embeddings, [texts.length, hiddenSize]. */
+  embed(texts: string | readonly string[], options?: EmbedOptions): Tensor;
+  /** Frees the weights; later calls throw. Idempotent. */
+  dispose(): void;
+}
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */
 export function init(options?: InitOptions): Promise<AttentionWasm>;

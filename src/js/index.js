@@ -9,10 +9,12 @@ import {
 } from './validate.js';
 import { nnMethods } from './nn.js';
 import { installModules } from './modules.js';
+import { pretrainedMethods } from './pretrained.js';
 import { chooseSimd, browserPlatform } from './builds.js';
 
 export { Tensor, formatTensor };
 export { loadSafetensors } from './safetensors.js';
+export { loadTokenizer } from './tokenizer.js';
 
 // The C++ API names its arguments as torch's Python API; the JS API as torch's names in camelCase.
 const SDPA_NAMES = {
@@ -169,8 +171,10 @@ export class AttentionWasm {
 
 // Further method sets (one file each under src/js/) are mixed into AttentionWasm here, e.g.
 //   import { nnMethods } from './nn.js';  Object.assign(AttentionWasm.prototype, nnMethods);
+Object.assign(AttentionWasm.prototype, pretrainedMethods);  // A.loadPretrained (src/js/pretrained.js)
 // Each method uses this.raw (the Embind module) and the helpers of validate.js.
 Object.assign(AttentionWasm.prototype, nnMethods);
+Object.assign(AttentionWasm.prototype, pretrainedMethods);  // A.loadPretrained (src/js/pretrained.js)
 if (typeof Symbol.dispose === 'symbol') AttentionWasm.prototype[Symbol.dispose] = AttentionWasm.prototype.dispose;
 
 // Most threads init() accepts: each is a Worker with its own copy of the glue.

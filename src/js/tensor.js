@@ -143,35 +143,48 @@ export class Tensor {
  * Formats a tensor as torch prints it: `tensor([[ 0.3374, -0.1778], ...])` with a common width,
  * `precision` decimals (4, torch's default), rows wrapped at `lineWidth` (80) characters as
  * torch wraps them, and torch's integer style (`tensor([2., 4., 4.])`) when every value is whole.
+ * A tensor of more than `threshold` (1000) elements is summarised as torch does: of every dim
+ * longer than 2 * `edgeitems` (3) only the first and last `edgeitems` are shown, around `...`
+ * (torch/_tensor_str.py: get_summarized_data, _vector_str, _tensor_str_with_formatter).
  * (torch's scientific notation for very large or small ranges is not reproduced.)
  */
-export function formatTensor(t, { precision = 4, lineWidth = 80 } = {}) {
-  const values = Array.from(t.data);
-  const finite = values.filter(Number.isFinite);
+export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 1000, edgeitems = 3 } = {}) {
+  const summarize = t.data.length > threshold;
+  const strides = t.shape.map((_, d) => t.shape.slice(d + 1).reduce((a, b) => a * b, 1));
+  // per dim, the indices shown (null: the `...`)
+  const shown = t.shape.map((n) => (summarize && n > 2 * edgeitems
+    ? [...Array.from({ length: edgeitems }, (_, i) => i), null, ...Array.from({ length: edgeitems }, (_, i) => n - edgeitems + i)]
+    : Array.from({ length: n }, (_, i) => i)));
+  // the values printed decide the width and the integer style (torch formats the summarised data)
+  const printed = [];
+  const collect = (dim, offset) => {
+    if (dim === t.shape.length) return printed.push(t.data[offset]);
+    for (const i of shown[dim]) if (i !== null) collect(dim + 1, offset + i * strides[dim]);
+  };
+  if (t.data.length) collect(0, 0);
+  const finite = printed.filter(Number.isFinite);
   const intMode = t.dtype !== 'bool' && finite.every(Number.isInteger);
   const fmt = (x) => {
+    if (t.dtype === 'bool') return x ? 'True' : 'False';
     if (Number.isNaN(x)) return 'nan';
     if (x === Infinity) return 'inf';
     if (x === -Infinity) return '-inf';
     return intMode ? `${x.toFixed(0)}.` : x.toFixed(precision);
   };
-  let cells = values.map((x) => (t.dtype === 'bool' ? (x ? 'True' : 'False') : fmt(x)));
-  const width = cells.reduce((w, s) => Math.max(w, s.length), 0);
-  cells = cells.map((s) => s.padStart(width));
+  const width = printed.reduce((w, x) => Math.max(w, fmt(x).length), 0);
+  const cell = (x) => fmt(x).padStart(width);
   const prefix = 'tensor(';
-  if (t.shape.length === 0) return `${prefix}${cells[0]})`;
+  if (t.shape.length === 0) return `${prefix}${cell(t.data[0])})`;
   // indent: the column after this bracket's "[" (torch's _tensor_str_with_formatter)
   const render = (dim, offset, indent) => {
     if (dim === t.shape.length - 1) {
-      const row = cells.slice(offset, offset + t.shape[dim]);
+      const row = shown[dim].map((i) => (i === null ? ' ...' : cell(t.data[offset + i])));
       const perLine = Math.max(1, Math.floor((lineWidth - indent) / (width + 2)));
       const lines = [];
       for (let i = 0; i < row.length; i += perLine) lines.push(row.slice(i, i + perLine).join(', '));
       return `[${lines.join(',\n' + ' '.repeat(indent + 1))}]`;
     }
-    const stride = t.shape.slice(dim + 1).reduce((a, b) => a * b, 1);
-    const parts = [];
-    for (let i = 0; i < t.shape[dim]; i++) parts.push(render(dim + 1, offset + i * stride, indent + 1));
+    const parts = shown[dim].map((i) => (i === null ? '...' : render(dim + 1, offset + i * strides[dim], indent + 1)));
     const sep = ',' + '\n'.repeat(t.shape.length - 1 - dim) + ' '.repeat(indent + 1);
     return `[${parts.join(sep)}]`;
   };

@@ -20,10 +20,13 @@ const PAGES = ['main.js', 'omega24.js'];
 const THREADS_PAGES = ['threads-main.js', 'threads-worker.js', 'omega24.js'];
 const relaxedFlag = '--experimental-wasm-relaxed-simd';
 
-let work, tarball, packedFiles;
-before(() => {
+let work, tarball, packedFiles, tokens;
+before(async () => {
   work = scratch();
   ({ tarball, files: packedFiles } = pack(work.dir));
+  // what the shipped tokenizer gives in Node, for the apps' own encode() to match
+  const { loadTokenizer } = await import('../../dist/node.js');
+  tokens = (await loadTokenizer('bert-base-uncased')).encode('The bank of the river.').ids;
 });
 after(async () => {
   await closeBrowser();
@@ -65,6 +68,7 @@ async function assertRunsInChromium(dir, label, { threads = false } = {}) {
     assert.deepEqual([result.isolated, result.threads], [true, 2], `${label}: ${JSON.stringify(result)}`);
   } else {
     assert.equal(result.threads, 1);
+    assert.deepEqual(result.tokens, tokens, `${label}: the shipped tokenizer`);
     assert.deepEqual(requests.filter((u) => /_mt[-_.]/.test(u)), [], `${label}: fetched the threaded build`);
   }
   return requests;
@@ -75,7 +79,7 @@ test('Node ESM: import { init } from \'attention-wasm\' (SIMD128 without the fla
   const dir = project(join(work.dir, 'node-esm'), tarball, { files: PAGES });
   const plain = JSON.parse(run(dir, ['main.js']));
   assertOmega24(plain, 'node main.js');
-  assert.deepEqual([plain.simd, plain.threads], ['simd128', 1]);
+  assert.deepEqual([plain.simd, plain.threads, plain.tokens], ['simd128', 1, tokens]);
   const relaxed = JSON.parse(run(dir, [relaxedFlag, 'main.js']));
   assertOmega24(relaxed, `node ${relaxedFlag} main.js`);
   assert.equal(relaxed.simd, 'relaxed-simd');
@@ -145,8 +149,8 @@ test('webpack 5: the threads opt-in in a module Worker, cross-origin isolated', 
 // ------------------------------------------------------------------------------------------------
 // Rollup with its usual plugins: @rollup/plugin-node-resolve (bare imports from node_modules)
 // and rollup-plugin-copy for the files Rollup does not emit itself (it leaves
-// new URL('x.wasm', import.meta.url) alone): the package's .wasm files, and for threads the
-// threaded glue, beside the bundle.
+// new URL('x.wasm', import.meta.url) alone): the package's .wasm files and the tokenizer's
+// vocabulary, and for threads the threaded glue, beside the bundle.
 function rollupProject(name, inputs, copied) {
   const dir = project(join(work.dir, name), tarball, { files: inputs.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['rollup', '@rollup/plugin-node-resolve', 'rollup-plugin-copy'] });
   writeFileSync(join(dir, 'rollup.config.mjs'), `import { nodeResolve } from '@rollup/plugin-node-resolve';
@@ -164,21 +168,22 @@ export default {
 }
 
 test('Rollup (node-resolve, copy): builds without a warning naming the package, runs, no threaded build in the bundle', async () => {
-  const { dir, output } = rollupProject('rollup', ['main.js'], ['attention_wasm.wasm', 'attention_wasm_relaxed.wasm']);
+  const { dir, output } = rollupProject('rollup', ['main.js'], ['attention_wasm.wasm', 'attention_wasm_relaxed.wasm', 'vocab-bert-base-uncased.txt']);
   assertQuiet(output, 'rollup');
   assertSingleThreadOnly(join(dir, 'dist'), 'rollup');
   await assertRunsInChromium(join(dir, 'dist'), 'rollup');
 });
 
 test('Rollup: the threads opt-in (the Worker a second input), cross-origin isolated', async () => {
-  const { dir, output } = rollupProject('rollup-threads', ['threads-main.js', 'threads-worker.js'], ['*.wasm', 'attention_wasm_mt.js']);
+  const { dir, output } = rollupProject('rollup-threads', ['threads-main.js', 'threads-worker.js'], ['*.wasm', '*.txt', 'attention_wasm_mt.js']);
   assertQuiet(output, 'rollup (threads)');
   await assertRunsInChromium(join(dir, 'dist'), 'rollup threads', { threads: true });
 });
 
 // ------------------------------------------------------------------------------------------------
-// esbuild: one command (README), then the .wasm files (and for threads the threaded glue) copied
-// beside the bundle: esbuild leaves new URL('x.wasm', import.meta.url) alone.
+// esbuild: one command (README), then the .wasm files and the tokenizer's vocabulary (and for
+// threads the threaded glue) copied beside the bundle: esbuild leaves new URL('x.wasm',
+// import.meta.url) alone.
 function esbuildProject(name, entries, copied) {
   const dir = project(join(work.dir, name), tarball, { files: entries.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['esbuild'] });
   const output = runCommand(dir, join(dir, 'node_modules/esbuild/bin/esbuild'), [...entries, '--bundle', '--format=esm', '--outdir=dist']);
@@ -189,24 +194,25 @@ function esbuildProject(name, entries, copied) {
 }
 
 test('esbuild (one command + the .wasm copied): builds without a warning naming the package, runs, no threaded build', async () => {
-  const { dir, output } = esbuildProject('esbuild', ['main.js'], /^attention_wasm(_relaxed)?\.wasm$/);
+  const { dir, output } = esbuildProject('esbuild', ['main.js'], /^attention_wasm(_relaxed)?\.wasm$|\.txt$/);
   assertQuiet(output, 'esbuild');
   assertSingleThreadOnly(join(dir, 'dist'), 'esbuild');
   await assertRunsInChromium(join(dir, 'dist'), 'esbuild');
 });
 
 test('esbuild: the threads opt-in (the Worker a second entry point), cross-origin isolated', async () => {
-  const { dir, output } = esbuildProject('esbuild-threads', ['threads-main.js', 'threads-worker.js'], /\.wasm$|^attention_wasm_mt\.js$/);
+  const { dir, output } = esbuildProject('esbuild-threads', ['threads-main.js', 'threads-worker.js'], /\.wasm$|\.txt$|^attention_wasm_mt\.js$/);
   assertQuiet(output, 'esbuild (threads)');
   await assertRunsInChromium(join(dir, 'dist'), 'esbuild threads', { threads: true });
 });
 
 // ------------------------------------------------------------------------------------------------
 // No bundler: a static folder (the app, and node_modules as npm installed it) and an import map
-// naming the package's browser entry points; <script type="module"> imports the app as it is.
+// naming the package's browser entry point and its dependency; <script type="module"> imports
+// the app as it is. (Threads need a Worker, which import maps do not reach: a bundler's job.)
 function staticProject(name, files, script) {
   const dir = project(join(work.dir, name), tarball, { files });
-  const importMap = { imports: { 'attention-wasm': './node_modules/attention-wasm/dist/index.js', 'attention-wasm/threads': './node_modules/attention-wasm/dist/threads.js' } };
+  const importMap = { imports: { 'attention-wasm': './node_modules/attention-wasm/dist/index.js', '@huggingface/tokenizers': './node_modules/@huggingface/tokenizers/dist/tokenizers.mjs' } };
   writeFileSync(join(dir, 'index.html'), page(script).replace('<body>', `<script type="importmap">${JSON.stringify(importMap)}</script>\n<body>`));
   return dir;
 }
@@ -215,14 +221,6 @@ test('a static folder, <script type="module"> and an import map, no bundler', as
   const dir = staticProject('static', PAGES, './main.js');
   const requests = await assertRunsInChromium(dir, 'static');
   assert.ok(requests.includes('/node_modules/attention-wasm/dist/attention_wasm_relaxed.wasm'), requests.join('\n'));
-});
-
-test('a static folder: the threads opt-in, cross-origin isolated', async () => {
-  const dir = staticProject('static-threads', THREADS_PAGES, './threads-main.js');
-  // Import maps do not reach Workers: without a bundler the Worker names the file itself.
-  const worker = join(dir, 'threads-worker.js');
-  writeFileSync(worker, readFileSync(worker, 'utf8').replace("from 'attention-wasm/threads'", "from './node_modules/attention-wasm/dist/threads.js'"));
-  await assertRunsInChromium(dir, 'static threads', { threads: true });
 });
 
 test('fallback in Chromium: where relaxed SIMD does not validate, init() loads the SIMD128 build, same omega_24', async () => {
@@ -247,7 +245,7 @@ test('the tarball holds the files the consumers need and nothing of the sources'
   assert.deepEqual(Object.keys(listed.exports), ['.', './threads', './package.json']);
   for (const f of ['dist/attention_wasm.js', 'dist/attention_wasm.wasm', 'dist/attention_wasm_relaxed.wasm', 'dist/attention_wasm_mt.js',
     'dist/attention_wasm_mt.wasm', 'dist/attention_wasm_relaxed_mt.wasm', 'dist/attention_wasm_mt_node.js', 'dist/threads.js',
-    'dist/threads.d.ts', 'dist/node.js', 'dist/index.js', 'dist/index.d.ts']) {
+    'dist/threads.d.ts', 'dist/node.js', 'dist/index.js', 'dist/index.d.ts', 'dist/vocab-bert-base-uncased.txt']) {
     assert.ok(packedFiles.includes(f), `${f} missing from the tarball: ${packedFiles.join(', ')}`);
   }
   assert.deepEqual(packedFiles.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && !/^(README|LICENSE)/i.test(f)), []);

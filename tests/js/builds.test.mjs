@@ -18,6 +18,7 @@ test('the relaxed-SIMD probe is a well-formed module: with v128.bitselect in its
 
 test('the probe agrees with wasm-feature-detect\'s relaxedSimd() in this engine', async () => {
   assert.equal(relaxedSimdSupported(), await relaxedSimd());
+  if (process.execArgv.includes('--experimental-wasm-relaxed-simd')) assert.equal(relaxedSimdSupported(), true, 'Node with the flag runs relaxed SIMD');
 });
 
 test('init() loads the relaxed-SIMD build where the engine validates it, else the SIMD128 build', async () => {

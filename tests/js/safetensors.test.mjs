@@ -1,5 +1,5 @@
 // loadSafetensors and loadStateDict, with safetensors bytes built here from the format's
-// definition: 8-byte little-endian header length, JSON header {name: {dtype, shape,
+// definition (and every validation rule of the reference implementation): 8-byte little-endian header length, JSON header {name: {dtype, shape,
 // data_offsets}}, then the data.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,37 +56,84 @@ test('reads F32 tensors (any alignment, metadata skipped, empty and 0-d tensors)
   assert.equal(loadSafetensors(safetensorsBytes([['a', a]]).buffer).get('a').data[0], a.data[0]);
 });
 
-test('other dtypes: TypeError naming the tensor and dtype', () => {
-  const bytes = safetensorsBytes([['ok', randomTensor([2], rng(2))], ['half', { data: new Float32Array(2), shape: [4] }, 'F16']]);
-  throwsLike(() => A.loadSafetensors(bytes), TypeError, /tensor 'half' has dtype F16; only F32 is supported/);
+// F16 / BF16 bits of exactly known values
+const HALF = [[0x0000, 0], [0x8000, -0], [0x3c00, 1], [0xc000, -2], [0x3555, 0.333251953125], [0x7bff, 65504],
+  [0x0001, 2 ** -24], [0x03ff, 1023 * 2 ** -24], [0x0400, 2 ** -14], [0x7c00, Infinity], [0xfc00, -Infinity], [0x7e00, NaN]];
+const BFLOAT = [[0x0000, 0], [0x3f80, 1], [0xc040, -3], [0x3eab, 0.333984375], [0x7f7f, 3.3895313892515355e38],
+  [0x0001, 9.183549615799121e-41], [0x7f80, Infinity], [0x7fc0, NaN]];
+
+/** A file from header entries {name: {dtype, shape, data_offsets}} and raw data bytes. */
+function rawFile(header, data = new Uint8Array(0), { lengthField } = {}) {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const out = new Uint8Array(8 + json.length + data.length);
+  new DataView(out.buffer).setUint32(0, lengthField ?? json.length, true);
+  out.set(json, 8);
+  out.set(data, 8 + json.length);
+  return out;
+}
+
+test('F16 and BF16 are widened to float32 exactly (subnormals, infinities, NaN, -0); F32 as it is', () => {
+  const half = new Uint8Array(HALF.length * 2), bf = new Uint8Array(BFLOAT.length * 2);
+  HALF.forEach(([bits], i) => new DataView(half.buffer).setUint16(2 * i, bits, true));
+  BFLOAT.forEach(([bits], i) => new DataView(bf.buffer).setUint16(2 * i, bits, true));
+  const data = new Uint8Array(half.length + bf.length);
+  data.set(half);
+  data.set(bf, half.length);
+  const t = A.loadSafetensors(rawFile({
+    h: { dtype: 'F16', shape: [HALF.length], data_offsets: [0, half.length] },
+    b: { dtype: 'BF16', shape: [BFLOAT.length], data_offsets: [half.length, data.length] },
+  }, data));
+  assert.deepEqual(Array.from(t.get('h').data), HALF.map(([, v]) => Math.fround(v)));
+  assert.ok(Object.is(t.get('h').data[1], -0));
+  assert.deepEqual(Array.from(t.get('b').data), BFLOAT.map(([, v]) => Math.fround(v)));
+  assert.equal(t.get('h').data.constructor, Float32Array);
+});
+
+test('other dtypes: TypeError naming the tensor and dtype; a dtype the format does not define: Error', () => {
+  const ints = rawFile({ ok: { dtype: 'F32', shape: [1], data_offsets: [0, 4] }, ids: { dtype: 'I64', shape: [2], data_offsets: [4, 20] } }, new Uint8Array(20));
+  throwsLike(() => A.loadSafetensors(ints), TypeError, /tensor 'ids' has dtype I64; only F32, F16 and BF16 are read/);
+  throwsLike(() => A.loadSafetensors(rawFile({ x: { dtype: 'F12', shape: [1], data_offsets: [0, 2] } }, new Uint8Array(2))), Error,
+    /tensor 'x': unknown dtype "F12" \(the format's dtypes: BOOL, F4, .*\) \(safetensors: InvalidHeaderDeserialization\)/);
   throwsLike(() => A.loadSafetensors('not bytes'), TypeError, /bytes must be a Uint8Array or an ArrayBuffer, got string/);
 });
 
-test('truncated files, bad header JSON, offsets out of range: Errors naming the problem', () => {
-  const good = safetensorsBytes([['w', randomTensor([4, 4], rng(3))]]);
-  throwsLike(() => A.loadSafetensors(good.subarray(0, 5)), Error, /truncated file: 5 bytes, fewer than the 8 of the header length/);
-  const headerLength = new DataView(good.buffer).getUint32(0, true);
-  throwsLike(() => A.loadSafetensors(good.subarray(0, 8 + headerLength - 3)), Error,
-    new RegExp(`truncated file: the header length says ${headerLength} bytes but only ${headerLength - 3} follow`));
-  throwsLike(() => A.loadSafetensors(good.subarray(0, good.length - 4)), Error,
-    /tensor 'w': data_offsets \[0, 64\] out of range of the 60 data bytes \(truncated file\?\)/);
-  const bad = good.slice();
-  bad[8] = 0x7b; bad[9] = 0x7b; // "{{"
-  throwsLike(() => A.loadSafetensors(bad), Error, /bad header JSON \(\d+ bytes\)/);
-  const huge = good.slice();
-  new DataView(huge.buffer).setUint32(4, 1, true);
-  throwsLike(() => A.loadSafetensors(huge), Error, /header length says 42949\d+ bytes/);
-  // a header whose offsets do not match the shape
-  const json = new TextEncoder().encode(JSON.stringify({ w: { dtype: 'F32', shape: [4, 4], data_offsets: [0, 60] } }));
-  const wrong = new Uint8Array(8 + json.length + 64);
-  new DataView(wrong.buffer).setUint32(0, json.length, true);
-  wrong.set(json, 8);
-  throwsLike(() => A.loadSafetensors(wrong), Error, /tensor 'w': shape \[4, 4\] needs 64 bytes of F32 but data_offsets \[0, 60\] hold 60/);
-  const arrayHeader = new TextEncoder().encode('[1]');
-  const arr = new Uint8Array(8 + arrayHeader.length);
-  new DataView(arr.buffer).setUint32(0, arrayHeader.length, true);
-  arr.set(arrayHeader, 8);
-  throwsLike(() => A.loadSafetensors(arr), Error, /bad header: expected a JSON object of tensors, got an array/);
+test("the reference implementation's rules (safetensors/src/tensor.rs), each an Error naming the tensor and the rule", () => {
+  const f32 = (begin, end, shape = [(end - begin) / 4]) => ({ dtype: 'F32', shape, data_offsets: [begin, end] });
+  const good = { a: f32(0, 16), b: f32(16, 24) };
+  assert.equal(A.loadSafetensors(rawFile(good, new Uint8Array(24))).size, 2);
+  const cases = [
+    ['fewer than 8 bytes', new Uint8Array(5), /truncated file: 5 bytes, fewer than the 8 of the header length \(safetensors: HeaderTooSmall\)/],
+    ['header length past the end', rawFile(good, new Uint8Array(24), { lengthField: 5000 }), /header length says 5000 bytes but only \d+ follow \(safetensors: InvalidHeaderLength\)/],
+    ['header larger than 100,000,000', rawFile(good, new Uint8Array(24), { lengthField: 100_000_001 }), /more than the format's limit of 100000000 \(safetensors: HeaderTooLarge\)/],
+    ['a hole between tensors', rawFile({ a: f32(0, 16), b: f32(20, 28) }, new Uint8Array(28)), /tensor 'b': data_offsets \[20, 28\]: a hole of 4 bytes before it \(the previous tensor 'a' end at 16\) \(safetensors: InvalidOffset\)/],
+    ['a hole at the start', rawFile({ a: f32(8, 24) }, new Uint8Array(24)), /tensor 'a': data_offsets \[8, 24\]: a hole of 8 bytes before it/],
+    ['overlapping tensors', rawFile({ a: f32(0, 16), b: f32(12, 20) }, new Uint8Array(20)), /tensor 'b': data_offsets \[12, 20\]: it overlaps tensor 'a' \[0, 16\] \(safetensors: InvalidOffset\)/],
+    ['end before begin', rawFile({ a: { dtype: 'F32', shape: [0], data_offsets: [0, 0] }, b: { dtype: 'F32', shape: [1], data_offsets: [4, 0] } }, new Uint8Array(4)), /InvalidOffset/],
+    ['dtype x shape != bytes', rawFile({ a: f32(0, 16, [3]) }, new Uint8Array(16)), /tensor 'a': shape \[3\] of F32 needs 12 bytes but data_offsets \[0, 16\] hold 16 \(safetensors: TensorInvalidInfo\)/],
+    ['a sub-byte dtype that ends inside a byte', rawFile({ a: { dtype: 'F4', shape: [3], data_offsets: [0, 2] } }, new Uint8Array(2)), /MisalignedSlice/],
+    ['offsets outside the data (truncated file)', rawFile(good, new Uint8Array(20)), /truncated file: the tensors need 24 bytes of data but only 20 follow the header \(safetensors: MetadataIncompleteBuffer\)/],
+    ['bytes after the last tensor', rawFile(good, new Uint8Array(30)), /6 bytes after the last tensor's data: the tensors must cover the file \(safetensors: MetadataIncompleteBuffer\)/],
+    ['not UTF-8', (() => { const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4)); f[10] = 0xff; return f; })(), /bad header JSON/],
+    ['bad JSON', (() => { const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4)); f[8] = 0x7b; f[9] = 0x7b; return f; })(), /bad header JSON \(\d+ bytes\)/],
+    ['an array, not an object', rawFile([1]), /bad header: expected a JSON object of tensors, got an array/],
+    ['__metadata__ not a map of strings', rawFile({ __metadata__: { n: 1 }, a: f32(0, 4) }, new Uint8Array(4)), /__metadata__ must be a map of strings to strings/],
+    ['negative offsets', rawFile({ a: { dtype: 'F32', shape: [1], data_offsets: [-4, 0] } }), /data_offsets must be \[begin, end\] non-negative integers/],
+    ['fractional shape', rawFile({ a: { dtype: 'F32', shape: [1.5], data_offsets: [0, 6] } }, new Uint8Array(6)), /shape must be an array of non-negative integers/],
+  ];
+  for (const [label, bytes, pattern] of cases) {
+    assert.throws(() => A.loadSafetensors(bytes), (e) => {
+      assert.equal(e.constructor, Error, `${label}: ${e.constructor.name}: ${e.message}`);
+      assert.match(e.message, pattern, label);
+      assert.match(e.message, /^loadSafetensors: /, label);
+      return true;
+    }, label);
+  }
+  // the format's own example (tensor.rs doc test): a valid file, of a dtype not read
+  const example = new TextEncoder().encode('{"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}}');
+  const file = new Uint8Array(8 + example.length + 16);
+  new DataView(file.buffer).setUint32(0, example.length, true);
+  file.set(example, 8);
+  throwsLike(() => A.loadSafetensors(file), TypeError, /tensor 'test' has dtype I32/);
 });
 
 test('MultiheadAttention.loadStateDict from safetensors by torch name, round trip through stateDict', () => {

@@ -1,6 +1,6 @@
 // Security properties of what is shipped: no eval / new Function in the package or the page
-// bundle (the page's CSP forbids them; Emscripten links with DYNAMIC_EXECUTION=0), no runtime
-// dependencies, and a page CSP that allows only its own origin. (That the page requests nothing
+// bundle (the page's CSP forbids them; Emscripten links with DYNAMIC_EXECUTION=0), one runtime
+// dependency (Hugging Face's tokenizers, which has none of its own), and a page CSP that allows only its own origin. (That the page requests nothing
 // outside its origin is checked in Chromium: tests/web/page.test.mjs.)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -29,11 +29,19 @@ test('no eval( or new Function in dist/ and build/site', () => {
   assert.deepEqual(found, []);
 });
 
-test('the package has zero runtime dependencies', () => {
+test('one runtime dependency: @huggingface/tokenizers (Apache-2.0), with no dependencies of its own', () => {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies', 'bundledDependencies', 'bundleDependencies']) {
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), ['@huggingface/tokenizers']);
+  for (const field of ['peerDependencies', 'optionalDependencies', 'bundledDependencies', 'bundleDependencies']) {
     assert.deepEqual(pkg[field] ?? {}, {}, field);
   }
+  const tokenizers = JSON.parse(readFileSync(join(root, 'node_modules/@huggingface/tokenizers/package.json'), 'utf8'));
+  assert.equal(tokenizers.license, 'Apache-2.0');
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) assert.deepEqual(tokenizers[field] ?? {}, {}, field);
+  // and it holds no eval either
+  const files = scripts(join(root, 'node_modules/@huggingface/tokenizers/dist'));
+  assert.ok(files.length);
+  for (const f of files) assert.doesNotMatch(readFileSync(f, 'utf8'), /\beval\s*\(|\bnew\s+Function\b/, f);
 });
 
 test('the page\'s CSP allows only its own origin and no eval', () => {

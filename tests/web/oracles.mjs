@@ -1,5 +1,7 @@
 // The documents' printed outputs (from /work/shared/seeds), used as test oracles. These strings
-// live only in tests: a test fails if any of them appears in the page's sources (web/).
+// live only in tests: a test fails if any of them appears in the page's sources (web/). E4.6's
+// numbers are tests/js/e46.mjs's DOCUMENT, shared with the Node test.
+import { DOCUMENT, printedRows } from '../js/e46.mjs';
 export const E0 = {
   'E0.1': "{'Life': 0, 'dessert': 1, 'eat': 2, 'first': 3, 'is': 4, 'short': 5}",
   'E0.2': 'tensor([0, 4, 5, 2, 1, 3])',
@@ -31,7 +33,13 @@ export const E3 = {
 export const E4 = {
   pe: '[[ 0.    1.    0.  ]\n [ 0.84  0.54  0.  ]\n [ 0.91 -0.42  0.  ]\n [ 0.14 -0.99  0.01]\n [-0.76 -0.65  0.01]]',
   peValues: [0, 1, 0, 0.84, 0.54, 0, 0.91, -0.42, 0, 0.14, -0.99, 0.01, -0.76, -0.65, 0.01],
+  // E4.6's token list as the notebook prints it (seed 004, section 4.8)
+  tokens: "['[CLS]', 'write', 'a', 'poem', 'about', 'a', 'man', 'fishing', 'on', 'a',\n 'river', 'bank', '.', '[SEP]']",
 };
+
+/** E4.6's printed tensors: their rows of numbers (the corners). */
+const cornerRows = [DOCUMENT.learnedEmbeddings, DOCUMENT.lastHiddenState]
+  .flatMap((t) => printedRows(t).filter((r) => r[0] !== '...').map((r) => r.filter((x) => x !== '...').map(Number)));
 
 /** Runs of numbers from the oracles that must never be typed into the page's sources. */
 export const forbiddenRuns = [
@@ -39,5 +47,7 @@ export const forbiddenRuns = [
   [0.18, 0.25, 0.07, 0.17, 0.24, 0.09], [0, 0.99, 0, 0, 0.01, 0],
   [0, 1, 1, 4, 4, 0, 2, 3, 1], [1, 2, 3, 2, 8, 0, 2, 6, 3], [1, 0, 2, 2, 2, 2, 2, 1, 3],
   [2, 7, 1.5], [1, 3, 1.5], [0.84, 0.54], [0.91, -0.42], [0.14, -0.99], [-0.76, -0.65],
+  DOCUMENT.leBank, DOCUMENT.s1Bank, DOCUMENT.s2Bank, ...cornerRows,
 ];
-export const forbiddenStrings = [E3.scores1, E3.keys, '11.1466', '0.2912', '-1.5993', '0.3374', E1['E1.2.diffused'], E1['E1.2.onehot'], E3.output1, E3.softmax1];
+export const forbiddenStrings = [E3.scores1, E3.keys, '11.1466', '0.2912', '-1.5993', '0.3374', E1['E1.2.diffused'], E1['E1.2.onehot'], E3.output1, E3.softmax1,
+  E4.tokens, "'fishing', 'on', 'a'"];

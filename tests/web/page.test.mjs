@@ -35,7 +35,7 @@ tensor([-1.5993,  0.0156,  1.2670,  0.0032, -0.6460, -1.1407, -0.4908, -1.4632,
          0.4747,  1.1926,  0.4506, -0.7110,  0.0602,  0.7125, -0.1628, -2.0184,
          0.3838, -2.1188, -0.8136, -1.5694,  0.7934, -0.2911, -1.3640, -0.2366,
         -0.9564, -0.5265,  0.0624,  1.7084])`);
-  await b.page.locator('[data-document="000"]').screenshot({ path: join(artefacts, 'seed000.png') });
+  await b.page.locator('[data-document="000"]').screenshot({ path: join(artefacts, 'document-000.png') });
 });
 
 test('changing the seed changes the embedding', async () => {

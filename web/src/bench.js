@@ -23,6 +23,7 @@ export function benchPanel(root) {
   const section = document.createElement('section');
   section.className = 'document bench';
   section.dataset.document = 'bench';
+  section.id = 'speed';
   section.innerHTML = `<h2>Speed</h2>
     <p>scaledDotProductAttention on (H, S, D) = (8, 512, 64) in a Web Worker: 2 warm-up calls, then
     the mean of 10. GFLOP/s = 4·S·S·D·H / time (QKᵀ and the weighted sum of V).</p>

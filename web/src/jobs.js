@@ -4,28 +4,15 @@ import { Tensor } from 'attention-wasm';
 import { swap01, reshape } from './layout.js';
 
 /**
- * The sinusoidal positional encoding of document 004: PE[pos, 2i] = sin(pos / 10000^(2i/d)),
- * PE[pos, 2i+1] = cos(...), the extra column dropped for odd d_model, rounded to `rounding`.
- * Uses the library's positionalEncoding when it has one.
+ * The sinusoidal positional encoding of document 004 (A.positionalEncoding: PE[pos, 2i] =
+ * sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(...), the extra column dropped for odd d_model),
+ * rounded to `rounding` decimals as the document's PositionalEncoder(rounding=...) does.
  */
 export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
-  let data = null;
-  if (typeof A.positionalEncoding === 'function') {
-    const t = A.positionalEncoding(maxLength, dModel); // (max_length, d_model)
-    if (t.shape.length === 2 && t.shape[0] === maxLength && t.shape[1] === dModel) data = t.data;
-  }
-  if (!data) { // this build has no positionalEncoding op: the document's formula, in float64
-    data = new Float32Array(maxLength * dModel);
-    for (let pos = 0; pos < maxLength; pos++) for (let i = 0; i < dModel; i++) {
-      const angle = pos / 10000 ** ((i - (i % 2)) / dModel);
-      data[pos * dModel + i] = i % 2 ? Math.cos(angle) : Math.sin(angle);
-    }
-  }
+  const t = A.positionalEncoding(maxLength, dModel); // (max_length, d_model)
   const f = 10 ** rounding;
-  return new Tensor(data.map((v) => Math.round(v * f) / f), [maxLength, dModel]);
+  return new Tensor(t.data.map((v) => Math.round(v * f) / f), t.shape);
 }
-
-export const hasPE = (A) => typeof A.positionalEncoding === 'function';
 
 /** FNV-1a (32 bits) of a typed array's bytes, as 8 hex digits. */
 function fnv1a(array) {
@@ -46,7 +33,7 @@ export const jobs = {
 
   pe(A, params) {
     const t = positionalEncoding(A, params);
-    return { shape: t.shape, data: t.data, library: hasPE(A) };
+    return { shape: t.shape, data: t.data };
   },
 
   /**
@@ -64,17 +51,14 @@ export const jobs = {
     const r = A.scaledDotProductAttention(Q, K, V, { returnIntermediates: true });
     const concat = reshape(swap01(r.output), [L, dModel]); // (h, L, d_k) -> (L, h * d_k)
     const Y = A.linear(concat, WO);
-    // The same computation through the library's torch.nn.MultiheadAttention module, when present.
-    let moduleMaxDiff = null;
-    if (typeof A.MultiheadAttention === 'function') {
-      const mha = new A.MultiheadAttention({ embedDim: dModel, numHeads: heads, bias: false });
-      const inProj = new Float32Array(3 * dModel * dModel);
-      inProj.set(WQ.data, 0); inProj.set(WK.data, dModel * dModel); inProj.set(WV.data, 2 * dModel * dModel);
-      mha.inProjWeight = new Tensor(inProj, [3 * dModel, dModel]);
-      mha.outProjWeight = WO;
-      const out = mha.forward(X, X, X, { needWeights: false }).output;
-      moduleMaxDiff = out.data.reduce((m, v, i) => Math.max(m, Math.abs(v - Y.data[i])), 0);
-    }
+    // The same computation through the library's torch.nn.MultiheadAttention module.
+    const mha = new A.MultiheadAttention({ embedDim: dModel, numHeads: heads, bias: false });
+    const inProj = new Float32Array(3 * dModel * dModel);
+    inProj.set(WQ.data, 0); inProj.set(WK.data, dModel * dModel); inProj.set(WV.data, 2 * dModel * dModel);
+    mha.inProjWeight = new Tensor(inProj, [3 * dModel, dModel]);
+    mha.outProjWeight = WO;
+    const out = mha.forward(X, X, X, { needWeights: false }).output;
+    const moduleMaxDiff = out.data.reduce((m, v, i) => Math.max(m, Math.abs(v - Y.data[i])), 0);
     return {
       moduleMaxDiff,
       shapes: { X: X.shape, Q: Q.shape, K: K.shape, V: V.shape, heads: r.output.shape, concat: concat.shape, Y: Y.shape },

@@ -22,9 +22,6 @@ export function row(t, i) {
 /** A tensor with the same data and another shape (torch's view/reshape of a contiguous tensor). */
 export const reshape = (t, shape) => new Tensor(t.data, shape);
 
-/** Nested arrays of a 2-D tensor. */
-export const matrix = (t) => t.toArray();
-
 /** (a, b, c) -> (b, a, c): e.g. (L, h, d_k) tokens-by-heads to (h, L, d_k) heads-by-tokens. */
 export function swap01(t) {
   const [a, b, c] = t.shape;

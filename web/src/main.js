@@ -1,22 +1,32 @@
-// The page: one section per document, each computed live by attention-wasm, plus a speed panel.
-// The small examples run on the main thread (well under a millisecond each); the heavier ones
-// (the PE heat map, multi-head at d_model = 512, the benchmark) run in worker.js.
+// The page: a table of contents, one section per document, each computed live by attention-wasm,
+// and a speed panel. The small examples run on the main thread (well under a millisecond each);
+// the heavier ones (the PE heat map, multi-head at d_model = 512, the reader's DistilBERT, the
+// benchmark) run in worker.js.
 import { init } from 'attention-wasm';
-import { seed000 } from './sections/seed000.js';
-import { seed001 } from './sections/seed001.js';
-import { seed002 } from './sections/seed002.js';
-import { seed003 } from './sections/seed003.js';
-import { seed004 } from './sections/seed004.js';
+import { documents, extraEntries } from './content/index.js';
+import { tableOfContents, followScroll, scrollToHashWhen } from './toc.js';
+import { codingSelfAttention } from './sections/coding-self-attention.js';
+import { scalingAndMasking } from './sections/scaling-and-masking.js';
+import { matrixForm } from './sections/matrix-form.js';
+import { workedByHand } from './sections/worked-by-hand.js';
+import { embeddingsAndHeads } from './sections/embeddings-and-heads.js';
 import { benchPanel } from './bench.js';
 
+const nav = document.getElementById('toc');
+tableOfContents(nav, documents, extraEntries);
 const status = document.getElementById('status');
 try {
   const A = await init();
   const root = document.getElementById('sections');
-  for (const section of [seed000, seed001, seed002, seed003, seed004]) section(A, root);
+  for (const section of [codingSelfAttention, scalingAndMasking, matrixForm, workedByHand]) section(A, root);
+  const { ready } = embeddingsAndHeads(A, root);
   benchPanel(root);
+  followScroll(nav);
   status.textContent = 'Ready: every number below was computed in this page by attention-wasm.';
   document.body.dataset.ready = 'true';
+  // the worker's first results change the sections' heights: jump to #E4.6 after them (or 10 s)
+  await scrollToHashWhen(Promise.race([ready.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 10000))]));
+  document.body.dataset.settled = 'true';
 } catch (err) {
   status.textContent = `Could not start attention-wasm: ${err.message}`;
   console.error(err);

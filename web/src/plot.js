@@ -9,14 +9,14 @@ import { axisBottom, axisLeft, axisRight } from 'd3-axis';
 import { drag } from 'd3-drag';
 
 /** Matplotlib's "coolwarm" is a blue-white-red diverging map: RdBu reversed is its close twin. */
-export const coolwarm = (t) => interpolateRdBu(1 - t);
+const coolwarm = (t) => interpolateRdBu(1 - t);
 
 /**
  * The cell a key moves to in an (n, m) grid from (i, j), or null for a key that does not move:
  * arrows one cell (with Shift ten), Home / End the row's first / last cell, PageUp / PageDown ten
  * rows. Shared by both heat maps, so they answer the same keys.
  */
-export function gridMove(e, i, j, n, m) {
+function gridMove(e, i, j, n, m) {
   const step = e.shiftKey ? 10 : 1;
   const to = { ArrowLeft: [i, j - step], ArrowRight: [i, j + step], ArrowUp: [i - step, j], ArrowDown: [i + step, j],
     Home: [i, 0], End: [i, m - 1], PageUp: [i - 10, j], PageDown: [i + 10, j] }[e.key];
@@ -244,5 +244,143 @@ export function scatter({ movable, onMove, title = '', size = 320 } = {}) {
         });
     }
   };
+  return fig;
+}
+
+/**
+ * Small multiples: rows x cols square heat maps of size n x n (e.g. every layer x head attention
+ * pattern of a model), each a canvas, in one grid (colTicks: shorter column headings to show). `data` holds them back to back (rows, cols,
+ * n, n), values in `domain` ([0, 1]). One tab stop, like the heat maps: the arrow keys (and
+ * Home/End, PageUp/PageDown) move between the maps; the map focused or clicked is selected and
+ * onSelect(i, j) is called; an aria-live line reads out which one and `describe(i, j)`.
+ * Returns the <figure>; fig.select(i, j) selects from code.
+ */
+export function heatmapGrid(data, { rows, cols, n, rowLabels, colLabels, colTicks = colLabels, onSelect, describe, title = '', domain = [0, 1] }) {
+  const fig = document.createElement('figure');
+  fig.className = 'heatmapgrid';
+  fig.dataset.rows = rows; fig.dataset.cols = cols;
+  fig.style.setProperty('--cols', cols);
+  const color = scaleSequential(interpolateBlues).domain(domain);
+  const grid = document.createElement('div');
+  grid.className = 'grid';
+  grid.setAttribute('role', 'grid');
+  grid.setAttribute('aria-label', `${title}: ${rows} by ${cols} heat maps; ${KEYS_HINT}`);
+  const corner = document.createElement('span');
+  corner.setAttribute('aria-hidden', 'true');
+  grid.append(corner, ...colTicks.map((l) => Object.assign(document.createElement('span'), { className: 'collabel', textContent: l })));
+  grid.querySelectorAll('.collabel').forEach((e) => e.setAttribute('aria-hidden', 'true'));
+  const cells = [];
+  for (let i = 0; i < rows; i++) {
+    const row = document.createElement('div');
+    row.setAttribute('role', 'row');
+    row.className = 'row';
+    const label = document.createElement('span');
+    label.className = 'rowlabel';
+    label.setAttribute('aria-hidden', 'true');
+    label.textContent = rowLabels[i];
+    row.append(label);
+    for (let j = 0; j < cols; j++) {
+      const cell = document.createElement('div');
+      cell.className = 'map';
+      cell.setAttribute('role', 'gridcell');
+      cell.setAttribute('aria-label', `${rowLabels[i]}, ${colLabels[j]}`);
+      cell.setAttribute('aria-selected', 'false');
+      cell.tabIndex = i === 0 && j === 0 ? 0 : -1;
+      cell.dataset.i = i; cell.dataset.j = j;
+      const canvas = document.createElement('canvas');
+      canvas.width = n; canvas.height = n;
+      const ctx = canvas.getContext('2d');
+      const img = ctx.createImageData(n, n);
+      const offset = (i * cols + j) * n * n;
+      for (let k = 0; k < n * n; k++) {
+        const c = parseRgb(color(data[offset + k]));
+        img.data.set([c[0], c[1], c[2], 255], 4 * k);
+      }
+      ctx.putImageData(img, 0, 0);
+      cell.append(canvas);
+      row.append(cell);
+      cells.push(cell);
+    }
+    grid.append(row);
+  }
+  const info = document.createElement('p');
+  info.className = 'hover';
+  info.setAttribute('aria-live', 'polite');
+  const at = (i, j) => cells[i * cols + j];
+  fig.select = (i, j) => {
+    for (const c of cells) { c.setAttribute('aria-selected', 'false'); c.tabIndex = -1; }
+    at(i, j).setAttribute('aria-selected', 'true');
+    at(i, j).tabIndex = 0;
+    fig.dataset.selected = `${i},${j}`;
+    info.textContent = `${rowLabels[i]}, ${colLabels[j]}${describe ? `: ${describe(i, j)}` : ''}`;
+    onSelect?.(i, j);
+  };
+  grid.addEventListener('focusin', (e) => {
+    const cell = e.target.closest('.map');
+    if (cell && cell.getAttribute('aria-selected') !== 'true') fig.select(Number(cell.dataset.i), Number(cell.dataset.j));
+  });
+  grid.addEventListener('click', (e) => e.target.closest('.map')?.focus());
+  grid.addEventListener('keydown', (e) => {
+    const cell = e.target.closest('.map');
+    const to = cell && gridMove(e, Number(cell.dataset.i), Number(cell.dataset.j), rows, cols);
+    if (!to) return;
+    e.preventDefault();
+    at(...to).focus();
+  });
+  if (title) { const c = document.createElement('figcaption'); c.textContent = title; fig.append(c); }
+  fig.prepend(grid);
+  fig.append(info);
+  return fig;
+}
+
+/**
+ * A line plot of `values` over the points `xLabels` (e.g. a token's hidden state through the
+ * layers). One tab stop: the arrow keys (Home/End) move a cursor point and an aria-live line
+ * reads it out (`detail(k)`, else the label and the value); hover does the same.
+ */
+export function linePlot(values, { xLabels, title = '', yLabel = '', domain, detail, width = 300, height = 170 }) {
+  const margin = { top: 22, right: 12, bottom: 34, left: 46 };
+  const m = values.length;
+  const fig = document.createElement('figure');
+  fig.className = 'lineplot';
+  fig.dataset.points = m;
+  const lo = Math.min(...values), hi = Math.max(...values);
+  const y = scaleLinear().domain(domain ?? [Math.min(0, lo), hi + (hi - lo || 1) * 0.05]).nice().range([height, 0]);
+  const x = scaleLinear().domain([0, Math.max(1, m - 1)]).range([0, width]);
+  const svg = select(fig).append('svg')
+    .attr('viewBox', `0 0 ${width + margin.left + margin.right} ${height + margin.top + margin.bottom}`)
+    .attr('width', width + margin.left + margin.right).attr('tabindex', 0).attr('role', 'application')
+    .attr('aria-roledescription', 'line plot').attr('aria-label', `${title}: ${m} points; arrow keys, Home/End move along them`);
+  svg.append('text').attr('x', margin.left + width / 2).attr('y', 14).attr('text-anchor', 'middle').attr('font-size', 12).text(title);
+  const g = svg.append('g').attr('transform', `translate(${margin.left},${margin.top})`);
+  g.append('g').attr('aria-hidden', 'true').attr('transform', `translate(0,${height})`)
+    .call(axisBottom(x).tickValues(xLabels.map((_, k) => k).filter((k) => m <= 13 || k % Math.ceil(m / 12) === 0)).tickFormat((k) => xLabels[k]));
+  g.append('g').attr('aria-hidden', 'true').call(axisLeft(y).ticks(5));
+  svg.append('text').attr('transform', `translate(12,${margin.top + height / 2}) rotate(-90)`).attr('text-anchor', 'middle').attr('font-size', 11).text(yLabel);
+  g.append('path').attr('fill', 'none').attr('stroke', '#1f77b4').attr('stroke-width', 2)
+    .attr('d', values.map((v, k) => `${k ? 'L' : 'M'}${x(k)},${y(v)}`).join(''));
+  const dots = g.selectAll('circle').data(values.map((v, k) => ({ v, k }))).join('circle').attr('r', 3.5).attr('fill', '#1f77b4')
+    .attr('cx', (d) => x(d.k)).attr('cy', (d) => y(d.v));
+  const cursor = g.append('circle').attr('class', 'cursor').attr('r', 6).attr('fill', 'none').attr('stroke', '#000').attr('stroke-width', 2).attr('visibility', 'hidden');
+  const info = document.createElement('p');
+  info.className = 'hover';
+  info.setAttribute('aria-live', 'polite');
+  info.textContent = `Hover the plot, or focus it (arrow keys), to read a point.`;
+  let at = 0;
+  const move = (k) => {
+    at = k;
+    fig.dataset.cursor = k;
+    cursor.attr('cx', x(k)).attr('cy', y(values[k])).attr('visibility', 'visible');
+    info.textContent = detail ? detail(k) : `${xLabels[k]}: ${values[k].toFixed(4)}`;
+  };
+  dots.on('mouseenter', (_, d) => move(d.k));
+  svg.on('focus', () => move(at)).on('blur', () => cursor.attr('visibility', 'hidden'));
+  svg.on('keydown', (e) => {
+    const to = gridMove(e, 0, at, 1, m);
+    if (!to) return;
+    e.preventDefault();
+    move(to[1]);
+  });
+  fig.append(info);
   return fig;
 }

@@ -1,10 +1,13 @@
 // The page's Web Worker: the heavier computations (multi-head attention at d_model = 512, the
-// positional-encoding matrix, the benchmark) run here so that the page never freezes.
-// Protocol: {id, kind, params} -> {id, result} or {id, error}. worker-client.js sends at most
-// one request per example at a time, so nothing queued here is stale; self.computed counts the
-// jobs run per kind (read by the page tests to check that superseded requests are dropped).
+// positional-encoding matrix, the benchmark) and the reader's pretrained model (E4.6, the
+// model explorer) run here so that the page never freezes.
+// Protocol: {id, kind, params} -> {id, progress} (any number, for a job that reports them), then
+// {id, result} or {id, error}. worker-client.js sends at most one request per key at a time, so
+// nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
+// tests to check that superseded requests are dropped).
 import { init } from 'attention-wasm/threads';  // the entry point that reaches the threaded build
 import { jobs } from './jobs.js';
+import { encoderJobs } from './encoder-jobs.js';
 
 // The threaded build (one pthread Worker per extra core, nested in this one) needs shared
 // memory, which a page has only when served cross-origin isolated (COOP + COEP headers; see
@@ -20,12 +23,14 @@ async function load() {
   }
 }
 
+const all = { ...jobs, ...encoderJobs };
 const ready = load();
 self.computed = {};
 self.onmessage = async ({ data: { id, kind, params } }) => {
   try {
     const A = await ready;
-    const result = jobs[kind](A, params);
+    const progress = (p) => self.postMessage({ id, progress: p });
+    const result = await all[kind](A, params, { progress });
     self.computed[kind] = (self.computed[kind] ?? 0) + 1;
     self.postMessage({ id, result });
   } catch (err) {

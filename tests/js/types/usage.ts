@@ -8,6 +8,8 @@ import {
   type ScaledDotProductAttentionOptions, type ScaledDotProductAttentionResult,
   type MultiheadAttention, type MultiheadAttentionResult, type TransformerEncoderLayer, type Linear, type LayerNorm,
   type StateDict, type InitOptions,
+  loadTokenizer, PretrainedModel, TextTokenizer, type EncodedText, type EncodedBatch, type EncoderOutput,
+  type ModelSource, type LoadPretrainedOptions, type EmbedOptions, type ForwardInput,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 
@@ -124,6 +126,44 @@ A.softmax(t, { dims: 0 });
 A.scaledDotProductAttention(q, k, val, { isCasual: true });
 // @ts-expect-error: scale is a number
 A.scaledDotProductAttention(q, k, val, { scale: '1' });
+// Pretrained encoders and tokenizers
+const progress: LoadPretrainedOptions = { onProgress: ({ loaded, total }) => void (loaded / total) };
+const folder: ModelSource = '/models/distilbert-base-uncased';
+const model: PretrainedModel = await A.loadPretrained(folder, progress);
+await A.loadPretrained({ 'config.json': new Uint8Array(2), 'model.safetensors': new ArrayBuffer(8) });
+declare const picked: { length: number; [i: number]: { name: string; size: number; slice(a?: number, b?: number): { arrayBuffer(): Promise<ArrayBuffer> } }; item(i: number): null };
+await A.loadPretrained(picked);
+const tokenizer: TextTokenizer = await loadTokenizer('bert-base-uncased', { maxLength: 128 });
+const enc: EncodedText = tokenizer.encode('Write a poem about a man fishing on a river bank.', { truncation: true });
+const batch: EncodedBatch = tokenizer.encodeBatch(['a river bank', 'bank']);
+const maybeTypes: number[] | undefined = enc.tokenTypeIds;
+const out: EncoderOutput = model.forward(enc.ids);
+const all = model.forward({ inputIds: batch.inputIds, attentionMask: batch.attentionMask }, { outputHiddenStates: true, outputAttentions: true });
+const hidden: Tensor[] = all.hiddenStates;  // present when asked for
+const attentions: Tensor[] = all.attentions;
+const viaEncode = model.forward(enc);
+const input: ForwardInput = { inputIds: [Int32Array.from([101, 102])] };
+const last: Tensor = model.forward(input).lastHiddenState;
+const pooled: Tensor | undefined = out.poolerOutput;
+const le: Tensor = model.wordEmbeddings(enc.ids);
+const embedOptions: EmbedOptions = { pooling: 'mean', normalize: true, batchSize: 8 };
+const sentences: Tensor = model.embed(['a', 'b'], embedOptions);
+const modelFacts = [model.modelType, model.hiddenSize, model.numLayers, model.numHeads, model.maxLength, model.residentBytes,
+  model.hasPooler, model.disposed, model.ignoredTensors, model.config, model.tokenizer?.maxLength, tokenizer.vocabSize,
+  tokenizer.tokenToId('bank'), tokenizer.idToToken(2924), tokenizer.decode([101, 2924, 102], { skipSpecialTokens: true })];
+const summarised: string = formatTensor(last, { threshold: 1000, edgeitems: 3 });
+model.dispose();
+// @ts-expect-error: hiddenStates may be absent unless outputHiddenStates is true
+const notAsked: Tensor[] = model.forward(enc.ids).hiddenStates;
+// @ts-expect-error: pooling is 'mean' | 'cls'
+model.embed('x', { pooling: 'max' });
+// @ts-expect-error: the option is outputAttentions
+model.forward(enc.ids, { outputAttention: true });
+// @ts-expect-error: a number is not a model folder
+await A.loadPretrained(42);
+// @ts-expect-error: models come from loadPretrained
+new PretrainedModel();
+
 // @ts-expect-error: a mask needs {data, shape}
 A.scaledDotProductAttention(q, k, val, { attnMask: [[1, 0]] });
 // @ts-expect-error: approximate is 'none' | 'tanh'
@@ -153,4 +193,5 @@ await init({ wasm: new Uint8Array(8) });
 
 export const used = [f32, maskData, shape, dtype, counts, fromLike, maskFrom, asArray, printed, like, maskLike, floatMask, r3, heap, mm, sm, emb,
   sdpaOut, maybe, ln, acts, arith, y, w, b, sizes, normParams, normSizes, mhaWeights, mhaParams, mhaSizes, encoded, parts, layerSettings,
-  named, missingKeys, unexpectedKeys, nope, isLibrary, layer.namedParameters('encoder.')];
+  named, missingKeys, unexpectedKeys, nope, isLibrary, layer.namedParameters('encoder.'),
+  batch, maybeTypes, hidden, attentions, viaEncode, pooled, le, sentences, modelFacts, summarised, notAsked];

@@ -1,0 +1,212 @@
+// npm run bench, whole-encoder rows (also on its own: node scripts/bench-encoder.mjs [--quick]).
+//
+// A DistilBERT-base-shaped encoder (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522, 512
+// positions; random weights, F32) is written as a Hugging Face folder (config.json +
+// model.safetensors, ~266 MB) into a temp dir, then:
+//   1. load: A.loadPretrained(folder) in a fresh Node process (scripts/bench-encoder.mjs
+//      --load-child DIR): wall time, and the process's peak resident memory (maxRSS) against
+//      its resident memory before the load and against the file's size;
+//   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread, on 2 threads (the
+//      threaded build), and onnxruntime-web (wasm, 1 thread) running the same weights as an
+//      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in this one
+//      process, taking turns call by call after warm-up calls; each reports the median. A call
+//      includes copying the ids in and the last hidden state out.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { init } from '../dist/node.js';
+
+const root = new URL('..', import.meta.url);
+const moduleDir = (p) => fileURLToPath(new URL(`node_modules/${p}`, root));
+
+export const DISTILBERT_BASE = {
+  activation: 'gelu', architectures: ['DistilBertModel'], dim: 768, hidden_dim: 3072, max_position_embeddings: 512,
+  model_type: 'distilbert', n_heads: 12, n_layers: 6, pad_token_id: 0, sinusoidal_pos_embds: false, vocab_size: 30522,
+};
+
+/** The encoder's tensors (transformers' names), random: weights U(-0.05, 0.05), LayerNorm weights 1, biases 0.01. */
+export function randomTensors(config, seed = 1) {
+  const { dim: D, hidden_dim: F, n_layers: layers, vocab_size: V, max_position_embeddings: P } = config;
+  let x = seed >>> 0;
+  const fill = (n, f) => {
+    const a = new Float32Array(n);
+    for (let i = 0; i < n; i++) {
+      x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;  // xorshift32
+      a[i] = f((x / 4294967296) * 2 - 1);
+    }
+    return a;
+  };
+  const tensors = new Map();
+  const add = (name, shape, f = (u) => 0.05 * u) => tensors.set(name, { data: fill(shape.reduce((a, b) => a * b, 1), f), shape });
+  const norm = (name) => { add(`${name}.weight`, [D], () => 1); add(`${name}.bias`, [D], () => 0); };
+  const linear = (name, out, inp) => { add(`${name}.weight`, [out, inp]); add(`${name}.bias`, [out], () => 0.01); };
+  add('embeddings.word_embeddings.weight', [V, D]);
+  add('embeddings.position_embeddings.weight', [P, D]);
+  norm('embeddings.LayerNorm');
+  for (let i = 0; i < layers; i++) {
+    const p = `transformer.layer.${i}`;
+    for (const n of ['q_lin', 'k_lin', 'v_lin', 'out_lin']) linear(`${p}.attention.${n}`, D, D);
+    norm(`${p}.sa_layer_norm`);
+    linear(`${p}.ffn.lin1`, F, D);
+    linear(`${p}.ffn.lin2`, D, F);
+    norm(`${p}.output_layer_norm`);
+  }
+  return tensors;
+}
+
+/** Writes config.json and model.safetensors (F32, tensors in insertion order) into dir. */
+export function writeFolder(dir, config, tensors) {
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
+  const header = {};
+  let offset = 0;
+  for (const [name, t] of tensors) {
+    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
+    offset += t.data.byteLength;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const length = Buffer.alloc(8);
+  length.writeUInt32LE(json.length, 0);
+  const fd = openSync(join(dir, 'model.safetensors'), 'w');
+  writeSync(fd, length);
+  writeSync(fd, json);
+  for (const t of tensors.values()) writeSync(fd, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  closeSync(fd);
+  return statSync(join(dir, 'model.safetensors')).size;
+}
+
+/** In a fresh process: the load's time and the peak resident memory. Prints one JSON line. */
+async function loadChild(dir) {
+  const A = await init();
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const model = await A.loadPretrained(dir);
+  const ms = performance.now() - t0;
+  const after = process.memoryUsage().rss;
+  const peak = process.resourceUsage().maxRSS * 1024;  // KiB -> bytes: the process's high-water mark
+  console.log(JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }));
+  model.dispose();
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const MiB = (b) => (b / 2 ** 20).toFixed(0);
+
+/** The whole-encoder tables; returns their rows. */
+export async function benchEncoder({ quick = false, threads = 2 } = {}) {
+  const config = DISTILBERT_BASE;
+  const dir = mkdtempSync(join(tmpdir(), 'aw-encoder-bench-'));
+  try {
+    const tensors = randomTensors(config);
+    const fileBytes = writeFolder(dir, config, tensors);
+
+    // 1. load time and peak memory, in a fresh process
+    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
+    const load = JSON.parse(child.stdout.trim().split('\n').at(-1));
+    console.log('\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522), random F32 weights');
+    console.log('\n| model.safetensors | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- |');
+    console.log(`| ${MiB(fileBytes)} MiB | ${(load.ms / 1000).toFixed(2)} | ${MiB(load.before)} | ${MiB(load.peak)} | ${(load.peak / fileBytes).toFixed(2)}x | ${((load.peak - load.before) / fileBytes).toFixed(2)}x | ${MiB(load.resident)} |`);
+
+    // 2. forward, alternating
+    const libs = [];
+    const one = await init();
+    libs.push({ name: 'attention-wasm', model: await one.loadPretrained(dir) });
+    if (threads > 1) {
+      const many = await init({ threads });
+      libs.push({ name: `attention-wasm ${many.threads} threads`, model: await many.loadPretrained(dir), A: many });
+    }
+    let ort = null;
+    try {
+      ort = await import('onnxruntime-web');
+      ort.env.wasm.numThreads = 1;
+      ort.env.wasm.simd = true;
+      ort.env.wasm.proxy = false;
+      ort.env.wasm.wasmPaths = moduleDir('onnxruntime-web/dist/');
+      ort.env.logLevel = 'error';
+    } catch (e) {
+      console.log(`# onnxruntime-web could not be loaded (${e.message.split('\n')[0]}); continuing without it`);
+    }
+    let buildEncoderOnnx = null;
+    if (ort && existsSync(new URL('encoder-onnx.mjs', import.meta.url))) {
+      ({ buildEncoderOnnx } = await import('./encoder-onnx.mjs'));
+    } else if (ort) {
+      console.log('# scripts/encoder-onnx.mjs (the ONNX graph of the encoder) is missing: no onnxruntime-web column');
+    }
+    const ortVersion = ort ? (await import('../node_modules/onnxruntime-web/package.json', { with: { type: 'json' } })).default.version : null;
+
+    const rows = [];
+    const header = ['tokens (batch 1)', ...libs.map((l) => `${l.name} ms`), ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`] : []),
+      ...(libs.length > 1 ? ['threads speed-up'] : []), ...(buildEncoderOnnx ? ['x vs onnxruntime-web (1 thread)'] : [])];
+    for (const L of [128, 512]) {
+      let x = 7 + L;
+      const ids = Array.from({ length: L }, (_, i) => {
+        x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+        return i === 0 ? 101 : i === L - 1 ? 102 : 1000 + (x % 29000);
+      });
+      const runs = libs.map(({ model }) => () => model.forward(ids).lastHiddenState.data);
+      let session = null;
+      if (buildEncoderOnnx) {
+        session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        const feeds = () => ({
+          input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
+          attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
+        });
+        runs.push(async () => {
+          const { last_hidden_state: out } = await session.run(feeds());
+          const data = out.data;
+          out.dispose?.();
+          return data;
+        });
+      }
+      // the same numbers everywhere
+      const reference = await runs[0]();
+      for (let i = 1; i < runs.length; i++) {
+        const got = await runs[i]();
+        let worst = 0;
+        for (let j = 0; j < got.length; j++) worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
+        if (worst > 1e-4) console.log(`# warning: run ${i} differs from attention-wasm by ${worst.toExponential(2)}`);
+      }
+      // warm-up: at least 3 calls and 1 s each (V8 tiers wasm up between calls, not within one)
+      for (const run of runs) for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < (quick ? 300 : 1000); n++) await run();
+      const rounds = quick ? 5 : L === 128 ? 25 : 10;
+      const times = runs.map(() => []);
+      for (let r = 0; r < rounds; r++) {
+        for (let i = 0; i < runs.length; i++) {
+          await new Promise((resolve) => setImmediate(resolve));
+          const t0 = performance.now();
+          await runs[i]();
+          times[i].push(performance.now() - t0);
+        }
+      }
+      const ms = times.map(median);
+      const ours = ms[0], threaded = libs.length > 1 ? ms[1] : NaN, peer = buildEncoderOnnx ? ms.at(-1) : NaN;
+      const row = [String(L), ...ms.map((t) => t.toFixed(1)), ...(libs.length > 1 ? [`${(ours / threaded).toFixed(2)}x`] : []),
+        ...(buildEncoderOnnx ? [`${(peer / ours).toFixed(2)}x`] : [])];
+      rows.push(row);
+      console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
+      await session?.release?.();
+    }
+    console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
+    for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+    for (const l of libs) { l.model.dispose(); l.A?.dispose(); }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const args = process.argv.slice(2);
+  if (args[0] === '--load-child') {
+    await loadChild(args[1]);
+  } else {
+    await benchEncoder({ quick: args.includes('--quick') });
+    process.exit(0);  // onnxruntime-web may keep handles open
+  }
+}

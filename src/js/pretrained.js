@@ -1,0 +1,420 @@
+// Pretrained encoders from a Hugging Face model folder: A.loadPretrained(source, { onProgress }).
+//
+// config.json gives the architecture (model_type 'distilbert' or 'bert', read with the defaults
+// of transformers' DistilBertConfig / BertConfig); model.safetensors is validated as the format
+// requires (src/js/safetensors.js), its tensors are matched to the model's parameters by the base
+// model's names, with or without the checkpoint's prefix ('distilbert.', 'bert.') as
+// transformers' from_pretrained strips it, and the heads that hub checkpoints carry (masked-LM,
+// next-sentence) are left unread. The weights stream into the wasm heap chunk by chunk and are
+// converted to float32 there once: they stay resident until model.dispose().
+import { Tensor, describe } from './tensor.js';
+import { unwrap, toTensor, optionsArg, boolOption } from './validate.js';
+import { openModelFiles } from './model-files.js';
+import { FLOAT_DTYPES, parseSafetensorsHeader, safetensorsHeaderLength } from './safetensors.js';
+import { tokenizerFromFiles } from './tokenizer.js';
+
+const FN = 'loadPretrained';
+const WEIGHTS = 'model.safetensors';
+
+// ---------------------------------------------------------------------------------------------
+// config.json -> the C++ encoder config
+
+const ACTIVATIONS = { gelu: 'gelu', gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh', relu: 'relu' };
+
+/** A config field: its value, or transformers' default when absent; type-checked. */
+function field(config, name, fallback, kind = 'integer') {
+  const v = config[name] ?? fallback;
+  const ok = kind === 'integer' ? Number.isSafeInteger(v) : kind === 'number' ? typeof v === 'number' && Number.isFinite(v) : typeof v === 'string';
+  if (!ok) throw new TypeError(`config.json: ${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${typeof v === 'string' ? JSON.stringify(v) : describe(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
+  return v;
+}
+
+function activation(name, field) {
+  if (!Object.hasOwn(ACTIVATIONS, name)) {
+    throw new Error(`config.json: ${field} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`);
+  }
+  return ACTIVATIONS[name];
+}
+
+/**
+ * The encoder config for config.json. Defaults as DistilBertConfig (vocab_size 30522,
+ * max_position_embeddings 512, n_layers 6, n_heads 12, dim 768, hidden_dim 3072, activation
+ * 'gelu'; LayerNorm eps fixed at 1e-12 in modeling_distilbert.py) and BertConfig (vocab_size
+ * 30522, hidden_size 768, num_hidden_layers 12, num_attention_heads 12, intermediate_size 3072,
+ * hidden_act 'gelu', max_position_embeddings 512, type_vocab_size 2, layer_norm_eps 1e-12).
+ */
+export function encoderConfig(config) {
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
+    throw new Error(`config.json: expected a JSON object, got ${Array.isArray(config) ? 'an array' : describe(config)}`);
+  }
+  const type = config.model_type;
+  if (type === 'distilbert') {
+    return {
+      arch: 'distilbert',
+      vocabSize: field(config, 'vocab_size', 30522),
+      hiddenSize: field(config, 'dim', 768),
+      numLayers: field(config, 'n_layers', 6),
+      numHeads: field(config, 'n_heads', 12),
+      intermediateSize: field(config, 'hidden_dim', 3072),
+      maxPositions: field(config, 'max_position_embeddings', 512),
+      typeVocabSize: 0,
+      activation: activation(field(config, 'activation', 'gelu', 'string'), 'activation'),
+      layerNormEps: 1e-12,
+    };
+  }
+  if (type === 'bert') {
+    const position = config.position_embedding_type ?? 'absolute';
+    if (position !== 'absolute') throw new Error(`config.json: position_embedding_type '${position}' is not supported (only 'absolute')`);
+    if (config.is_decoder) throw new Error('config.json: is_decoder is set: only encoders are supported');
+    return {
+      arch: 'bert',
+      vocabSize: field(config, 'vocab_size', 30522),
+      hiddenSize: field(config, 'hidden_size', 768),
+      numLayers: field(config, 'num_hidden_layers', 12),
+      numHeads: field(config, 'num_attention_heads', 12),
+      intermediateSize: field(config, 'intermediate_size', 3072),
+      maxPositions: field(config, 'max_position_embeddings', 512),
+      typeVocabSize: field(config, 'type_vocab_size', 2),
+      activation: activation(field(config, 'hidden_act', 'gelu', 'string'), 'hidden_act'),
+      layerNormEps: field(config, 'layer_norm_eps', 1e-12, 'number'),
+    };
+  }
+  throw new Error(`config.json: model_type ${type === undefined ? 'is missing' : `'${type}' is not supported`} (supported: distilbert, bert)`);
+}
+
+/** "dim 768, n_layers 6, ..." for messages: the config fields that decide the shapes. */
+function sizesOf(config) {
+  const names = config.model_type === 'distilbert'
+    ? ['vocab_size', 'dim', 'n_heads', 'hidden_dim', 'max_position_embeddings']
+    : ['vocab_size', 'hidden_size', 'num_attention_heads', 'intermediate_size', 'max_position_embeddings', 'type_vocab_size'];
+  return names.filter((n) => config[n] !== undefined).map((n) => `${n} ${config[n]}`).join(', ');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checkpoint's tensors -> the model's parameter slots
+
+/**
+ * The file's tensor for each parameter: the base model's name with the architecture's prefix or
+ * without it, and old LayerNorm names (gamma/beta for weight/bias), as transformers'
+ * from_pretrained accepts them. Throws for a missing tensor, a shape that disagrees with
+ * config.json, or a dtype other than F32/F16/BF16. Returns the entries and the names left unread.
+ */
+function matchTensors(specs, tensors, config, arch) {
+  const byName = new Map(tensors.map((t) => [t.name, t]));
+  const prefix = `${arch === 'distilbert' ? 'distilbert' : 'bert'}.`;
+  const used = new Set();
+  const entries = [];
+  for (const spec of specs) {
+    const names = [prefix + spec.name, spec.name];
+    if (/LayerNorm\.(weight|bias)$/.test(spec.name)) {
+      const old = spec.name.replace(/weight$/, 'gamma').replace(/bias$/, 'beta');
+      names.push(prefix + old, old);
+    }
+    const t = names.map((n) => byName.get(n)).find(Boolean);
+    if (!t) {
+      if (spec.optional) continue;
+      throw new Error(`${WEIGHTS}: tensor '${spec.name}' is missing (looked for ${names.map((n) => `'${n}'`).join(', ')}); config.json (model_type ${arch}) needs it`);
+    }
+    if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
+      throw new Error(`${WEIGHTS}: tensor '${t.name}' has shape [${t.shape.join(', ')}]; config.json (${sizesOf(config)}) needs [${spec.shape.join(', ')}]`);
+    }
+    if (!FLOAT_DTYPES.includes(t.dtype)) {
+      throw new TypeError(`${WEIGHTS}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
+    }
+    used.add(t.name);
+    entries.push({ slot: spec.slot, name: t.name, dtype: t.dtype, shape: t.shape, begin: t.begin, end: t.end });
+  }
+  const ignored = tensors.map((t) => t.name).filter((n) => !used.has(n));
+  return { entries, ignored };
+}
+
+/** Contiguous byte ranges [begin, end) (of the data section) that cover the entries, in file order. */
+function readRanges(entries) {
+  const sorted = [...entries].sort((a, b) => a.begin - b.begin);
+  const ranges = [];
+  for (const e of sorted) {
+    if (e.end === e.begin) continue;
+    const last = ranges.at(-1);
+    if (last && last[1] === e.begin) last[1] = e.end;
+    else ranges.push([e.begin, e.end]);
+  }
+  return ranges;
+}
+
+function checkWeightsFile(files) {
+  if (files.has(WEIGHTS)) return;
+  const names = files.names;
+  if (names.includes('model.safetensors.index.json')) {
+    throw new Error(`${FN}: ${files.where} holds a sharded checkpoint (model.safetensors.index.json): only a single ${WEIGHTS} is read`);
+  }
+  const pickle = names.find((n) => /\.(bin|pt|pth|ckpt)$/.test(n));
+  if (pickle) {
+    throw new Error(`${FN}: ${files.where} has ${pickle} but no ${WEIGHTS}: only safetensors checkpoints are read (a .bin is a Python pickle, which cannot be read safely; convert it, e.g. save_pretrained(dir, safe_serialization=True))`);
+  }
+  throw new Error(`${FN}: ${WEIGHTS} is missing from ${files.where} (it has: ${names.join(', ') || 'no files'})`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The model
+
+// Frees a model's weights when its object is garbage-collected without dispose().
+const finalizer = typeof FinalizationRegistry === 'function'
+  ? new FinalizationRegistry(({ raw, handle }) => raw._modelDispose(handle)) : null;
+
+/** Ids for forward: number[] | Int32Array, or rows of them. */
+function idRows(value, what) {
+  if (value instanceof Int32Array) return [Array.from(value)];
+  if (!Array.isArray(value)) throw new TypeError(`model.forward: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`);
+  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array)) return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
+  return [value];
+}
+
+function flatInts(rows, N, L, what, { bool = false } = {}) {
+  const out = bool ? new Uint8Array(N * L) : new Int32Array(N * L);
+  if (rows.length !== N) throw new RangeError(`model.forward: ${what} has ${rows.length} rows, inputIds ${N}`);
+  rows.forEach((row, n) => {
+    if (!Array.isArray(row) || row.length !== L) {
+      throw new RangeError(`model.forward: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`);
+    }
+    row.forEach((x, l) => {
+      if (typeof x !== 'number' || !Number.isInteger(x) || (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)) {
+        throw new RangeError(`model.forward: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`);
+      }
+      out[n * L + l] = x;
+    });
+  });
+  return out;
+}
+
+export class PretrainedModel {
+  /** @private */
+  constructor(A, handle, { config, encoder, tokenizer, hasPooler, residentBytes, ignoredTensors }) {
+    this.A = A;
+    this.handle = handle;
+    /** The parsed config.json. */
+    this.config = config;
+    /** The tokenizer of the folder (tokenizer.json or vocab.txt), or null if it has neither. */
+    this.tokenizer = tokenizer;
+    /** 'distilbert' | 'bert' */
+    this.modelType = encoder.arch;
+    this.numLayers = encoder.numLayers;
+    this.numHeads = encoder.numHeads;
+    this.hiddenSize = encoder.hiddenSize;
+    this.maxLength = encoder.maxPositions;
+    /** Whether forward returns poolerOutput (BERT checkpoints with pooler.dense). */
+    this.hasPooler = hasPooler;
+    /** Bytes of wasm memory the weights hold (float32). */
+    this.residentBytes = residentBytes;
+    /** Tensors of the file that the model does not use (heads, buffers). */
+    this.ignoredTensors = ignoredTensors;
+    this.disposed = false;
+    finalizer?.register(this, { raw: A.raw, handle }, this);
+  }
+
+  check(fn) {
+    if (this.disposed) throw new Error(`${fn}: the model has been disposed`);
+  }
+
+  /**
+   * The encoder's forward pass (eval mode), as transformers' model(input_ids, attention_mask,
+   * token_type_ids, output_hidden_states, output_attentions).
+   * @param input number[] | Int32Array (one text's ids), or { inputIds, attentionMask?, tokenTypeIds? }
+   *   with rows (a padded batch) or one row; tokenizer.encode's { ids, attentionMask, ... } works too
+   * @param options { outputHiddenStates, outputAttentions }
+   */
+  forward(input, options) {
+    const fn = 'model.forward';
+    this.check(fn);
+    const o = optionsArg(options, ['outputHiddenStates', 'outputAttentions'], fn);
+    const hidden = boolOption(o.outputHiddenStates, `${fn}: outputHiddenStates`);
+    const attentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
+    let ids, mask = null, types = null;
+    if (Array.isArray(input) || input instanceof Int32Array) {
+      ids = idRows(input, 'input');
+    } else if (input !== null && typeof input === 'object') {
+      const known = ['inputIds', 'ids', 'attentionMask', 'tokenTypeIds', 'tokens'];
+      const unknown = Object.keys(input).filter((k) => !known.includes(k));
+      if (unknown.length) throw new TypeError(`${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, tokenTypeIds)`);
+      ids = idRows(input.inputIds ?? input.ids, 'inputIds');
+      if (input.attentionMask !== undefined && input.attentionMask !== null) mask = idRows(input.attentionMask, 'attentionMask');
+      if (input.tokenTypeIds !== undefined && input.tokenTypeIds !== null) types = idRows(input.tokenTypeIds, 'tokenTypeIds');
+    } else {
+      throw new TypeError(`${fn}: input must be token ids (number[] | Int32Array) or { inputIds, attentionMask, tokenTypeIds }, got ${describe(input)}`);
+    }
+    const N = ids.length, L = ids[0]?.length ?? 0;
+    if (N === 0 || L === 0) throw new RangeError(`${fn}: inputIds is empty (no tokens)`);
+    const idData = flatInts(ids, N, L, 'inputIds');
+    const maskData = mask && flatInts(mask, N, L, 'attentionMask', { bool: true });
+    if (types && this.modelType === 'distilbert') throw new TypeError(`${fn}: tokenTypeIds are not an input of distilbert (it has no token type embeddings)`);
+    const typeData = types && flatInts(types, N, L, 'tokenTypeIds');
+    const raw = unwrap(this.A.raw._modelForward(this.handle, idData, maskData, typeData, N, L, hidden, attentions));
+    const out = { lastHiddenState: toTensor(raw.lastHiddenState) };
+    if (hidden) out.hiddenStates = raw.hiddenStates.map(toTensor);
+    if (attentions) out.attentions = raw.attentions.map(toTensor);
+    if (raw.poolerOutput) out.poolerOutput = toTensor(raw.poolerOutput);
+    return out;
+  }
+
+  /**
+   * The learned (input) embeddings of token ids, before position embeddings and LayerNorm:
+   * model.embeddings.word_embeddings(ids) in transformers. Tensor [ids.length, hiddenSize].
+   * @param ids number[] | Int32Array
+   */
+  wordEmbeddings(ids) {
+    const fn = 'model.wordEmbeddings';
+    this.check(fn);
+    if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new TypeError(`${fn}: ids must be number[] or Int32Array, got ${describe(ids)}`);
+    const data = Int32Array.from(ids, (x, i) => {
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < -(2 ** 31) || x >= 2 ** 31) throw new RangeError(`${fn}: ids[${i}] = ${x} is not an integer id`);
+      return x;
+    });
+    return toTensor(unwrap(this.A.raw._modelWordEmbeddings(this.handle, data)));
+  }
+
+  /**
+   * Sentence embeddings as sentence-transformers computes them: the texts tokenized and padded,
+   * run as one batch (batchSize at a time), then pooled over the tokens their attention mask
+   * keeps: 'mean' (sum of h * mask / max(sum of mask, 1e-9)) or 'cls' (the first token); with
+   * `normalize`, divided by max(L2 norm, 1e-12). Tensor [texts.length, hiddenSize].
+   * @param texts string | string[]
+   */
+  embed(texts, options) {
+    const fn = 'model.embed';
+    this.check(fn);
+    const o = optionsArg(options, ['pooling', 'normalize', 'truncation', 'batchSize'], fn);
+    const pooling = o.pooling ?? 'mean';
+    if (pooling !== 'mean' && pooling !== 'cls') throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
+    const normalize = boolOption(o.normalize, `${fn}: normalize`);
+    const truncation = boolOption(o.truncation, `${fn}: truncation`);
+    const batchSize = o.batchSize ?? 32;
+    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
+    if (!this.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
+    const list = typeof texts === 'string' ? [texts] : texts;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((t) => typeof t === 'string')) {
+      throw new TypeError(`${fn}: texts must be a string or a non-empty array of strings, got ${describe(texts)}`);
+    }
+    const D = this.hiddenSize;
+    const out = new Float32Array(list.length * D);
+    for (let start = 0; start < list.length; start += batchSize) {
+      const batch = this.tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
+      if (this.modelType === 'distilbert') delete batch.tokenTypeIds;
+      const h = this.forward(batch).lastHiddenState;  // [n, L, D]
+      const [n, L] = h.shape;
+      for (let i = 0; i < n; i++) {
+        const v = new Float64Array(D);
+        if (pooling === 'cls') {
+          for (let d = 0; d < D; d++) v[d] = h.data[i * L * D + d];
+        } else {
+          let count = 0;
+          for (let l = 0; l < L; l++) {
+            if (!batch.attentionMask[i][l]) continue;
+            count++;
+            for (let d = 0; d < D; d++) v[d] += h.data[(i * L + l) * D + d];
+          }
+          for (let d = 0; d < D; d++) v[d] /= Math.max(count, 1e-9);
+        }
+        if (normalize) {
+          let squares = 0;
+          for (let d = 0; d < D; d++) squares += v[d] * v[d];
+          const norm = Math.max(Math.sqrt(squares), 1e-12);
+          for (let d = 0; d < D; d++) v[d] /= norm;
+        }
+        out.set(v, (start + i) * D);
+      }
+    }
+    return new Tensor(out, [list.length, D]);
+  }
+
+  /** Frees the weights (the wasm memory returns to the allocator). Idempotent. */
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    finalizer?.unregister(this);
+    this.A.raw._modelDispose(this.handle);
+  }
+}
+if (typeof Symbol.dispose === 'symbol') PretrainedModel.prototype[Symbol.dispose] = PretrainedModel.prototype.dispose;
+
+// ---------------------------------------------------------------------------------------------
+// Loading
+
+/** Reads the safetensors header of the weights file: { tensors, dataStart }. */
+async function readHeader(files) {
+  const size = files.size(WEIGHTS);
+  const n = safetensorsHeaderLength((await files.read(WEIGHTS, 0, 8)).slice(), size, WEIGHTS);
+  return parseSafetensorsHeader((await files.read(WEIGHTS, 8, 8 + n)).slice(), size, WEIGHTS);
+}
+
+/** Runs f; an error of the C++ side about a tensor gets the file's name in front. */
+function inWeightsFile(f) {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof Error && e.message.startsWith('tensor')) e.message = `${WEIGHTS}: ${e.message}`;
+    throw e;
+  }
+}
+
+/** Streams the entries' bytes into the model's arena; onProgress({loaded, total}) after each chunk. */
+async function streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress) {
+  for await (const { offset, bytes } of files.chunks(WEIGHTS, readRanges(entries).map(([b, e]) => [dataStart + b, dataStart + e]), stagingBytes)) {
+    // the view is taken right before the copy: growing the heap detaches older views
+    unwrap(raw._modelStagingView(handle)).set(bytes);
+    inWeightsFile(() => unwrap(raw._modelWrite(handle, offset - dataStart, bytes.length)));
+    progress(bytes.length);
+  }
+}
+
+export const pretrainedMethods = {
+  /**
+   * Loads a Hugging Face model folder (config.json, model.safetensors, tokenizer.json and/or
+   * vocab.txt): model_type 'distilbert' or 'bert'; F32, F16 or BF16 weights (read once into
+   * this module's wasm memory as float32; model.dispose() frees them).
+   * @param source Node: a folder path; browsers: FileList | File[] | { name: Blob | ArrayBuffer | Uint8Array }
+   * @param options { onProgress({loaded, total}) }: bytes of model.safetensors read so far / to read
+   *   (its header and the tensors the model uses)
+   */
+  async loadPretrained(source, options) {
+    const o = optionsArg(options, ['onProgress'], FN);
+    if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
+      throw new TypeError(`${FN}: onProgress must be a function, got ${describe(o.onProgress)}`);
+    }
+    const raw = this.raw;
+    const files = await openModelFiles(source, FN);
+    try {
+      const config = await files.json('config.json');
+      const encoder = encoderConfig(config);
+      // the C++ side bounds every size
+      const specs = unwrap(raw._encoderParameters(encoder), { 'encoder config:': 'config.json:' });
+      checkWeightsFile(files);
+      const tokenizer = await tokenizerFromFiles(files, { maxLength: encoder.maxPositions, tokenTypeIds: encoder.arch === 'bert' });
+      const { tensors, dataStart } = await readHeader(files);
+      const { entries, ignored } = matchTensors(specs, tensors, config, encoder.arch);
+      const total = dataStart + entries.reduce((sum, e) => sum + e.end - e.begin, 0);
+      let loaded = dataStart;
+      const progress = (n) => {
+        loaded += n;
+        o.onProgress?.({ loaded, total });
+      };
+      progress(0);
+      // the C++ side checks the tensor table again before it allocates
+      const { handle, stagingBytes } = inWeightsFile(() => unwrap(raw._modelCreate(encoder, entries, files.size(WEIGHTS) - dataStart)));
+      let info;
+      try {
+        await streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress);
+        info = inWeightsFile(() => unwrap(raw._modelFinish(handle)));
+      } catch (e) {
+        raw._modelDispose(handle);
+        throw e;
+      }
+      return new PretrainedModel(this, handle, {
+        config, encoder, tokenizer, hasPooler: info.hasPooler, residentBytes: info.residentBytes, ignoredTensors: ignored,
+      });
+    } catch (e) {
+      if (e instanceof Error && !e.message.startsWith(FN)) e.message = `${FN}: ${e.message}`;
+      throw e;
+    } finally {
+      await files.close();
+    }
+  },
+};

@@ -1,0 +1,130 @@
+// E4.6 and the model explorer, in the Web Worker (worker.js). The reader's model folder arrives
+// as File objects posted from the page; A.loadPretrained reads them here, chunk by chunk, and the
+// model stays in this worker's wasm memory until another folder replaces it. Without any files
+// the tokens come from the vocabulary shipped with the library. Each job returns plain data.
+import { loadTokenizer } from 'attention-wasm';
+
+let model = null; // the PretrainedModel of the reader's files
+let shipped = null; // Promise<TextTokenizer> of the shipped vocabulary, made on first use
+
+function current() {
+  if (!model) throw new Error('no model is loaded: choose or drop the model folder first');
+  return model;
+}
+
+/** tokenizer.encode(text), its error prefixed with what the text is ("sentence 2: ..."). */
+function encode(tokenizer, text, what) {
+  try {
+    return tokenizer.encode(text);
+  } catch (e) {
+    throw new Error(`${what}: ${e.message}`);
+  }
+}
+
+/** Row i of a tensor whose last dimension is the model's width: (..., L, D) -> (D). */
+const rowOf = (t, i) => {
+  const D = t.shape.at(-1);
+  return t.data.slice(i * D, (i + 1) * D);
+};
+
+const dot = (a, b) => {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+};
+/** ‖a‖ in float64. */
+const norm = (a) => Math.sqrt(dot(a, a));
+/** cos(a, b) = a·b / (‖a‖ ‖b‖) in float64 (0 for a zero vector). */
+const cosine = (a, b) => dot(a, b) / (norm(a) * norm(b) || 1);
+
+export const encoderJobs = {
+  /**
+   * E4.6 without any files: the tokens and ids of each text with the shipped vocabulary, and
+   * where the word's first token is in each (tokenizer(word).input_ids[1]; -1 if absent).
+   */
+  async tokens(A, { texts, word, vocabulary }) {
+    shipped ??= loadTokenizer(vocabulary);
+    const tokenizer = await shipped;
+    const w = encode(tokenizer, word, 'word');
+    return {
+      word: { token: w.tokens[1], id: w.ids[1], pieces: w.tokens.slice(1, -1) },
+      sentences: texts.map((text, n) => {
+        const { tokens, ids } = encode(tokenizer, text, `sentence ${n + 1}`);
+        return { tokens, ids, index: ids.indexOf(w.ids[1]) };
+      }),
+    };
+  },
+
+  /**
+   * Loads the reader's folder (File objects). The model loaded before is disposed first, so
+   * that two copies of the weights never share the heap; a failed load leaves none.
+   * progress({loaded, total}) in bytes of model.safetensors.
+   */
+  async load(A, { files }, { progress }) {
+    model?.dispose();
+    model = null;
+    const t0 = performance.now();
+    const loaded = await A.loadPretrained(files, { onProgress: progress });
+    if (!loaded.tokenizer) {
+      loaded.dispose();
+      throw new Error('loadPretrained: the folder has neither tokenizer.json nor vocab.txt: E4.6 needs the tokenizer to turn the sentences into ids');
+    }
+    model = loaded;
+    return {
+      ms: performance.now() - t0, modelType: model.modelType, layers: model.numLayers, heads: model.numHeads,
+      hiddenSize: model.hiddenSize, maxLength: model.maxLength, vocabSize: model.config.vocab_size,
+      residentBytes: model.residentBytes, ignoredTensors: model.ignoredTensors.length, threads: A.threads,
+    };
+  },
+
+  /**
+   * Seed 004's E4.6, as its Python: extract_le(word)[1] (the learned embedding of the word's
+   * first token), extract_te(s)[i] for each sentence at the word's first token i (the last
+   * hidden state), the cosines between those vectors, and the prints of learned_embeddings and
+   * last_hidden_state for sentence 1.
+   */
+  e46(A, { texts, word }) {
+    const m = current();
+    const w = encode(m.tokenizer, word, 'word');
+    const learned = rowOf(m.wordEmbeddings(w.ids), 1);
+    const wordId = w.ids[1];
+    let prints = null;
+    const sentences = texts.map((text, n) => {
+      const enc = encode(m.tokenizer, text, `sentence ${n + 1}`);
+      const hidden = m.forward(enc).lastHiddenState; // (1, L, D)
+      if (n === 0) prints = { learned: String(m.wordEmbeddings(enc.ids)), hidden: String(hidden) };
+      const index = enc.ids.indexOf(wordId);
+      const contextual = index >= 0 ? rowOf(hidden, index) : null;
+      return { tokens: enc.tokens, ids: enc.ids, index, contextual, cosLearned: contextual && cosine(learned, contextual) };
+    });
+    const [c1, c2] = sentences.map((s) => s.contextual);
+    return {
+      word: { token: w.tokens[1], id: wordId, pieces: w.tokens.slice(1, -1) },
+      learned, sentences, prints, cosContextual: c1 && c2 ? cosine(c1, c2) : null,
+    };
+  },
+
+  /**
+   * The model explorer for one text: every layer's attention (layers, heads, L, L) flattened,
+   * and per hidden state l (0: the embeddings' output) and token i: ‖h_l[i]‖ and
+   * cos(h_l[i], learned embedding of token i), flattened (layers + 1, L).
+   */
+  explore(A, { text }) {
+    const m = current();
+    const enc = encode(m.tokenizer, text, 'sentence');
+    const out = m.forward(enc, { outputAttentions: true, outputHiddenStates: true });
+    const L = enc.ids.length, D = m.hiddenSize, H = m.numHeads, layers = m.numLayers;
+    const attentions = new Float32Array(layers * H * L * L);
+    out.attentions.forEach((t, l) => attentions.set(t.data, l * H * L * L)); // each (1, H, L, L)
+    const learned = m.wordEmbeddings(enc.ids); // (L, D)
+    const norms = new Float64Array((layers + 1) * L), cosLearned = new Float64Array((layers + 1) * L);
+    out.hiddenStates.forEach((h, l) => { // each (1, L, D)
+      for (let i = 0; i < L; i++) {
+        const hi = h.data.subarray(i * D, (i + 1) * D);
+        norms[l * L + i] = norm(hi);
+        cosLearned[l * L + i] = cosine(hi, learned.data.subarray(i * D, (i + 1) * D));
+      }
+    });
+    return { tokens: enc.tokens, layers, heads: H, attentions, norms, cosLearned };
+  },
+};

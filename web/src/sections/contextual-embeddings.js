@@ -1,0 +1,220 @@
+// E4.6 of document 004: DistilBERT's learned and contextual embeddings of "bank". Without any
+// files the page tokenizes the two sentences with the vocabulary shipped with the library; with
+// the reader's copy of the model (chosen or dropped here, read in the Web Worker: the files never
+// leave the machine) it prints the document's lines, computed live, and what the document only
+// implies (cosines, any sentences). The model explorer (model-explorer.js) follows the card.
+// The words are in content/embeddings-and-heads.js; every number comes from the worker.
+import content from '../content/embeddings-and-heads.js';
+import { exampleOf, prose } from '../example.js';
+import { run } from '../worker-client.js';
+import { pyRoundedList, pyStrList, torchInts } from '../format.js';
+import { modelExplorer } from './model-explorer.js';
+
+const example = exampleOf(content, 'E4.6');
+const { e46: E46, loader: LOADER, outputs: OUTPUTS } = content;
+
+const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
+
+/** tokens and token_ids of each sentence, printed as the document prints them. */
+function tokensText(sentences) {
+  return sentences.map((s, n) => `tokens (s${n + 1}):\n${pyStrList(s.tokens)}\ntoken_ids (s${n + 1}):\n${torchInts(s.ids)}`).join('\n\n');
+}
+
+/** The document's print block: the learned embedding and the two contextual ones, first 5 values, rounded to 2. */
+function linesText(r, word) {
+  const contextual = (s, n) => (s.contextual ? pyRoundedList(s.contextual.slice(0, 5), 2)
+    : `(sentence ${n + 1} has no '${r.word.token}' token)`);
+  return [OUTPUTS.lines(word), '',
+    `Learned embedding:                  ${pyRoundedList(r.learned.slice(0, 5), 2)}`,
+    `Transformer embedding (sentence 1): ${contextual(r.sentences[0], 0)}`,
+    `Transformer embedding (sentence 2): ${contextual(r.sentences[1], 1)}`].join('\n');
+}
+
+/** The cosines between the three vectors of the word. */
+function cosinesText(r, word, dim) {
+  const f = (c) => (c === null ? '—' : c.toFixed(4));
+  return [OUTPUTS.cosines(word, dim),
+    `learned · sentence 1:     ${f(r.sentences[0].cosLearned)}`,
+    `learned · sentence 2:     ${f(r.sentences[1].cosLearned)}`,
+    `sentence 1 · sentence 2:  ${f(r.cosContextual)}`].join('\n');
+}
+
+/** The files of dropped items: a folder's files (its top level), or the files themselves. */
+async function droppedFiles(dataTransfer) {
+  // the entries must be taken during the drop event; reading them may wait
+  const entries = [...dataTransfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
+  if (!entries.length) return [...dataTransfer.files];
+  const fileOf = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
+  const files = [];
+  for (const entry of entries) {
+    if (entry.isFile) files.push(await fileOf(entry));
+    if (!entry.isDirectory) continue;
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+      if (!batch.length) break;
+      for (const e of batch) if (e.isFile) files.push(await fileOf(e));
+    }
+  }
+  return files;
+}
+
+/** The loader: file and folder pickers, a drop zone, the privacy note, progress, status, errors. */
+function loaderPanel() {
+  const panel = document.createElement('div');
+  panel.className = 'loader';
+  panel.innerHTML = `<h4></h4><p class="instructions"></p>
+    <div class="dropzone">
+      <label>Model folder <input type="file" name="folder" webkitdirectory></label>
+      <label>or its files <input type="file" name="files" multiple></label>
+      <span class="droptext">or drop the folder here</span>
+    </div>
+    <p class="privacy"></p>
+    <div class="progress" hidden><progress max="1" value="0"></progress> <span class="progresstext"></span></div>
+    <p class="status" role="status"></p>
+    <p class="error" role="alert"></p>`;
+  panel.querySelector('h4').textContent = LOADER.heading;
+  panel.querySelector('.instructions').textContent = prose(LOADER.instructions);
+  panel.querySelector('.privacy').textContent = prose(LOADER.privacy);
+  return panel;
+}
+
+/**
+ * Calls load(files) with the files chosen in the loader's pickers or dropped on its zone. A file
+ * dropped anywhere else on the page must not replace the page, so those drops are refused.
+ */
+function onFiles(loader, load) {
+  for (const name of ['files', 'folder']) {
+    const picker = loader.querySelector(`[name=${name}]`);
+    picker.addEventListener('change', () => {
+      if (picker.files.length) load([...picker.files]);
+      picker.value = ''; // choosing the same folder again loads it again
+    });
+  }
+  const zone = loader.querySelector('.dropzone');
+  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
+  for (const type of ['dragover', 'drop']) window.addEventListener(type, (e) => { if (hasFiles(e)) e.preventDefault(); });
+  zone.addEventListener('dragover', (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', async (e) => {
+    if (!hasFiles(e)) return;
+    e.preventDefault();
+    zone.classList.remove('over');
+    const files = await droppedFiles(e.dataTransfer);
+    if (files.length) load(files);
+  });
+
+}
+
+/** Builds E4.6 into its card; returns a promise settled when the first tokens are shown. */
+export function contextualEmbeddings(card) {
+  card.controls.innerHTML = `<label>sentence 1 <input type="text" name="s1" maxlength="400"></label>
+    <label>sentence 2 <input type="text" name="s2" maxlength="400"></label>
+    <label>word <input type="text" name="word" maxlength="40"></label>`;
+  const input = (name) => card.controls.querySelector(`[name=${name}]`);
+  const inputError = document.createElement('p'); // a sentence or word the tokenizer refuses
+  inputError.className = 'error';
+  inputError.setAttribute('role', 'alert');
+  card.controls.after(inputError);
+  [input('s1').value, input('s2').value] = E46.sentences;
+  input('word').value = E46.word;
+
+  const loader = loaderPanel();
+  const outputs = document.createElement('div');
+  outputs.className = 'outputs';
+  outputs.hidden = true;
+  outputs.innerHTML = `<pre class="output lines" data-out="lines" aria-live="polite"></pre>
+    <pre class="output" data-out="cosines"></pre>
+    <h4 class="out"></h4><pre class="output" data-out="learned"></pre>
+    <h4 class="out"></h4><pre class="output" data-out="hidden"></pre>`;
+  const [learnedHeading, hiddenHeading] = outputs.querySelectorAll('h4');
+  learnedHeading.textContent = OUTPUTS.learned;
+  hiddenHeading.textContent = OUTPUTS.hidden;
+  const out = (name) => outputs.querySelector(`[data-out=${name}]`);
+  card.el.append(loader, outputs);
+  const explorer = modelExplorer(card.el);
+
+  const progressBox = loader.querySelector('.progress'), bar = loader.querySelector('progress');
+  const status = loader.querySelector('.status'), error = loader.querySelector('.error');
+  let model = null; // what the worker says about the loaded model
+  let dropped = null; // performance.now() of the last drop, until its lines are shown
+
+  const texts = () => [input('s1').value, input('s2').value];
+  const recode = (r) => card.recode(example.code({ sentences: texts(), word: input('word').value,
+    indices: r.sentences.map((s) => (s.index >= 0 ? s.index : '?')) }));
+
+  async function update() {
+    const sentences = texts(), word = input('word').value;
+    let r;
+    try {
+      r = model ? await run('e46', { texts: sentences, word }, { key: 'e46' })
+        : await run('tokens', { texts: sentences, word, vocabulary: E46.vocabulary }, { key: 'e46' });
+    } catch (e) {
+      inputError.textContent = e.message;
+      return;
+    }
+    if (!r) return; // a newer request replaced this one
+    inputError.textContent = '';
+    recode(r);
+    card.show(tokensText(r.sentences), card.what({ loaded: Boolean(model), word: r.word.token, id: r.word.id }));
+    if (!model) return;
+    out('lines').textContent = linesText(r, word);
+    out('cosines').textContent = cosinesText(r, word, model.hiddenSize);
+    out('learned').textContent = r.prints.learned;
+    out('hidden').textContent = r.prints.hidden;
+    outputs.hidden = false;
+    if (dropped !== null) { // the first lines after a load
+      const ms = performance.now() - dropped;
+      dropped = null;
+      loader.dataset.state = 'loaded';
+      out('lines').dataset.ms = ms.toFixed(0);
+      status.textContent += ` From the drop to the lines below: ${(ms / 1000).toFixed(2)} s.`;
+    }
+    explorer.show(sentences, r.sentences.map((s) => s.index));
+  }
+
+  // loader.dataset.state: 'loading', 'loaded' (after the first lines) or 'failed'
+  async function load(files) {
+    dropped = performance.now();
+    loader.dataset.state = 'loading';
+    model = null;
+    outputs.hidden = true;
+    explorer.clear();
+    error.textContent = '';
+    status.textContent = `Reading ${files.length} file(s)…`;
+    progressBox.hidden = false;
+    bar.value = 0;
+    bar.dataset.percent = '0';
+    const text = loader.querySelector('.progresstext');
+    text.textContent = '';
+    const onProgress = ({ loaded, total }) => {
+      bar.value = total ? loaded / total : 1;
+      bar.dataset.percent = String(Math.floor((100 * loaded) / (total || 1)));
+      text.textContent = `${MB(loaded)} of ${MB(total)} MB (${bar.dataset.percent} %)`;
+    };
+    try {
+      const info = await run('load', { files }, { key: 'load', onProgress });
+      if (!info) return;
+      model = info;
+      status.textContent = `Loaded ${info.modelType}: ${info.layers} layers, ${info.heads} heads, dimension ${info.hiddenSize}, `
+        + `vocabulary ${info.vocabSize}; ${MB(info.residentBytes)} MB of weights read in ${(info.ms / 1000).toFixed(2)} s `
+        + `(${info.threads} thread${info.threads > 1 ? 's' : ''}).`;
+    } catch (e) {
+      dropped = null;
+      loader.dataset.state = 'failed';
+      progressBox.hidden = true;
+      status.textContent = 'No model is loaded.';
+      error.textContent = `Could not load the model: ${e.message}`;
+    }
+    await update();
+  }
+
+  onFiles(loader, load);
+  card.controls.addEventListener('input', update);
+  return update();
+}
