@@ -12,7 +12,8 @@ import { readFileSync, writeFileSync, cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { E0 } from '../web/oracles.mjs';
 import {
-  root, scratch, pack, project, page, run, runCommand, linesNamingThePackage, filesUnder, openInChromium, closeBrowser,
+  root, scratch, pack, project, page, run, runCommand, linesNamingThePackage, filesUnder, openInChromium, openUrl, closeBrowser,
+  isolationHeaders,
 } from './harness.mjs';
 
 const OMEGA_24 = E0['E0.6.omega_24'];  // the document prints tensor(11.1466)
@@ -119,6 +120,26 @@ test('Vite: the threads opt-in in a module Worker, cross-origin isolated', async
   writeFileSync(join(dir, 'index.html'), page('./threads-main.js'));
   assertQuiet(run(dir, ['node_modules/vite/bin/vite.js', 'build']), 'vite build (threads)', viteListing);
   await assertRunsInChromium(join(dir, 'dist'), 'vite threads', { threads: true });
+});
+
+test('Vite\'s dev server: works with the one setting it needs, optimizeDeps.exclude (its pre-bundling would move the JS away from the .wasm)', async () => {
+  for (const [name, files, entry, threads] of [['vite-dev', PAGES, './main.js', false], ['vite-dev-threads', THREADS_PAGES, './threads-main.js', true]]) {
+    const dir = project(join(work.dir, name), tarball, { files, tools: ['vite'] });
+    writeFileSync(join(dir, 'index.html'), page(entry));
+    const { createServer } = await import(join(dir, 'node_modules/vite/dist/node/index.js'));
+    const server = await createServer({
+      root: dir, configFile: false, logLevel: 'silent', optimizeDeps: { exclude: ['attention-wasm'] },
+      server: { port: 0, host: '127.0.0.1', headers: isolationHeaders },
+    });
+    await server.listen();
+    try {
+      const { result, errors } = await openUrl(server.resolvedUrls.local[0]);
+      assertOmega24(result, name);
+      assert.deepEqual([result.simd, result.threads, errors], ['relaxed-simd', threads ? 2 : 1, []], name);
+    } finally {
+      await server.close();
+    }
+  }
 });
 
 // ------------------------------------------------------------------------------------------------

@@ -91,14 +91,14 @@ export function bundleSize(dir) {
   return size;
 }
 
+export const isolationHeaders = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+
 /** Serves `dir` on 127.0.0.1 (a free port), with COOP/COEP when `isolated`. */
 export async function serve(dir, { isolated = false } = {}) {
   const handler = sirv(dir, {
     dev: false, etag: false,
     setHeaders: (res) => {
-      if (!isolated) return;
-      res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
-      res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
+      if (isolated) for (const [name, value] of Object.entries(isolationHeaders)) res.setHeader(name, value);
     },
   });
   const server = createServer((req, res) => handler(req, res, () => res.writeHead(404).end()));
@@ -121,12 +121,11 @@ async function chromiumContext() {
 export const closeBrowser = async () => { await browser?.close(); browser = undefined; };
 
 /**
- * Opens `dir`/index.html served from a static server (`isolated`: with COOP/COEP) in Chromium,
- * waits for #result; resolves with the parsed result, the paths fetched from the server, and
- * the console's errors.
+ * Opens `url` in Chromium and waits for the page's #result; resolves with the parsed result, the
+ * paths fetched from the page's origin, and the console's errors.
  */
-export async function openInChromium(dir, { isolated = false } = {}) {
-  const server = await serve(dir, { isolated });
+export async function openUrl(url) {
+  const origin = new URL(url).origin;
   const context = await chromiumContext();
   // The context's own tab, reused: a second tab is a background one, whose timers and wasm
   // compilation Chromium throttles (a first run took ~100 s there).
@@ -140,15 +139,24 @@ export async function openInChromium(dir, { isolated = false } = {}) {
   tab.on('console', onConsole);
   tab.on('pageerror', onError);
   try {
-    await tab.goto(`${server.origin}/`);
+    await tab.goto(url);
     await tab.waitForFunction(() => document.querySelector('#result')?.textContent, null, { polling: 50, timeout: 60000 });
     const result = JSON.parse(await tab.locator('#result').textContent());
-    return { result, requests: requests.filter((u) => u.startsWith(server.origin)).map((u) => u.slice(server.origin.length)), errors };
+    return { result, requests: requests.filter((u) => u.startsWith(origin)).map((u) => u.slice(origin.length)), errors };
   } finally {
     await tab.goto('about:blank');
     context.off('request', onRequest);
     tab.off('console', onConsole);
     tab.off('pageerror', onError);
+  }
+}
+
+/** openUrl on `dir`/index.html served by a static server (`isolated`: with COOP/COEP). */
+export async function openInChromium(dir, { isolated = false } = {}) {
+  const server = await serve(dir, { isolated });
+  try {
+    return await openUrl(`${server.origin}/`);
+  } finally {
     await server.close();
   }
 }
