@@ -25,7 +25,13 @@ const threadedFiles = {
 async function threaded(simd) {
   const glue = threadedFiles.glue();
   const wasm = threadedFiles[simd]();
-  const { default: create } = await import(/* @vite-ignore */ /* webpackIgnore: true */ glue);
+  let create;
+  try {
+    ({ default: create } = await import(/* @vite-ignore */ /* webpackIgnore: true */ glue));
+  } catch (e) {
+    throw new Error(`init: the threaded build's glue could not be loaded from ${glue} (${e.message}); a bundler that does not ` +
+      'emit new URL(..., import.meta.url) assets needs attention_wasm_mt.js and the .wasm files copied beside the bundle');
+  }
   return { create, options: { mainScriptUrlOrBlob: glue, locateFile: (path, prefix) => (path.endsWith('.wasm') ? wasm : prefix + path) } };
 }
 

@@ -74,3 +74,10 @@ test('fallback: Node without --experimental-wasm-relaxed-simd loads the SIMD128 
     values.forEach((x, i) => assert.ok(Math.abs(x - other[i]) <= 1e-5 * (1 + Math.abs(other[i])), `${name}[${i}]: ${x} (SIMD128) vs ${other[i]} (relaxed)`));
   }
 });
+
+test('the browsers\' entry point (dist/index.js) has no threaded build: asked for threads it could run, it names attention-wasm/threads', async () => {
+  const { init: initBrowserEntry } = await import('../../dist/index.js');
+  await assert.rejects(initBrowserEntry({ threads: 2 }), {
+    name: 'Error', message: /^init: threads: 2 needs the threaded build, which the 'attention-wasm' entry point leaves out of bundles; import \{ init \} from 'attention-wasm\/threads'/,
+  });
+});
