@@ -1,8 +1,10 @@
 // The page (web/) is bundled by Vite into build/site: a folder of static files that any static
 // host can serve. The page imports the built package (dist/) by its name, exactly as a user
-// would; the .wasm beside it is emitted as an asset (new URL(..., import.meta.url)). So is the
-// threaded build: its glue's new Worker(new URL('attention_wasm_mt.worker.js', import.meta.url))
-// makes Vite emit the pthread Worker script (and the copy of the glue it imports) as chunks.
+// would: 'attention-wasm' on the main thread, 'attention-wasm/threads' in its worker. The .wasm
+// files are emitted as assets (new URL(..., import.meta.url)); so are the threaded build's glue
+// and .wasm, which the worker loads by URL when the page is cross-origin isolated. Nothing here
+// is needed by the package itself (tests/consumers build it with Vite's defaults); the worker
+// format is 'es' because the page's own worker is an ES module.
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 
@@ -19,7 +21,10 @@ export default defineConfig({
   root: fileURLToPath(new URL('./web', import.meta.url)),
   base: './',
   resolve: {
-    alias: { 'attention-wasm': fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+    alias: [
+      { find: /^attention-wasm$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+      { find: /^attention-wasm\/threads$/, replacement: fileURLToPath(new URL('./dist/threads.js', import.meta.url)) },
+    ],
   },
   build: {
     outDir: fileURLToPath(new URL('./build/site', import.meta.url)),

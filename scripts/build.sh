@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
-# Builds the npm package into dist/: the wasm module (Emscripten + Embind) and the JS wrapper.
+# Builds the npm package into dist/: the wasm modules (Emscripten 3.1.69 + Embind, inside the
+# Debian trixie root: scripts/in-trixie.sh) in two SIMD flavours, and the JS wrapper.
 # Usage: scripts/build.sh            (after scripts/setup.sh)
+#
+# One CMake tree per flavour, each linking the same three modules:
+#   build/wasm-simd128  -msimd128                  (every engine with WebAssembly SIMD)
+#   build/wasm-relaxed  -msimd128 -mrelaxed-simd   (fused multiply-add; init() picks it where it runs)
+#     attention_wasm          single thread: browsers, workers and Node
+#     attention_wasm_mt       threaded, browsers (loaded by URL from attention-wasm/threads)
+#     attention_wasm_mt_node  threaded, Node (worker_threads)
+# The glue (.js) of a module does not depend on the flavour and the two threaded links make the
+# same .wasm: dist/ holds each glue once and one .wasm per flavour and threading, and this
+# script checks that what it leaves out is identical to what it ships.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Emscripten 3.1.6's optimising link runs acorn from Debian's node modules.
-export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 jobs=$(nproc 2>/dev/null || echo 2)
-if [ ! -f build/wasm/CMakeCache.txt ]; then
-  # emcmake's default emulator (node --experimental-wasm-threads) is rejected by Node 20.
-  emcmake cmake -S . -B build/wasm -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
-fi
-cmake --build build/wasm --target attention_wasm attention_wasm_mt -j "$jobs"
-mkdir -p dist
-cp build/wasm/attention_wasm.js build/wasm/attention_wasm.wasm dist/
-# The threaded module (init({threads})): glue, wasm and the pthread Worker script. The Worker
-# script is CommonJS; the package says "type": "module", so Node gets a .cjs copy (browsers
-# load the .js, which the glue finds through new URL(..., import.meta.url)).
-cp build/wasm/attention_wasm_mt.js build/wasm/attention_wasm_mt.wasm build/wasm/attention_wasm_mt.worker.js dist/
-cp build/wasm/attention_wasm_mt.worker.js dist/attention_wasm_mt.worker.cjs
+flavours=(simd128 relaxed)
+modules=(attention_wasm attention_wasm_mt attention_wasm_mt_node)
+
+# Configure (once) and build both flavours in one entry into the root.
+bash scripts/in-trixie.sh bash -c '
+  set -euo pipefail
+  jobs=$1; shift
+  for flavour in "$@"; do
+    dir=build/wasm-$flavour
+    [ -f "$dir/CMakeCache.txt" ] || emcmake cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DAW_WASM_SIMD="$flavour" >/dev/null
+    cmake --build "$dir" --target attention_wasm attention_wasm_mt attention_wasm_mt_node -j "$jobs"
+  done
+' build "$jobs" "${flavours[@]}"
+
+same() {  # same FILE_A FILE_B WHY: stop unless the two files are identical
+  cmp -s "$1" "$2" || { echo "build: $1 and $2 differ, but $3" >&2; exit 1; }
+}
+for m in "${modules[@]}"; do
+  same build/wasm-simd128/$m.js build/wasm-relaxed/$m.js "dist/ ships one $m.js for both flavours"
+done
+for flavour in "${flavours[@]}"; do
+  same build/wasm-$flavour/attention_wasm_mt.wasm build/wasm-$flavour/attention_wasm_mt_node.wasm \
+    "dist/ ships one threaded .wasm per flavour for browsers and Node"
+done
+
+rm -rf dist && mkdir -p dist
+for m in "${modules[@]}"; do cp build/wasm-simd128/$m.js dist/; done
+cp build/wasm-simd128/attention_wasm.wasm dist/attention_wasm.wasm
+cp build/wasm-simd128/attention_wasm_mt.wasm dist/attention_wasm_mt.wasm
+cp build/wasm-relaxed/attention_wasm.wasm dist/attention_wasm_relaxed.wasm
+cp build/wasm-relaxed/attention_wasm_mt.wasm dist/attention_wasm_relaxed_mt.wasm
 cp src/js/*.js src/js/*.d.ts dist/
-rm -f dist/node-shim.js  # prepended to the glue at link time, not a module of the package
 # bert-base-uncased's vocabulary for loadTokenizer('bert-base-uncased'), converted from a dev dependency
 node scripts/convert-vocab.mjs
-echo "build: dist/ ready ($(du -k dist/attention_wasm.wasm | cut -f1) KiB wasm)"
+echo "build: dist/ ready ($(du -k dist/attention_wasm.wasm | cut -f1) KiB wasm per build, $(du -sk dist | cut -f1) KiB in all)"

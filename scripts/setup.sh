@@ -1,52 +1,76 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian 12 machine: everything attention-wasm needs to build and test.
-#  - Debian bookworm packages: emscripten (3.1.6), catch2 (2.13), chromium (browser tests), cmake
-#  - xsimd 13.2 headers from Debian trixie, extracted into build/deps (bookworm's 8.1 has no wasm arch)
-#  - npm dev dependencies (npm ci / npm install)
-# Each step is skipped when its result is already present, so `npm start` and `npm test` can both call it.
+#  - Debian bookworm packages: catch2 (2.13), chromium (browser tests), cmake, g++, debootstrap
+#  - the toolchain: a Debian trixie root in build/trixie (debootstrap --variant=minbase) with
+#    trixie's emscripten 3.1.69 (clang 19, binaryen 120), cmake and make; it needs trixie's glibc,
+#    so the wasm builds run inside the root (scripts/in-trixie.sh). bookworm's emscripten 3.1.6
+#    is not used: it cannot emit relaxed SIMD that engines accept (README, "Toolchain").
+#  - xsimd 13.2 headers (trixie's libxsimd-dev, installed in the root) copied into build/deps for
+#    the native build (bookworm's 8.1 has no wasm arch)
+#  - npm dev dependencies (bundlers for the consumer tests, the page's, the benchmark's peers)
+# Each step is skipped when its result is already present, so `npm start` and `npm test` can both
+# call it. Needs root for the packages and the root (sudo when not run as root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$(pwd)
+root=$(pwd -P)
 deps="$root/build/deps"
+troot="$root/build/trixie"
 sudo_cmd=""
 [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
 
 need_pkgs=()
-command -v em++ >/dev/null 2>&1 || need_pkgs+=(emscripten)
 [ -f /usr/include/catch2/catch.hpp ] || need_pkgs+=(catch2)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs npm)
+[ -x /usr/sbin/debootstrap ] || need_pkgs+=(debootstrap)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_pkgs[*]}"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
 fi
 
-# xsimd 13.2 from trixie, with a private apt state so the system's sources are untouched.
-if [ ! -f "$deps/xsimd/include/xsimd/xsimd.hpp" ]; then
-  echo "setup: fetching xsimd 13.2 headers (Debian trixie libxsimd-dev) into build/deps"
-  apt_dir="$deps/apt"
-  mkdir -p "$apt_dir/lists/partial" "$apt_dir/parts" "$apt_dir/archives/partial"
+# The toolchain root. Its stamp names what was installed in it: a different list (an edit of
+# this script) rebuilds it. Everything runs in a private mount namespace (unshare --mount), so
+# the /proc that debootstrap and apt need inside the root is unmounted with the last process
+# whatever happens; nothing can stay mounted under build/, and removing the root can never
+# reach through a mount into the host.
+toolchain_pkgs="emscripten cmake make libxsimd-dev"
+stamp="trixie minbase: $toolchain_pkgs"
+if [ "$(cat "$troot/.aw-toolchain" 2>/dev/null)" != "$stamp" ]; then
   # the Debian mirror this machine already uses (deb822 "URIs:" or one-line "deb URI suite")
   uri=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
         | sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/p' \
         | grep -v -e security -e nodesource -e google | head -n1 || true)
   uri=${uri:-http://deb.debian.org/debian}
-  echo "deb [trusted=yes] ${uri%/} trixie main" > "$apt_dir/sources.list"
-  opts=(-o Dir::State::Lists="$apt_dir/lists" -o Dir::Etc::SourceList="$apt_dir/sources.list"
-        -o Dir::Etc::SourceParts="$apt_dir/parts" -o Dir::Cache::Archives="$apt_dir/archives"
-        -o APT::Get::List-Cleanup=0 -o Acquire::Languages=none)
-  apt-get "${opts[@]}" update -qq
-  (cd "$apt_dir" && apt-get "${opts[@]}" download libxsimd-dev=13.2.0-1)
-  rm -rf "$deps/xsimd" && mkdir -p "$deps/xsimd"
-  dpkg -x "$apt_dir"/libxsimd-dev_13.2.0-1_*.deb "$deps/xsimd/root"
-  mkdir -p "$deps/xsimd/include"
-  mv "$deps/xsimd/root/usr/include/xsimd" "$deps/xsimd/include/xsimd"
-  rm -rf "$deps/xsimd/root"
+  if grep -q " $troot[/ ]" /proc/self/mountinfo; then
+    echo "setup: something is mounted under $troot; unmount it first" >&2
+    exit 1
+  fi
+  echo "setup: making the toolchain root (Debian trixie: $toolchain_pkgs) in build/trixie from ${uri%/}"
+  $sudo_cmd rm -rf --one-file-system "$troot"
+  mkdir -p "$root/build"
+  $sudo_cmd unshare --mount --propagation private \
+    debootstrap --variant=minbase trixie "$troot" "${uri%/}" >"$root/build/debootstrap.log" 2>&1 \
+    || { tail -20 "$root/build/debootstrap.log" >&2; exit 1; }
+  $sudo_cmd unshare --mount --propagation private bash -c '
+    set -e
+    mount --rbind /proc "$1/proc"
+    chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive sh -c "
+      apt-get update -qq && apt-get install -y -qq -o Dpkg::Use-Pty=0 --no-install-recommends $2 >/dev/null && apt-get clean"
+  ' setup "$troot" "$toolchain_pkgs"
+  echo "$stamp" | $sudo_cmd tee "$troot/.aw-toolchain" >/dev/null
+  rm -rf "$root/build/wasm-simd128" "$root/build/wasm-relaxed"  # CMake trees of an older root
 fi
-# Catch2's single header in a folder of its own (never put /usr/include on a wasm include path).
+
+# xsimd 13.2 for the native build, from the root, in a folder of its own.
+if [ ! -f "$deps/xsimd/include/xsimd/xsimd.hpp" ] || [ "$troot/.aw-toolchain" -nt "$deps/xsimd/include/xsimd/xsimd.hpp" ]; then
+  rm -rf "$deps/xsimd" && mkdir -p "$deps/xsimd/include"
+  cp -r "$troot/usr/include/xsimd" "$deps/xsimd/include/xsimd"
+fi
+# Catch2 2.13's single header in a folder of its own (never put /usr/include on a wasm include
+# path; trixie's catch2 is version 3, another API).
 if [ ! -f "$deps/catch2/include/catch2/catch.hpp" ]; then
   mkdir -p "$deps/catch2/include/catch2"
   cp /usr/include/catch2/catch.hpp "$deps/catch2/include/catch2/"

@@ -1,49 +1,80 @@
 #!/usr/bin/env bash
 # Every test, in order; stops at the first failing stage with a non-zero exit.
 #  1. Catch2 natively (ctest), 2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
-#  3. Catch2 as wasm under Node (ctest), 4. node --test suites against the built package (reduced
-#  fuzz/memory counts; `npm run fuzz` runs the full ones), 5. npm audit of the runtime
-#  dependencies, 6. headless Chromium against the bundled page.
+#  3. Catch2 as wasm under Node (ctest), once per SIMD flavour (relaxed with Node's flag),
+#  4. node --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz`
+#  runs the full ones): against the relaxed-SIMD build (Node with the flag) and again without the
+#  flag, where init() falls back to the SIMD128 build, 5. the consumer apps (tests/consumers:
+#  the packed package in Vite, webpack, Rollup, esbuild, a static folder, Node, TypeScript),
+#  6. npm audit of the runtime dependencies, 7. headless Chromium against the bundled page.
+# Usage: scripts/test.sh [STAGE...]   (stages: native asan wasm js consumers audit web; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export NODE_PATH=/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}
 jobs=$(nproc 2>/dev/null || echo 2)
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(native asan wasm js consumers audit web)
 stage() { printf '\n=== %s\n' "$*"; }
+wants() { [[ " ${stages[*]} " == *" $1 "* ]]; }
+relaxed_flag=--experimental-wasm-relaxed-simd
 
-stage "build: wasm module + package (dist/), page (build/site)"
+stage "build: wasm modules + package (dist/), page (build/site)"
 bash scripts/build.sh
 npx vite build --logLevel warn
 
-stage "Catch2, native (g++, $(uname -m))"
-[ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native --target aw_tests -j "$jobs"
-ctest --test-dir build/native --output-on-failure
-
-stage "Catch2, native under AddressSanitizer + UndefinedBehaviorSanitizer"
-[ -f build/native-asan/CMakeCache.txt ] || cmake -S . -B build/native-asan -DCMAKE_BUILD_TYPE=Release -DAW_SANITIZE=ON >/dev/null
-cmake --build build/native-asan --target aw_tests -j "$jobs"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/native-asan --output-on-failure
-
-stage "Catch2, wasm under Node"
-cmake --build build/wasm --target aw_tests -j "$jobs"
-ctest --test-dir build/wasm --output-on-failure
-
-stage "node --test: the package (tests/js)"
-node --test --test-reporter=spec tests/js/*.test.mjs
-
-stage "npm audit --omit=dev (runtime dependencies: @huggingface/tokenizers)"
-# Needs the registry: only an unreachable registry, or one without the audit endpoint (a mirror
-# answers 405), is tolerated (a warning); a finding fails.
-if ! audit=$(npm audit --omit=dev 2>&1); then
-  if grep -qiE 'ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|network|offline|audit endpoint returned an error' <<<"$audit"; then
-    echo "warning: npm audit skipped, the registry is unreachable or has no audit endpoint:"; grep -iE 'err' <<<"$audit" | head -3
-  else
-    echo "$audit"; exit 1
-  fi
-else
-  grep -v '^npm warn' <<<"$audit"
+if wants native; then
+  stage "Catch2, native (g++, $(uname -m))"
+  [ -f build/native/CMakeCache.txt ] || cmake -S . -B build/native -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build/native --target aw_tests -j "$jobs"
+  ctest --test-dir build/native --output-on-failure
 fi
 
-stage "Chromium: the page (tests/web)"
-node --test --test-reporter=spec tests/web/*.test.mjs
+if wants asan; then
+  stage "Catch2, native under AddressSanitizer + UndefinedBehaviorSanitizer"
+  [ -f build/native-asan/CMakeCache.txt ] || cmake -S . -B build/native-asan -DCMAKE_BUILD_TYPE=Release -DAW_SANITIZE=ON >/dev/null
+  cmake --build build/native-asan --target aw_tests -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/native-asan --output-on-failure
+fi
+
+if wants wasm; then
+  # Built in the trixie root, run by the host's Node (build/wasm-relaxed's tests carry the flag).
+  bash scripts/in-trixie.sh bash -c 'for d in build/wasm-simd128 build/wasm-relaxed; do cmake --build "$d" --target aw_tests -j "$1"; done' build "$jobs"
+  for flavour in simd128 relaxed; do
+    stage "Catch2, wasm ($flavour) under Node"
+    ctest --test-dir build/wasm-$flavour --output-on-failure
+  done
+fi
+
+if wants js; then
+  # init() picks the relaxed-SIMD build where the engine validates it: with the flag on Node 20
+  # (builds.test.mjs checks that it does); the suites' own child processes run without it.
+  stage "node --test: the package (tests/js), relaxed-SIMD build (node $relaxed_flag)"
+  node $relaxed_flag --test --test-reporter=spec tests/js/*.test.mjs
+  stage "node --test: the package (tests/js), without the flag: init() falls back to the SIMD128 build"
+  node --test --test-reporter=spec tests/js/*.test.mjs
+fi
+
+if wants consumers; then
+  stage "consumer apps (tests/consumers): the packed package with each bundler's default configuration"
+  node --test --test-concurrency=1 --test-reporter=spec tests/consumers/*.test.mjs
+fi
+
+if wants audit; then
+  stage "npm audit --omit=dev (runtime dependencies: @huggingface/tokenizers)"
+  # Needs the registry: only an unreachable registry, or one without the audit endpoint (a mirror
+  # answers 405), is tolerated (a warning); a finding fails.
+  if ! audit=$(npm audit --omit=dev 2>&1); then
+    if grep -qiE 'ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|ECONNRESET|network|offline|audit endpoint returned an error' <<<"$audit"; then
+      echo "warning: npm audit skipped, the registry is unreachable or has no audit endpoint:"; grep -iE 'err' <<<"$audit" | head -3
+    else
+      echo "$audit"; exit 1
+    fi
+  else
+    grep -v '^npm warn' <<<"$audit"
+  fi
+fi
+
+if wants web; then
+  stage "Chromium: the page (tests/web)"
+  node --test --test-reporter=spec tests/web/*.test.mjs
+fi

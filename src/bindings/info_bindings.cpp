@@ -1,7 +1,8 @@
 // Embind name for build facts (glue only): which SIMD instruction set the kernels were compiled
-// for, so a page or a benchmark can say what it measured.
+// for ("simd128" or "relaxed-simd"), so a page or a benchmark can say what it measured.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
+#include <emscripten/version.h>  // __EMSCRIPTEN_major__ ... (no longer predefined since 3.1.4)
 
 #include <xsimd/xsimd.hpp>
 
@@ -10,7 +11,13 @@ namespace {
 
 emscripten::val build_info_js() {
   emscripten::val info = emscripten::val::object();
-  info.set("simd", std::string(xsimd::default_arch::name()));                       // "wasm" = SIMD128
+#if defined(__wasm_relaxed_simd__)
+  info.set("simd", std::string("relaxed-simd"));  // -mrelaxed-simd: fused multiply-add (relaxed_madd)
+#elif defined(__wasm_simd128__)
+  info.set("simd", std::string("simd128"));       // -msimd128 (xsimd's "wasm" arch)
+#else
+  info.set("simd", std::string(xsimd::default_arch::name()));
+#endif
   info.set("floatLanes", static_cast<int>(xsimd::batch<float>::size));              // 4 on SIMD128
   info.set("emscripten", std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) +
                              "." + std::to_string(__EMSCRIPTEN_tiny__));

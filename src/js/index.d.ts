@@ -344,10 +344,11 @@ export class AttentionWasm {
    */
   memoryStats(): { heapBytes: number; allocatedBytes: number };
   /**
-   * What this module was built for: `simd` is xsimd's instruction set (`"wasm"` = WebAssembly
-   * SIMD128), `floatLanes` the floats per SIMD vector, `threads` whether it is a pthread build.
+   * What this module was built for: `simd` the instruction set init() chose
+   * ({@link InitOptions.simd}: `'relaxed-simd'` with fused multiply-add, or `'simd128'`),
+   * `floatLanes` the floats per SIMD vector, `threads` whether it is a pthread build.
    */
-  buildInfo(): { simd: string; floatLanes: number; threads: boolean; emscripten: string };
+  buildInfo(): { simd: 'relaxed-simd' | 'simd128'; floatLanes: number; threads: boolean; emscripten: string };
   /** Threads the ops use: 1 with the single-thread build (see {@link InitOptions.threads}). */
   readonly threads: number;
   /**
@@ -433,16 +434,24 @@ export class AttentionWasm {
 
 export interface InitOptions {
   /**
+   * Which SIMD build (default `'auto'`): the relaxed-SIMD one (fused multiply-add) where the
+   * engine runs it (Chrome/Edge 114+, Node 22+, Node 20 with --experimental-wasm-relaxed-simd),
+   * else the SIMD128 one. `'relaxed'` or `'simd128'` forces one; `'relaxed'` rejects with an
+   * Error where the engine cannot run it.
+   */
+  simd?: 'auto' | 'relaxed' | 'simd128';
+  /**
    * Threads for scaledDotProductAttention, matmul and linear (default `false`: one). `'auto'` =
    * the machine's logical cores, or a number in [1, 64]. More than one loads the threaded build
-   * (dist/attention_wasm_mt.*) where shared memory is available (Node; a cross-origin-isolated
-   * page), else the single-thread one. Results are byte-identical whatever the count.
+   * where shared memory is available (Node; a cross-origin-isolated page), else the single-thread
+   * one. Results are byte-identical whatever the count. In browsers the threaded build is reached
+   * only through `attention-wasm/threads` (its init); `attention-wasm`'s init rejects more than
+   * one thread where shared memory is available.
    */
   threads?: 'auto' | number | false;
   /**
    * The .wasm bytes (Node's export reads them from beside the package's files). They must be those
-   * of the build that `threads` selects: attention_wasm.wasm for one thread, attention_wasm_mt.wasm
-   * for more.
+   * of the build that `simd` and `threads` select: dist/attention_wasm[_relaxed][_mt].wasm.
    */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where to find the .wasm in a browser: `(path, prefix) => url`. */

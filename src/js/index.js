@@ -10,6 +10,7 @@ import { opsMethods } from './ops.js';
 import { nnMethods } from './nn.js';
 import { installModules } from './modules.js';
 import { pretrainedMethods } from './pretrained.js';
+import { chooseSimd, browserPlatform } from './builds.js';
 
 export { Tensor, formatTensor };
 export { loadSafetensors } from './safetensors.js';
@@ -83,32 +84,40 @@ function sharedMemoryAvailable() {
  * Loads the wasm module and returns the library bound to it. In browsers the .wasm is fetched
  * from beside this file; Node uses the `node` export, which reads it from disk.
  *
+ * `simd` (default 'auto'): the relaxed-SIMD build (fused multiply-add) where the engine runs it,
+ * else the SIMD128 build; 'relaxed' or 'simd128' forces one ('relaxed' throws where the engine
+ * cannot run it). `A.buildInfo().simd` says which ('relaxed-simd' or 'simd128').
+ *
  * `threads` (default false): with 'auto' (the machine's logical cores) or a number > 1, and
- * where shared memory is available (Node; a cross-origin-isolated page), the threaded build
- * (attention_wasm_mt.*) is loaded and scaledDotProductAttention, matmul and linear split their
- * work over that many threads (the calling thread included), with results byte-identical to one
- * thread. Elsewhere, or with false or 1, the single-thread build. `A.threads` says which.
+ * where shared memory is available (Node; a cross-origin-isolated page), the threaded build is
+ * loaded and scaledDotProductAttention, matmul and linear split their work over that many
+ * threads (the calling thread included), with results byte-identical to one thread. Elsewhere,
+ * or with false or 1, the single-thread build. `A.threads` says which. In browsers the threaded
+ * build is reached through `attention-wasm/threads` (its init); this entry point's init throws
+ * when asked for threads it could run.
  * The other options are passed to the Emscripten factory of the build chosen.
- * @param {object} [options] {threads, wasmBinary, locateFile, ...}
- * @param {object} [platform] internal: what the `node` export adds (cores, files per build)
+ * @param {object} [options] {simd, threads, wasmBinary, locateFile, ...}
+ * @param {import('./builds.js').Platform} [platform] internal: how the entry point (this one, threads.js,
+ *   node.js) loads the builds
  */
-export async function init(options = {}, platform = {}) {
+export async function init(options = {}, platform = browserPlatform) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`init: options must be an object, got ${describe(options)}`);
   }
-  const { threads = false, ...moduleOptions } = options;
-  const cores = platform.cores ?? globalThis.navigator?.hardwareConcurrency ?? 1;
-  const n = requestedThreads(threads, cores);
+  const { threads = false, simd = platform.simd ?? 'auto', ...moduleOptions } = options;
+  const n = requestedThreads(threads, platform.cores);
+  const flavour = chooseSimd(simd);
   if (n > 1 && sharedMemoryAvailable()) {
-    const { default: createThreaded } = await import('./attention_wasm_mt.js');
-    const files = (await platform.moduleOptions?.('attention_wasm_mt')) ?? {};
+    if (!platform.threaded) {
+      throw new Error(`init: threads: ${JSON.stringify(threads)} needs the threaded build, which the 'attention-wasm' ` +
+        "entry point leaves out of bundles; import { init } from 'attention-wasm/threads' to use it");
+    }
+    const { create, options: files } = await platform.threaded(flavour);
     // awPoolSize: Workers the factory starts and waits for, one per thread besides the caller's
-    const raw = await createThreaded({ ...files, ...moduleOptions, awPoolSize: n - 1 });
+    const raw = await create({ ...files, ...moduleOptions, awPoolSize: n - 1 });
     raw._setThreadCount(n);
-    // A Node process may exit while the pool's threads wait for work (dispose() ends them).
-    for (const worker of [...raw.PThread.unusedWorkers, ...raw.PThread.runningWorkers]) worker.unref?.();
     return new AttentionWasm(raw);
   }
-  const files = (await platform.moduleOptions?.('attention_wasm')) ?? {};
+  const files = await platform.singleThread(flavour);
   return new AttentionWasm(await createAttentionWasm({ ...files, ...moduleOptions }));
 }

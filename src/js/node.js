@@ -1,25 +1,32 @@
-// The package's `node` export: Node's fetch cannot load file URLs, so read the .wasm of the
-// build init() chooses from disk and hand it to the Emscripten factory. The threaded build's
-// Worker script is CommonJS, which Node only accepts as .cjs here ("type": "module").
+// The package's `node` export (both `attention-wasm` and `attention-wasm/threads` in Node): no
+// bundler here, so init() reaches every build. Node's fetch cannot load file URLs: the .wasm of
+// the build init() chooses is read from disk and handed to the Emscripten factory. The threaded
+// build has glue of its own for Node (its pthreads are worker_threads running that glue).
+//
+// ATTENTION_WASM_SIMD=relaxed|simd128|auto in the environment sets the default of init's `simd`
+// option (the tests run the same suites against each build that way).
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { init as initWithPlatform } from './index.js';
+import { init as initWith } from './index.js';
+import { wasmFileName } from './builds.js';
 
 export * from './index.js';
 
+const wasmBinary = (simd, threaded) => readFile(new URL(`./${wasmFileName(simd, threaded)}`, import.meta.url));
+
+/** @type {import('./builds.js').Platform} */
 const nodePlatform = {
   cores: availableParallelism(),
-  async moduleOptions(build) {
-    const files = { wasmBinary: await readFile(new URL(`./${build}.wasm`, import.meta.url)) };
-    if (build === 'attention_wasm_mt') {
-      const worker = fileURLToPath(new URL('./attention_wasm_mt.worker.cjs', import.meta.url));
-      files.locateFile = (path, prefix) => (path.endsWith('.worker.js') ? worker : prefix + path);
-    }
-    return files;
+  simd: process.env.ATTENTION_WASM_SIMD || undefined,
+  async singleThread(simd) {
+    return { wasmBinary: await wasmBinary(simd, false) };
+  },
+  async threaded(simd) {
+    const { default: create } = await import('./attention_wasm_mt_node.js');
+    return { create, options: { wasmBinary: await wasmBinary(simd, true) } };
   },
 };
 
 export async function init(options = {}) {
-  return initWithPlatform(options, nodePlatform);
+  return initWith(options, nodePlatform);
 }

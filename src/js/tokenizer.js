@@ -6,28 +6,37 @@
 //     text, CJK split, lower-case and strip accents as do_lower_case / strip_accents say),
 //     BertPreTokenizer, WordPiece with '##', [CLS] A [SEP] (pair: [CLS] A [SEP] B [SEP]);
 //   - 'bert-base-uncased' / 'distilbert-base-uncased': that vocabulary, shipped in the package
-//     (dist/vocab-bert-base-uncased.js, converted at build time by scripts/convert-vocab.mjs).
-// The library is imported when a tokenizer is first needed, so the rest of the package works
-// where it cannot be resolved (a page without a bundler or an import map).
+//     (dist/vocab-bert-base-uncased.txt, converted at build time by scripts/convert-vocab.mjs),
+//     read when first asked for.
+// Imported statically: a lazy import() would make bundlers split the package into chunks, which
+// Vite's default Worker format (iife) cannot hold (the issue-14 build error). A page without a
+// bundler maps '@huggingface/tokenizers' in its import map as it maps 'attention-wasm'.
+import { Tokenizer } from '@huggingface/tokenizers';
 import { describe } from './tensor.js';
 import { openModelFiles } from './model-files.js';
 
 const FN = 'loadTokenizer';
 
 /** The vocabularies shipped in the package, by Hugging Face model name. */
+// The vocabulary file is named in the form bundlers recognise (new URL of a literal and
+// import.meta.url): Vite and webpack emit it as an asset; elsewhere it is read from beside this file.
 const SHIPPED = {
-  'bert-base-uncased': { vocab: () => import('./vocab-bert-base-uncased.js'), maxLength: 512, tokenTypeIds: true },
+  'bert-base-uncased': { vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url), maxLength: 512, tokenTypeIds: true },
   // distilbert-base-uncased uses bert-base-uncased's vocabulary and settings; its tokenizer
   // returns no token type ids (DistilBertTokenizer.model_input_names)
-  'distilbert-base-uncased': { vocab: () => import('./vocab-bert-base-uncased.js'), maxLength: 512, tokenTypeIds: false },
+  'distilbert-base-uncased': { vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url), maxLength: 512, tokenTypeIds: false },
 };
 
-async function tokenizersLibrary() {
-  try {
-    return await import('@huggingface/tokenizers');
-  } catch (e) {
-    throw new Error(`${FN}: the package @huggingface/tokenizers (a dependency of attention-wasm) could not be loaded: ${e.message}. In a page, use a bundler or an import map for it.`);
+/** A shipped vocabulary's text: read from disk in Node (its fetch has no file: URLs), else fetched. */
+async function shippedVocabulary(url) {
+  const fs = url.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
+  if (fs) return fs.promises.readFile(url, 'utf8');
+  const response = await fetch(url);
+  if (!response.ok) {
+    throw new Error(`${FN}: the vocabulary shipped in the package could not be fetched from ${url} (HTTP ${response.status}); ` +
+      'with a bundler that does not emit new URL(..., import.meta.url) assets, copy it beside the bundle');
   }
+  return response.text();
 }
 
 // A special token in tokenizer_config.json: "[CLS]" or {content: "[CLS]", ...}
@@ -176,7 +185,6 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
   } else {
     return null;
   }
-  const { Tokenizer } = await tokenizersLibrary();
   let hf;
   try {
     hf = new Tokenizer(json, config);
@@ -200,8 +208,7 @@ export async function loadTokenizer(source, options = {}) {
   }
   if (typeof source === 'string' && Object.hasOwn(SHIPPED, source)) {
     const shipped = SHIPPED[source];
-    const { default: vocab } = await shipped.vocab();
-    const { Tokenizer } = await tokenizersLibrary();
+    const vocab = await shippedVocabulary(shipped.vocab());
     const hf = new Tokenizer(bertTokenizerJson(vocab, { do_lower_case: true }, source), { do_lower_case: true });
     return new TextTokenizer(hf, { maxLength: maxLength ?? shipped.maxLength, tokenTypeIds: shipped.tokenTypeIds });
   }

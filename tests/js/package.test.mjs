@@ -20,7 +20,7 @@ test('npm pack -> install into an empty project -> import and compute', () => {
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root))[0];
     const files = packed.files.map((f) => f.path);
     for (const f of ['dist/attention_wasm.wasm', 'dist/attention_wasm.js', 'dist/index.js', 'dist/node.js', 'dist/index.d.ts', 'package.json',
-      'dist/vocab-bert-base-uncased.js', 'dist/tokenizer.js', 'dist/pretrained.js']) {
+      'dist/vocab-bert-base-uncased.txt', 'dist/tokenizer.js', 'dist/pretrained.js']) {
       assert.ok(files.includes(f), `the tarball lacks ${f}: ${files.join(', ')}`);
     }
     assert.deepEqual(files.filter((f) => /^(src|tests|web|scripts|build)\//.test(f)), []);

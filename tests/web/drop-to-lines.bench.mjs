@@ -14,7 +14,7 @@
 // 50 ms), which says whether the page stayed responsive. The page loads the model in its Web
 // Worker, on the threaded build (the page is served cross-origin isolated). Prints the load
 // average (the VM is shared: read it with the figures).
-import { mkdtempSync, writeFileSync, rmSync, readdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir, loadavg, cpus } from 'node:os';
 import { join } from 'node:path';
 import { DISTILBERT_BASE, randomTensors, writeFolder } from '../../scripts/bench-encoder.mjs';
@@ -29,7 +29,7 @@ const dir = mkdtempSync(join(tmpdir(), 'aw-drop-bench-'));
 let b;
 try {
   const bytes = writeFolder(dir, DISTILBERT_BASE, randomTensors(DISTILBERT_BASE));
-  const { default: vocab } = await import('../../dist/vocab-bert-base-uncased.js');
+  const vocab = readFileSync(new URL('../../dist/vocab-bert-base-uncased.txt', import.meta.url), 'utf8');
   writeFileSync(join(dir, 'vocab.txt'), vocab);
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(bertTokenizerJson(vocab, { do_lower_case: true })));
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ do_lower_case: true, model_max_length: 512 }));

@@ -30,7 +30,9 @@ function fnv1a(array) {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-const isPthreadWorker = (url) => /\/attention_wasm_mt\.worker[^/]*\.js$/.test(url);
+// Chromium 156 runs relaxed SIMD, so init() picks that build (tests/consumers checks the fallback).
+const BUILD = 'WebAssembly relaxed SIMD, fused multiply-add';
+const isPthreadWorker = (url) => /\/attention_wasm_mt-[^/]*\.js$/.test(url);  // the threaded glue runs them
 /** The page's own worker (web/src/worker.js); the pthread Workers block in Atomics.wait, never evaluate in them. */
 const pageWorker = (b) => b.page.workers().find((w) => !isPthreadWorker(w.url()));
 const isolation = (b) => Promise.all([
@@ -72,11 +74,11 @@ test('the worker runs the threaded build on navigator.hardwareConcurrency thread
   if (cores >= 2) {
     const n = Math.min(cores, 64);
     assert.equal(threads, n);
-    assert.match(text, new RegExp(`^Worker build: WebAssembly SIMD128 \\(4 float lanes\\), threaded \\(${n} threads\\), Emscripten 3\\.1\\.6; this page is cross-origin isolated`));
+    assert.match(text, new RegExp(`^Worker build: ${BUILD} \\(4 float lanes\\), threaded \\(${n} threads\\), Emscripten 3\\.1\\.69; this page is cross-origin isolated`));
     // one pthread Worker per thread besides the page worker's own, nested in it, from this origin
     assert.equal(pthreadWorkers.length, n - 1);
     for (const w of pthreadWorkers) assert.ok(w.url().startsWith(`${iso.origin}/assets/`), w.url());
-    assert.ok(iso.responses.some((r) => /\/attention_wasm_mt-[^/]*\.wasm$/.test(r.url)), 'the threaded build\'s .wasm was loaded');
+    assert.ok(iso.responses.some((r) => /\/attention_wasm_relaxed_mt-[^/]*\.wasm$/.test(r.url)), 'the threaded build\'s .wasm was loaded');
   } else {
     assert.equal(threads, 1);
     assert.match(text, /single-threaded, .*reports one core/);
@@ -105,9 +107,9 @@ test('served without COOP/COEP: not isolated, no SharedArrayBuffer, the single-t
   assert.deepEqual(await isolation(plain), [[false, 'undefined'], [false, 'undefined']]);
   const { threads, text } = await panel(plain);
   assert.equal(threads, 1);
-  assert.match(text, /^Worker build: WebAssembly SIMD128 \(4 float lanes\), single-threaded, Emscripten 3\.1\.6; this page is not cross-origin isolated/);
+  assert.match(text, new RegExp(`^Worker build: ${BUILD} \\(4 float lanes\\), single-threaded, Emscripten 3\\.1\\.69; this page is not cross-origin isolated`));
   assert.deepEqual(plain.page.workers().filter((w) => isPthreadWorker(w.url())), []);
-  assert.deepEqual(own.filter((r) => r.url.includes('attention_wasm_mt')).map((r) => r.url), [], 'the threaded build is never fetched');
+  assert.deepEqual(own.filter((r) => /_mt[-.]/.test(r.url)).map((r) => r.url), [], 'the threaded build is never fetched');
 });
 
 test('without COOP/COEP the page still works: the same results as the isolated page, the same benchmark output', async () => {
@@ -116,7 +118,7 @@ test('without COOP/COEP the page still works: the same results as the isolated p
   for (const id of ['E0.1', 'E1.1', 'E3.1', 'E4.2', 'E4.5']) assert.ok(ids.includes(id), `${id} in ${ids}`);  // E4.2, E4.5: from the worker
   assert.deepEqual(shown, await results(iso));
   const text = await runBenchmark(plain);
-  assert.match(text, /build: WebAssembly SIMD128 \(4 float lanes\), single-threaded, Emscripten 3\.1\.6/);
+  assert.match(text, new RegExp(`build: ${BUILD} \\(4 float lanes\\), single-threaded, Emscripten 3\\.1\\.69`));
   assert.equal(await plain.page.getAttribute('[data-document="bench"]', 'data-checksum'), expectedChecksum);
 });
 

@@ -3,10 +3,12 @@
 // says which build the worker runs: the threaded one only where the page is cross-origin isolated.
 import { run } from './worker-client.js';
 
-/** "WebAssembly SIMD128 (4 float lanes), threaded (2 threads), Emscripten 3.1.6" */
+const SIMD_NAMES = { 'relaxed-simd': 'WebAssembly relaxed SIMD, fused multiply-add', simd128: 'WebAssembly SIMD128' };
+
+/** "WebAssembly relaxed SIMD, fused multiply-add (4 float lanes), threaded (2 threads), Emscripten 3.1.69" */
 function describeBuild(b) {
   const threads = b.threads ? `threaded (${b.threadCount} threads)` : 'single-threaded';
-  return `${b.simd === 'wasm' ? 'WebAssembly SIMD128' : b.simd} (${b.floatLanes} float lanes), ${threads}, Emscripten ${b.emscripten}`;
+  return `${SIMD_NAMES[b.simd] ?? b.simd} (${b.floatLanes} float lanes), ${threads}, Emscripten ${b.emscripten}`;
 }
 
 /** Why the worker runs the build it runs. */

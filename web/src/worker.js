@@ -5,7 +5,7 @@
 // {id, result} or {id, error}. worker-client.js sends at most one request per key at a time, so
 // nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
 // tests to check that superseded requests are dropped).
-import { init } from 'attention-wasm';
+import { init } from 'attention-wasm/threads';  // the entry point that reaches the threaded build
 import { jobs } from './jobs.js';
 import { encoderJobs } from './encoder-jobs.js';
 

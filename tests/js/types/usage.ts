@@ -11,10 +11,18 @@ import {
   loadTokenizer, PretrainedModel, TextTokenizer, type EncodedText, type EncodedBatch, type EncoderOutput,
   type ModelSource, type LoadPretrainedOptions, type EmbedOptions, type ForwardInput,
 } from 'attention-wasm';
+import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 
 const options: InitOptions = { wasmBinary: new Uint8Array(8), locateFile: (path, prefix) => prefix + path };
 const A: AttentionWasm = await init(options);
 await init();
+// the SIMD build (init's simd) and the threaded build's entry point
+const R: AttentionWasm = await initThreaded({ threads: 'auto', simd: 'relaxed' });
+const simdUsed: 'relaxed-simd' | 'simd128' = R.buildInfo().simd;
+const sameTensor: typeof Tensor = ThreadsTensor;
+await init({ simd: 'simd128' });
+// @ts-expect-error not a build
+await init({ simd: 'fma' });
 const isLibrary: boolean = A instanceof AttentionWasm;
 
 // Tensor

@@ -1,0 +1,273 @@
+// The package in the tools JS developers use, each with its default configuration (issue 14):
+// every consumer is a scratch project with the `npm pack` tarball of the current build installed,
+// building the same app (app/main.js: the README's example, seed 000's omega_24) with the tool's
+// usual command; browser apps then run in Chromium. Each must print the document's omega_24
+// (tests/web/oracles.mjs), no tool may print a warning naming the package, and a bundle of the
+// default entry point must not hold the threaded build. The threads opt-in
+// (attention-wasm/threads, app/threads-*.js) is built by each bundler too and run in a
+// cross-origin-isolated page, where it must run on 2 threads.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, cpSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { E0 } from '../web/oracles.mjs';
+import {
+  root, scratch, pack, project, page, run, runCommand, linesNamingThePackage, filesUnder, openInChromium, openUrl, closeBrowser,
+  isolationHeaders,
+} from './harness.mjs';
+
+const OMEGA_24 = E0['E0.6.omega_24'];  // the document prints tensor(11.1466)
+const PAGES = ['main.js', 'omega24.js'];
+const THREADS_PAGES = ['threads-main.js', 'threads-worker.js', 'omega24.js'];
+const relaxedFlag = '--experimental-wasm-relaxed-simd';
+
+let work, tarball, packedFiles, tokens;
+before(async () => {
+  work = scratch();
+  ({ tarball, files: packedFiles } = pack(work.dir));
+  // what the shipped tokenizer gives in Node, for the apps' own encode() to match
+  const { loadTokenizer } = await import('../../dist/node.js');
+  tokens = (await loadTokenizer('bert-base-uncased')).encode('The bank of the river.').ids;
+});
+after(async () => {
+  await closeBrowser();
+  work?.cleanup();
+});
+
+/** omega_24 as the app printed it ("tensor(11.1466)"), equal to the document's at its 4 decimals. */
+function assertOmega24(result, label) {
+  assert.ok(!result.error, `${label}: ${result.error}`);
+  const printed = /^tensor\((-?[\d.]+)\)$/.exec(result.omega24);
+  assert.ok(printed, `${label}: omega_24 printed as ${JSON.stringify(result.omega24)}`);
+  assert.ok(Math.abs(Number(printed[1]) - OMEGA_24) <= 0.5e-4 + 1e-6, `${label}: omega_24 ${printed[1]}, the document says ${OMEGA_24}`);
+}
+
+/** A tool's output must not name the package (warnings, errors); `allowed` lines are its file listings. */
+function assertQuiet(output, label, allowed) {
+  assert.deepEqual(linesNamingThePackage(output, allowed), [], `${label} printed lines naming the package:\n${output}`);
+}
+
+/** No file of the threaded build in `dir`, and no output file names one. */
+function assertSingleThreadOnly(dir, label) {
+  const files = filesUnder(dir);
+  assert.deepEqual(files.filter((f) => /_mt[-_.]/.test(f)), [], `${label}: threaded files in the output`);
+  for (const f of files.filter((f) => /\.(m?js|html)$/.test(f))) {
+    assert.doesNotMatch(readFileSync(join(dir, f), 'utf8'), /attention_wasm(_relaxed)?_mt/, `${label}: ${f} names the threaded build`);
+  }
+}
+
+/**
+ * Runs a bundled app in Chromium: the single-thread one in a plain page (no threaded file
+ * fetched), the threads one in a cross-origin-isolated page (on 2 threads).
+ */
+async function assertRunsInChromium(dir, label, { threads = false } = {}) {
+  const { result, requests, errors } = await openInChromium(dir, { isolated: threads });
+  assertOmega24(result, label);
+  assert.equal(result.simd, 'relaxed-simd', `${label}: Chromium runs relaxed SIMD`);
+  assert.deepEqual(errors, [], `${label}: console errors`);
+  if (threads) {
+    assert.deepEqual([result.isolated, result.threads], [true, 2], `${label}: ${JSON.stringify(result)}`);
+  } else {
+    assert.equal(result.threads, 1);
+    assert.deepEqual(result.tokens, tokens, `${label}: the shipped tokenizer`);
+    assert.deepEqual(requests.filter((u) => /_mt[-_.]/.test(u)), [], `${label}: fetched the threaded build`);
+  }
+  return requests;
+}
+
+// ------------------------------------------------------------------------------------------------
+test('Node ESM: import { init } from \'attention-wasm\' (SIMD128 without the flag, relaxed with it)', () => {
+  const dir = project(join(work.dir, 'node-esm'), tarball, { files: PAGES });
+  const plain = JSON.parse(run(dir, ['main.js']));
+  assertOmega24(plain, 'node main.js');
+  assert.deepEqual([plain.simd, plain.threads, plain.tokens], ['simd128', 1, tokens]);
+  const relaxed = JSON.parse(run(dir, [relaxedFlag, 'main.js']));
+  assertOmega24(relaxed, `node ${relaxedFlag} main.js`);
+  assert.equal(relaxed.simd, 'relaxed-simd');
+});
+
+test('Node CommonJS: require(\'attention-wasm\')', () => {
+  const dir = project(join(work.dir, 'node-cjs'), tarball, { files: ['main.cjs', 'omega24.js'] });
+  const output = run(dir, ['main.cjs']);
+  assertOmega24(JSON.parse(output.split('\n')[0]), 'node main.cjs');
+});
+
+test('TypeScript: the example type-checks against the packed declarations (moduleResolution bundler and node16)', () => {
+  const dir = project(join(work.dir, 'typescript'), tarball, { files: ['main.ts'], tools: ['typescript'] });
+  const tsc = join(dir, 'node_modules/typescript/bin/tsc');
+  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: [] }, files: ['main.ts'],
+  }));
+  run(dir, [tsc, '-p', '.', '--module', 'esnext', '--moduleResolution', 'bundler']);
+  run(dir, [tsc, '-p', '.', '--module', 'node16', '--moduleResolution', 'node16']);
+});
+
+// ------------------------------------------------------------------------------------------------
+// Vite: no config file; `vite build` bundles index.html and what it imports into dist/.
+const viteListing = (line) => /^dist\/\S+\s+[\d.]+ kB/.test(line.trim());
+
+test('Vite (no config file): builds without a warning naming the package, runs, no threaded build in the bundle', async () => {
+  const dir = project(join(work.dir, 'vite'), tarball, { files: PAGES, tools: ['vite'] });
+  writeFileSync(join(dir, 'index.html'), page('./main.js'));
+  const output = run(dir, ['node_modules/vite/bin/vite.js', 'build']);
+  assertQuiet(output, 'vite build', viteListing);
+  assertSingleThreadOnly(join(dir, 'dist'), 'vite');
+  await assertRunsInChromium(join(dir, 'dist'), 'vite');
+});
+
+test('Vite: the threads opt-in in a module Worker, cross-origin isolated', async () => {
+  const dir = project(join(work.dir, 'vite-threads'), tarball, { files: THREADS_PAGES, tools: ['vite'] });
+  writeFileSync(join(dir, 'index.html'), page('./threads-main.js'));
+  assertQuiet(run(dir, ['node_modules/vite/bin/vite.js', 'build']), 'vite build (threads)', viteListing);
+  await assertRunsInChromium(join(dir, 'dist'), 'vite threads', { threads: true });
+});
+
+test('Vite\'s dev server: works with the one setting it needs, optimizeDeps.exclude (its pre-bundling would move the JS away from the .wasm)', async () => {
+  for (const [name, files, entry, threads] of [['vite-dev', PAGES, './main.js', false], ['vite-dev-threads', THREADS_PAGES, './threads-main.js', true]]) {
+    const dir = project(join(work.dir, name), tarball, { files, tools: ['vite'] });
+    writeFileSync(join(dir, 'index.html'), page(entry));
+    const { createServer } = await import(join(dir, 'node_modules/vite/dist/node/index.js'));
+    const server = await createServer({
+      root: dir, configFile: false, logLevel: 'silent', optimizeDeps: { exclude: ['attention-wasm'] },
+      server: { port: 0, host: '127.0.0.1', headers: isolationHeaders },
+    });
+    await server.listen();
+    try {
+      const { result, errors } = await openUrl(server.resolvedUrls.local[0]);
+      assertOmega24(result, name);
+      assert.deepEqual([result.simd, result.threads, errors], ['relaxed-simd', threads ? 2 : 1, []], name);
+    } finally {
+      await server.close();
+    }
+  }
+});
+
+// ------------------------------------------------------------------------------------------------
+// webpack 5: a config with only entry and output; the page is the user's own (webpack's output
+// is a classic script). --stats errors-warnings: webpack prints only its warnings and errors.
+function webpackProject(name, entry) {
+  const dir = project(join(work.dir, name), tarball, { files: entry === 'main.js' ? PAGES : THREADS_PAGES, tools: ['webpack', 'webpack-cli'] });
+  writeFileSync(join(dir, 'webpack.config.js'),
+    `export default { entry: './${entry}', output: { path: new URL('./dist', import.meta.url).pathname } };\n`);
+  const output = run(dir, ['node_modules/webpack-cli/bin/cli.js', '--mode', 'production', '--stats', 'errors-warnings']);
+  writeFileSync(join(dir, 'dist/index.html'), page('./main.js', { classic: true }));
+  return { dir, output };
+}
+
+test('webpack 5 (entry and output only): builds without a warning naming the package, runs, no threaded build in the bundle', async () => {
+  const { dir, output } = webpackProject('webpack', 'main.js');
+  assertQuiet(output, 'webpack');
+  assertSingleThreadOnly(join(dir, 'dist'), 'webpack');
+  await assertRunsInChromium(join(dir, 'dist'), 'webpack');
+});
+
+test('webpack 5: the threads opt-in in a module Worker, cross-origin isolated', async () => {
+  const { dir, output } = webpackProject('webpack-threads', 'threads-main.js');
+  assertQuiet(output, 'webpack (threads)');
+  await assertRunsInChromium(join(dir, 'dist'), 'webpack threads', { threads: true });
+});
+
+// ------------------------------------------------------------------------------------------------
+// Rollup with its usual plugins: @rollup/plugin-node-resolve (bare imports from node_modules)
+// and rollup-plugin-copy for the files Rollup does not emit itself (it leaves
+// new URL('x.wasm', import.meta.url) alone): the package's .wasm files and the tokenizer's
+// vocabulary, and for threads the threaded glue, beside the bundle.
+function rollupProject(name, inputs, copied) {
+  const dir = project(join(work.dir, name), tarball, { files: inputs.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['rollup', '@rollup/plugin-node-resolve', 'rollup-plugin-copy'] });
+  writeFileSync(join(dir, 'rollup.config.mjs'), `import { nodeResolve } from '@rollup/plugin-node-resolve';
+import copy from 'rollup-plugin-copy';
+
+export default {
+  input: ${JSON.stringify(inputs)},
+  output: { dir: 'dist', format: 'es' },
+  plugins: [nodeResolve(), copy({ targets: [{ src: ${JSON.stringify(copied.map((f) => `node_modules/attention-wasm/dist/${f}`))}, dest: 'dist' }] })],
+};
+`);
+  const output = run(dir, ['node_modules/rollup/dist/bin/rollup', '-c']);
+  writeFileSync(join(dir, 'dist/index.html'), page(`./${inputs[0]}`));
+  return { dir, output };
+}
+
+test('Rollup (node-resolve, copy): builds without a warning naming the package, runs, no threaded build in the bundle', async () => {
+  const { dir, output } = rollupProject('rollup', ['main.js'], ['attention_wasm.wasm', 'attention_wasm_relaxed.wasm', 'vocab-bert-base-uncased.txt']);
+  assertQuiet(output, 'rollup');
+  assertSingleThreadOnly(join(dir, 'dist'), 'rollup');
+  await assertRunsInChromium(join(dir, 'dist'), 'rollup');
+});
+
+test('Rollup: the threads opt-in (the Worker a second input), cross-origin isolated', async () => {
+  const { dir, output } = rollupProject('rollup-threads', ['threads-main.js', 'threads-worker.js'], ['*.wasm', '*.txt', 'attention_wasm_mt.js']);
+  assertQuiet(output, 'rollup (threads)');
+  await assertRunsInChromium(join(dir, 'dist'), 'rollup threads', { threads: true });
+});
+
+// ------------------------------------------------------------------------------------------------
+// esbuild: one command (README), then the .wasm files and the tokenizer's vocabulary (and for
+// threads the threaded glue) copied beside the bundle: esbuild leaves new URL('x.wasm',
+// import.meta.url) alone.
+function esbuildProject(name, entries, copied) {
+  const dir = project(join(work.dir, name), tarball, { files: entries.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['esbuild'] });
+  const output = runCommand(dir, join(dir, 'node_modules/esbuild/bin/esbuild'), [...entries, '--bundle', '--format=esm', '--outdir=dist']);
+  const from = join(dir, 'node_modules/attention-wasm/dist');
+  for (const f of readdirSync(from).filter((f) => copied.test(f))) cpSync(join(from, f), join(dir, 'dist', f));
+  writeFileSync(join(dir, 'dist/index.html'), page(`./${entries[0]}`));
+  return { dir, output };
+}
+
+test('esbuild (one command + the .wasm copied): builds without a warning naming the package, runs, no threaded build', async () => {
+  const { dir, output } = esbuildProject('esbuild', ['main.js'], /^attention_wasm(_relaxed)?\.wasm$|\.txt$/);
+  assertQuiet(output, 'esbuild');
+  assertSingleThreadOnly(join(dir, 'dist'), 'esbuild');
+  await assertRunsInChromium(join(dir, 'dist'), 'esbuild');
+});
+
+test('esbuild: the threads opt-in (the Worker a second entry point), cross-origin isolated', async () => {
+  const { dir, output } = esbuildProject('esbuild-threads', ['threads-main.js', 'threads-worker.js'], /\.wasm$|\.txt$|^attention_wasm_mt\.js$/);
+  assertQuiet(output, 'esbuild (threads)');
+  await assertRunsInChromium(join(dir, 'dist'), 'esbuild threads', { threads: true });
+});
+
+// ------------------------------------------------------------------------------------------------
+// No bundler: a static folder (the app, and node_modules as npm installed it) and an import map
+// naming the package's browser entry point and its dependency; <script type="module"> imports
+// the app as it is. (Threads need a Worker, which import maps do not reach: a bundler's job.)
+function staticProject(name, files, script) {
+  const dir = project(join(work.dir, name), tarball, { files });
+  const importMap = { imports: { 'attention-wasm': './node_modules/attention-wasm/dist/index.js', '@huggingface/tokenizers': './node_modules/@huggingface/tokenizers/dist/tokenizers.mjs' } };
+  writeFileSync(join(dir, 'index.html'), page(script).replace('<body>', `<script type="importmap">${JSON.stringify(importMap)}</script>\n<body>`));
+  return dir;
+}
+
+test('a static folder, <script type="module"> and an import map, no bundler', async () => {
+  const dir = staticProject('static', PAGES, './main.js');
+  const requests = await assertRunsInChromium(dir, 'static');
+  assert.ok(requests.includes('/node_modules/attention-wasm/dist/attention_wasm_relaxed.wasm'), requests.join('\n'));
+});
+
+test('fallback in Chromium: where relaxed SIMD does not validate, init() loads the SIMD128 build, same omega_24', async () => {
+  const dir = staticProject('static-fallback', PAGES, './main.js');
+  // An engine without relaxed SIMD: before the app runs, WebAssembly.validate rejects every
+  // module with the relaxed_madd opcode (0xfd 0x85 0x02), as such an engine's would.
+  const noRelaxedSimd = `<script>
+    const validate = WebAssembly.validate;
+    const relaxed = (b) => b.some((x, i) => x === 0xfd && b[i + 1] === 0x85 && b[i + 2] === 0x02);
+    WebAssembly.validate = (bytes) => !relaxed(new Uint8Array(bytes)) && validate(bytes);
+  </script>`;
+  const html = join(dir, 'index.html');
+  writeFileSync(html, readFileSync(html, 'utf8').replace('<script type="importmap">', `${noRelaxedSimd}\n<script type="importmap">`));
+  const { result, requests, errors } = await openInChromium(dir);
+  assertOmega24(result, 'static, relaxed validation failing');
+  assert.deepEqual([result.simd, errors], ['simd128', []]);
+  assert.deepEqual(requests.filter((u) => u.endsWith('.wasm')), ['/node_modules/attention-wasm/dist/attention_wasm.wasm']);
+});
+
+test('the tarball holds the files the consumers need and nothing of the sources', () => {
+  const listed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  assert.deepEqual(Object.keys(listed.exports), ['.', './threads', './package.json']);
+  for (const f of ['dist/attention_wasm.js', 'dist/attention_wasm.wasm', 'dist/attention_wasm_relaxed.wasm', 'dist/attention_wasm_mt.js',
+    'dist/attention_wasm_mt.wasm', 'dist/attention_wasm_relaxed_mt.wasm', 'dist/attention_wasm_mt_node.js', 'dist/threads.js',
+    'dist/threads.d.ts', 'dist/node.js', 'dist/index.js', 'dist/index.d.ts', 'dist/vocab-bert-base-uncased.txt']) {
+    assert.ok(packedFiles.includes(f), `${f} missing from the tarball: ${packedFiles.join(', ')}`);
+  }
+  assert.deepEqual(packedFiles.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && !/^(README|LICENSE)/i.test(f)), []);
+});
