@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { init } from '../../dist/node.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 export const artefacts = join(root, 'test-results');
@@ -76,4 +77,19 @@ export async function openLoadedPage(options) {
 /** Every number in a printed result, in order ("tensor([ 0.3374, -0.1778" -> [0.3374, -0.1778]). */
 export function numbersIn(text) {
   return (text.match(/-?\d+\.\d+(?:e[-+]?\d+)?|-?\d+(?=[.,\])\s]|$)/g) ?? []).map(Number);
+}
+
+/**
+ * The library in Node on the build the page runs: Chromium validates relaxed SIMD, so the page's
+ * init() picks the relaxed-SIMD build, whose fused multiply-adds round differently from the
+ * SIMD128 build's. Comparisons byte for byte need the same build here, which Node 20 runs only
+ * with --experimental-wasm-relaxed-simd (scripts/test.sh passes it).
+ */
+export async function initLikeThePage(options = {}) {
+  try {
+    return await init({ ...options, simd: 'relaxed' });
+  } catch (err) {
+    throw new Error(`the page runs the relaxed-SIMD build, which this Node cannot (${err.message}): ` +
+      'run the page tests with node --experimental-wasm-relaxed-simd, as scripts/test.sh does');
+  }
 }

@@ -15,16 +15,16 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { init, loadTokenizer } from '../../dist/node.js';
+import { loadTokenizer } from '../../dist/node.js';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { DOCUMENT, e46, printedE46 } from '../js/e46.mjs';
 import { S1, S2 } from '../js/fixtures.mjs';
-import { openLoadedPage, artefacts, numbersIn } from './browser.mjs';
+import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
 import { E4 } from './oracles.mjs';
 
 let b, A, dir, model;
 before(async () => {
-  A = await init();
+  A = await initLikeThePage();
   dir = await writeFixture('distilbert-f32');
   model = await A.loadPretrained(dir);
   b = await openLoadedPage();

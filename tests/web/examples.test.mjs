@@ -5,13 +5,13 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { init, Tensor } from '../../dist/node.js';
-import { openLoadedPage, artefacts, numbersIn } from './browser.mjs';
+import { Tensor } from '../../dist/node.js';
+import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
 import { E0, E1, E3, E4 } from './oracles.mjs';
 
 let b, A;
 before(async () => {
-  A = await init();
+  A = await initLikeThePage();
   b = await openLoadedPage();
 });
 after(async () => { await b?.close(); });

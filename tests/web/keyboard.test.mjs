@@ -4,12 +4,11 @@
 // and snippet follow the heads control; the worker drops requests that a newer one replaced.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { init } from '../../dist/node.js';
-import { openLoadedPage } from './browser.mjs';
+import { openLoadedPage, initLikeThePage } from './browser.mjs';
 
 let b, A;
 before(async () => {
-  A = await init();
+  A = await initLikeThePage();
   b = await openLoadedPage();
 });
 after(async () => { await b?.close(); });

@@ -7,16 +7,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { init } from '../../dist/node.js';
-import { openLoadedPage, artefacts } from './browser.mjs';
+import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
 
 let iso, plain, cores, expectedChecksum;
 before(async () => {
   iso = await openLoadedPage();
   plain = await openLoadedPage({ isolated: false });
   cores = await iso.page.evaluate(() => navigator.hardwareConcurrency);
-  // The speed panel's workload, on the single-thread build in Node.
-  const A = await init();
+  // The speed panel's workload, on the single-thread build (of the same SIMD flavour) in Node.
+  const A = await initLikeThePage();
   A.manualSeed(0);
   const q = A.randn(8, 512, 64), k = A.randn(8, 512, 64), v = A.randn(8, 512, 64);
   expectedChecksum = fnv1a(A.scaledDotProductAttention(q, k, v).output.data);
