@@ -23,7 +23,8 @@ namespace {
 
 using emscripten::typed_memory_view;
 
-constexpr std::size_t kStagingBytes = std::size_t{4} << 20;  // one chunk of the file (4 MiB)
+// One chunk of the file, 16 MiB: browsers read a Blob faster in slices of that size than of 4 MiB (README).
+constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
 
 // A JS number as JS prints it ("928", "2.5"), for messages.
 std::string num(double d) {
