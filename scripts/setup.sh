@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian 12 machine: everything attention-wasm needs to build and test.
-#  - Debian bookworm packages: catch2 (2.13), chromium (browser tests), cmake, g++, debootstrap
+#  - Debian bookworm packages: catch2 (2.13), chromium (browser tests), cmake, g++, clang-format
+#    (the C++ style check), debootstrap
 #  - the toolchain: a Debian trixie root in build/trixie (debootstrap --variant=minbase) with
 #    trixie's emscripten 3.1.69 (clang 19, binaryen 120), cmake and make; it needs trixie's glibc,
 #    so the wasm builds run inside the root (scripts/in-trixie.sh). bookworm's emscripten 3.1.6
@@ -22,6 +23,7 @@ need_pkgs=()
 [ -f /usr/include/catch2/catch.hpp ] || need_pkgs+=(catch2)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
+command -v clang-format >/dev/null 2>&1 || need_pkgs+=(clang-format)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs npm)
 [ -x /usr/sbin/debootstrap ] || need_pkgs+=(debootstrap)

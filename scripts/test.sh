@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Every test, in order; stops at the first failing stage with a non-zero exit.
+#  0. one style: clang-format (.clang-format) for the C++, Prettier (.prettierrc.json) for the JS,
 #  1. Catch2 natively (ctest), 2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
 #  3. Catch2 as wasm under Node (ctest), once per SIMD flavour (relaxed with Node's flag),
 #  4. node --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz`
@@ -7,15 +8,21 @@
 #  flag, where init() falls back to the SIMD128 build, 5. the consumer apps (tests/consumers:
 #  the packed package in Vite, webpack, Rollup, esbuild, a static folder, Node, TypeScript),
 #  6. npm audit of the runtime dependencies, 7. headless Chromium against the bundled page.
-# Usage: scripts/test.sh [STAGE...]   (stages: native asan wasm js consumers audit web; default all)
+# Usage: scripts/test.sh [STAGE...]   (stages: style native asan wasm js consumers audit web; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(native asan wasm js consumers audit web)
+[ ${#stages[@]} -gt 0 ] || stages=(style native asan wasm js consumers audit web)
 stage() { printf '\n=== %s\n' "$*"; }
 wants() { [[ " ${stages[*]} " == *" $1 "* ]]; }
 relaxed_flag=--experimental-wasm-relaxed-simd
+
+if wants style; then
+  stage "one style: clang-format --dry-run (C++), prettier --check (JS, TS, HTML, CSS)"
+  git ls-files -z 'src/*.cpp' 'src/*.hpp' 'tests/*.cpp' 'tests/*.hpp' | xargs -0 clang-format --dry-run --Werror
+  npx prettier --check --log-level warn .
+fi
 
 stage "build: wasm modules + package (dist/), page (build/site)"
 bash scripts/build.sh
