@@ -17,12 +17,14 @@ using register_tile::Layout;
 // ---------------------------------------------------------------------------------------------
 // C = A B
 //
-// Tiles of register_tile::tile_rows rows x 2 vectors of C where a is packed as panels
-// (matmul_packed: 4 rows in SIMD128, 6 in relaxed SIMD; register_tile.hpp says why), and of 4 rows
-// x 2 vectors where a is read in place (matmul): its R row pointers are R more registers, and
-// with 6 rows they spill.
+// Tiles of R rows x 2 vectors of C (register_tile.hpp): in matmul_packed R = register_tile's
+// tile_rows (4 in SIMD128, 6 in relaxed SIMD, which reads a from a copy as one panel: R row
+// pointers are R more registers, and 6 spill), in matmul 4 (a read in place).
 constexpr std::size_t tile_rows = 4;  // matmul (a in place)
-constexpr std::size_t packed_rows = register_tile::tile_rows;  // matmul_packed (a as panels)
+constexpr std::size_t packed_rows = register_tile::tile_rows;  // matmul_packed
+// matmul_packed copies a tile's rows of a as a panel only when its tile is taller than 4 rows
+// (relaxed SIMD): 4 rows in place were 1.5% faster than the copy in SIMD128.
+constexpr bool a_as_panel = packed_rows > tile_rows;
 constexpr std::size_t tile_vectors = register_tile::tile_vectors;
 constexpr std::size_t panel = tile_vectors * lanes;  // the columns of one tile
 // matmul_packed's block of b: pack_k rows x pack_n columns (256 KiB), whole panels on every arch
@@ -82,22 +84,32 @@ void pack_rows_as_panel(const float* a, std::size_t k, std::size_t kb, float* a_
         for (std::size_t r = 0; r < R; ++r) a_panel[p * R + r] = a[r * k + p];
 }
 
+// c_tile[0:R, 0:panel] (=|+=) a[0:R, 0:kb] b_panel: a read in place (row stride k) or from
+// a_panel, its copy as one panel.
+template <std::size_t R, Init init>
+void packed_tile(const float* a, std::size_t k, const float* a_panel, const float* b_panel, float* c_tile,
+                 std::size_t n, std::size_t kb)
+{
+    using register_tile::tile_product;
+    if constexpr (a_as_panel)
+        tile_product<R, tile_vectors, init, Layout::Panel>(a_panel, R, b_panel, panel, c_tile, n, kb);
+    else
+        tile_product<R, tile_vectors, init, Layout::Rows>(a, k, b_panel, panel, c_tile, n, kb);
+}
+
 // c[0:m, j0 : j0 + nb] (=|+=) a[0:m, p0 : p0 + kb] times the packed block (first block of k: =).
 void multiply_packed_block(const float* a, const float* packed, float* a_panel, float* c, std::size_t m,
                            std::size_t k, std::size_t n, std::size_t p0, std::size_t kb, std::size_t j0,
                            std::size_t nb)
 {
     auto rows = [&](auto R, std::size_t i) {
-        pack_rows_as_panel<R>(a + i * k + p0, k, kb, a_panel);
+        const float* a_block = a + i * k + p0;
+        if constexpr (a_as_panel) pack_rows_as_panel<R>(a_block, k, kb, a_panel);
         for (std::size_t t = 0; t * panel < nb; ++t) {
             const float* b_panel = packed + t * kb * panel;
             float* c_tile = c + i * n + j0 + t * panel;
-            if (p0 == 0)
-                register_tile::tile_product<R, tile_vectors, Init::Zero, Layout::Panel>(a_panel, R, b_panel, panel,
-                                                                                        c_tile, n, kb);
-            else
-                register_tile::tile_product<R, tile_vectors, Init::Load, Layout::Panel>(a_panel, R, b_panel, panel,
-                                                                                        c_tile, n, kb);
+            if (p0 == 0) packed_tile<R, Init::Zero>(a_block, k, a_panel, b_panel, c_tile, n, kb);
+            else packed_tile<R, Init::Load>(a_block, k, a_panel, b_panel, c_tile, n, kb);
         }
     };
     std::size_t i = 0;
@@ -193,7 +205,7 @@ void matmul_transposed_b_plus_bias_reference(const float* a, const float* b, con
 
 }  // namespace
 
-std::size_t matmul_packed_scratch_size() { return pack_k * pack_n + packed_rows * pack_k; }
+std::size_t matmul_packed_scratch_size() { return pack_k * pack_n + (a_as_panel ? packed_rows * pack_k : 0); }
 
 // C = A B
 void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n)
@@ -204,8 +216,8 @@ void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t
 // C = A B, b packed block by block
 //
 // Goto's blocking: a (pack_k, pack_n) block of b is copied into scratch as panels of one tile's
-// width, and every tile of rows of a (its block of k copied as one panel, so that the tile reads a
-// through one pointer) then meets the block's panels. The block (256 KiB) stays in
+// width, and every tile of rows of a (in relaxed SIMD its block of k copied as one panel, so that
+// the 6-row tile reads a through one pointer) then meets the block's panels. The block (256 KiB) stays in
 // the L2 cache and each panel is read sequentially; in matmul, b is read a tile-wide strip at a
 // time down its rows (a stride of n floats), and a b larger than the cache is fetched again for
 // every 4 rows of a. Over the k blocks each element's sum continues in order (Init::Load), and
