@@ -17,10 +17,15 @@ using register_tile::Layout;
 // ---------------------------------------------------------------------------------------------
 // C = A B
 //
-// Tiles of 4 rows x 2 vectors of C (register_tile.hpp): 8 accumulators, 2 loads and a broadcast
-// fit the 16 SIMD registers of SSE/AVX2 and of V8's wasm code on x86-64 (README, performance).
-constexpr std::size_t tile_rows = 4;
-constexpr std::size_t tile_vectors = 2;
+// Tiles of R rows x 2 vectors of C (register_tile.hpp): in matmul_packed R = register_tile's
+// tile_rows (4 in SIMD128, 6 in relaxed SIMD, which reads a from a copy as one panel: R row
+// pointers are R more registers, and 6 spill), in matmul 4 (a read in place).
+constexpr std::size_t tile_rows = 4;  // matmul (a in place)
+constexpr std::size_t packed_rows = register_tile::tile_rows;  // matmul_packed
+// matmul_packed copies a tile's rows of a as a panel only when its tile is taller than 4 rows
+// (relaxed SIMD): 4 rows in place were 1.5% faster than the copy in SIMD128.
+constexpr bool a_as_panel = packed_rows > tile_rows;
+constexpr std::size_t tile_vectors = register_tile::tile_vectors;
 constexpr std::size_t panel = tile_vectors * lanes;  // the columns of one tile
 // matmul_packed's block of b: pack_k rows x pack_n columns (256 KiB), whole panels on every arch
 constexpr std::size_t pack_k = 256, pack_n = 256;
@@ -70,26 +75,46 @@ void pack_panels(const float* b, std::size_t n, std::size_t p0, std::size_t kb, 
         }
 }
 
+// a[0:R, 0:kb] (row stride k) as one panel: a_panel[p * R + r] = a[r, p].
+template <std::size_t R>
+void pack_rows_as_panel(const float* a, std::size_t k, std::size_t kb, float* a_panel)
+{
+    for (std::size_t p = 0; p < kb; ++p)
+#pragma GCC unroll 8
+        for (std::size_t r = 0; r < R; ++r) a_panel[p * R + r] = a[r * k + p];
+}
+
+// c_tile[0:R, 0:panel] (=|+=) a[0:R, 0:kb] b_panel: a read in place (row stride k) or from
+// a_panel, its copy as one panel.
+template <std::size_t R, Init init>
+void packed_tile(const float* a, std::size_t k, const float* a_panel, const float* b_panel, float* c_tile,
+                 std::size_t n, std::size_t kb)
+{
+    using register_tile::tile_product;
+    if constexpr (a_as_panel)
+        tile_product<R, tile_vectors, init, Layout::Panel>(a_panel, R, b_panel, panel, c_tile, n, kb);
+    else
+        tile_product<R, tile_vectors, init, Layout::Rows>(a, k, b_panel, panel, c_tile, n, kb);
+}
+
 // c[0:m, j0 : j0 + nb] (=|+=) a[0:m, p0 : p0 + kb] times the packed block (first block of k: =).
-void multiply_packed_block(const float* a, const float* packed, float* c, std::size_t m, std::size_t k,
-                           std::size_t n, std::size_t p0, std::size_t kb, std::size_t j0, std::size_t nb)
+void multiply_packed_block(const float* a, const float* packed, float* a_panel, float* c, std::size_t m,
+                           std::size_t k, std::size_t n, std::size_t p0, std::size_t kb, std::size_t j0,
+                           std::size_t nb)
 {
     auto rows = [&](auto R, std::size_t i) {
+        const float* a_block = a + i * k + p0;
+        if constexpr (a_as_panel) pack_rows_as_panel<R>(a_block, k, kb, a_panel);
         for (std::size_t t = 0; t * panel < nb; ++t) {
-            const float* a_block = a + i * k + p0;
             const float* b_panel = packed + t * kb * panel;
             float* c_tile = c + i * n + j0 + t * panel;
-            if (p0 == 0)
-                register_tile::tile_product<R, tile_vectors, Init::Zero, Layout::Rows>(a_block, k, b_panel, panel,
-                                                                                       c_tile, n, kb);
-            else
-                register_tile::tile_product<R, tile_vectors, Init::Load, Layout::Rows>(a_block, k, b_panel, panel,
-                                                                                       c_tile, n, kb);
+            if (p0 == 0) packed_tile<R, Init::Zero>(a_block, k, a_panel, b_panel, c_tile, n, kb);
+            else packed_tile<R, Init::Load>(a_block, k, a_panel, b_panel, c_tile, n, kb);
         }
     };
     std::size_t i = 0;
-    for (; i + tile_rows <= m; i += tile_rows) rows(std::integral_constant<std::size_t, tile_rows>{}, i);
-    register_tile::with_rows<tile_rows - 1>(m - i, [&](auto R) { rows(R, i); });
+    for (; i + packed_rows <= m; i += packed_rows) rows(std::integral_constant<std::size_t, packed_rows>{}, i);
+    register_tile::with_rows<packed_rows - 1>(m - i, [&](auto R) { rows(R, i); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -98,6 +123,7 @@ void multiply_packed_block(const float* a, const float* packed, float* c, std::s
 // Every element is a dot product of two contiguous rows, vectorised over p. A tile computes
 // 4 rows of a against 2 rows of b: per step it loads 2 vectors of b and 4 of a for 8 multiply-adds
 // into 8 accumulators, which are summed across lanes (reduce_add) once at the end.
+// (4 x 2 in both wasm flavours: 6 x 2 spills the 8 row pointers, and 3 x 3 was no faster.)
 constexpr std::size_t dot_rows_a = 4;
 constexpr std::size_t dot_rows_b = 2;
 
@@ -179,7 +205,7 @@ void matmul_transposed_b_plus_bias_reference(const float* a, const float* b, con
 
 }  // namespace
 
-std::size_t matmul_packed_scratch_size() { return pack_k * pack_n; }
+std::size_t matmul_packed_scratch_size() { return pack_k * pack_n + (a_as_panel ? packed_rows * pack_k : 0); }
 
 // C = A B
 void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n)
@@ -190,7 +216,8 @@ void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t
 // C = A B, b packed block by block
 //
 // Goto's blocking: a (pack_k, pack_n) block of b is copied into scratch as panels of one tile's
-// width, and every 4-row tile of a then meets the block's panels. The block (256 KiB) stays in
+// width, and every tile of rows of a (in relaxed SIMD its block of k copied as one panel, so that
+// the 6-row tile reads a through one pointer) then meets the block's panels. The block (256 KiB) stays in
 // the L2 cache and each panel is read sequentially; in matmul, b is read a tile-wide strip at a
 // time down its rows (a stride of n floats), and a b larger than the cache is fetched again for
 // every 4 rows of a. Over the k blocks each element's sum continues in order (Init::Load), and
@@ -205,7 +232,7 @@ void matmul_packed(const float* a, const float* b, float* c, std::size_t m, std:
         for (std::size_t p0 = 0; p0 < k; p0 += pack_k) {
             const std::size_t kb = std::min(pack_k, k - p0);
             pack_panels(b, n, p0, kb, j0, nb, scratch);
-            multiply_packed_block(a, scratch, c, m, k, n, p0, kb, j0, nb);
+            multiply_packed_block(a, scratch, scratch + pack_k * pack_n, c, m, k, n, p0, kb, j0, nb);
         }
     }
     // the last n % panel columns, unpacked

@@ -19,8 +19,8 @@ void matmul_reference(const float* a, const float* b, float* c, std::size_t m, s
                       std::size_t n);
 
 // C = A B, the same result byte for byte, with b copied into scratch block by block (panels that
-// the 4-row tiles read sequentially, a block that stays in the L2 cache): faster once b is larger
-// than the cache. scratch: matmul_packed_scratch_size() floats, contents ignored, not
+// the tiles read sequentially, a block that stays in the L2 cache), and in relaxed SIMD each
+// tile's rows of a as one panel: faster once b is larger than the cache. scratch: matmul_packed_scratch_size() floats, contents ignored, not
 // overlapping a, b or c.
 void matmul_packed(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n,
                    float* scratch);

@@ -205,7 +205,7 @@ AlignedVector<float> pack_keys_once(const Attention& a, std::size_t query_tiles,
   return packed;
 }
 
-// The fused kernel, tasks of (head, 64-query tile) taken from a shared counter, each with its
+// The fused kernel, tasks of (head, query tile) taken from a shared counter, each with its
 // thread's scratch: one tile per task so that the threads finish together when one core runs
 // slower; a head's last tiles first, so that under causal (a tile's cost grows with its index)
 // each head ends with its cheapest tiles; head by head, so that its keys and values stay in cache.

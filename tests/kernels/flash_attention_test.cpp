@@ -1,13 +1,15 @@
 // Tests for src/kernels/flash_attention: the fused kernel against the scalar reference
 // (scaled_dot_product_attention_head_reference) and both against float64 attention from the
 // formula   out = softmax(scale * q k^T + mask) v
-// over sizes that hit every query/key tile tail and micro-kernel tail (L, S up to 2 tiles + 2),
+// over sizes that hit every query/key tile tail and micro-kernel tail (L, S up to 130: key tiles
+// of 64, query tiles of 64 or 72, micro-kernel rows of 4 or 6),
 // odd and even head dims (incl. 1 and 65), misaligned pointers, masks with broadcasting and
 // negative strides, causal with L != S, and fully masked rows. The scratch must be enough:
 // sentinels after it and around out must survive.
 #include "kernels/flash_attention.hpp"
 
 #include "kernels/attention.hpp"
+#include "kernels/register_tile.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -28,7 +30,7 @@
 
 namespace {
 
-const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 17, 33, 64, 65, 130};
+const std::size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 17, 33, 64, 65, 130};
 const std::pair<std::size_t, std::size_t> head_dims[] = {{1, 1}, {3, 64}, {64, 3}, {64, 64}, {65, 65}, {2, 6}, {0, 5}};
 
 using kernel_test::Buffer;  // sentinel-guarded buffers, as in every kernel test
@@ -214,9 +216,10 @@ TEST_CASE("flash attention: NaN spreads to the rows that see it, on every arch",
         auto expect_nan = [&](std::size_t i, std::size_t d) {
             return where == 0 ? i == 3 : where == 1 ? i >= first_row : i >= first_row && d == 4;
         };
-        // The 3 rows before first_row share a 4-row register tile with it, which multiplies the
-        // key's zero weight by NaN for them too (as the reference does for every row): either.
-        auto either = [&](std::size_t i) { return causal && where != 0 && i < first_row && i + 4 > first_row; };
+        // The rows before first_row in its register tile (4 rows, 6 in relaxed SIMD) multiply the
+        // key's zero weight by NaN too (as the reference does for every row): either.
+        const std::size_t tile = aw::kernels::register_tile::tile_rows;
+        auto either = [&](std::size_t i) { return causal && where != 0 && i < first_row && i + tile > first_row; };
         Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0);
         Buffer scratch(aw::kernels::flash_attention_scratch_size(E, Ev), 0);
         aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, aw::kernels::MaskView{nullptr, 0, 0, causal}, 0.5f, scratch.data());

@@ -100,9 +100,10 @@ TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment
 TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]")
 {
     // Blocks of b are 256 x 256 (k x n): sizes on both sides of one and two block edges, with
-    // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector.
+    // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector, and
+    // every row tail of the tiles of 4 (SIMD128, native) and 6 rows (relaxed SIMD).
     std::mt19937 rng(20240604);
-    const std::size_t ms[] = {0, 1, 3, 4, 5, 9};
+    const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 9, 13};
     const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
     const std::size_t ns[] = {0, 1, 7, 8, 9, 33, 255, 256, 257, 515};
     for (std::size_t offset : offsets)
