@@ -30,7 +30,11 @@ export function randomData(n, seed) {
   const a = new Float32Array(n);
   let x = seed >>> 0 || 1;
   for (let i = 0; i < n; ++i) {
-    x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;  // xorshift32
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0; // xorshift32
     a[i] = (x / 4294967296) * 2 - 1;
   }
   return a;
@@ -53,7 +57,9 @@ export function attentionWasm(A, name) {
     A,
     prepare({ H, S, causal }, q, k, v) {
       const shape = [1, H, S, D];
-      const query = { data: q, shape }, key = { data: k, shape }, value = { data: v, shape };
+      const query = { data: q, shape },
+        key = { data: k, shape },
+        value = { data: v, shape };
       return () => A.scaledDotProductAttention(query, key, value, { isCausal: causal }).output.data;
     },
   };
@@ -70,7 +76,9 @@ export function attentionOnnx(H, S, causal) {
     node('Softmax', [causal ? 'masked' : 'scaled'], ['weights'], [attrInt('axis', -1)]),
     node('MatMul', ['weights', 'v'], ['out']),
     initializer('scale', [], new Float32Array([1 / Math.sqrt(D)])),
-    valueInfo(11, 'q', dims), valueInfo(11, 'k', dims), valueInfo(11, 'v', dims),
+    valueInfo(11, 'q', dims),
+    valueInfo(11, 'k', dims),
+    valueInfo(11, 'v', dims),
     ...(causal ? [valueInfo(11, 'mask', [S, S])] : []),
     valueInfo(12, 'out', dims),
   ]);
@@ -90,13 +98,15 @@ export function onnxruntimeWeb(ort, version, wasmPaths) {
     name: `onnxruntime-web ${version}`,
     async prepare({ H, S, causal }, q, k, v) {
       const session = await ort.InferenceSession.create(attentionOnnx(H, S, causal), {
-        executionProviders: ['wasm'], graphOptimizationLevel: 'all',
+        executionProviders: ['wasm'],
+        graphOptimizationLevel: 'all',
       });
       const mask = causal ? new ort.Tensor('float32', causalMask(S), [S, S]) : null;
       const dims = [1, H, S, D];
       return async () => {
         const feeds = {
-          q: new ort.Tensor('float32', q, dims), k: new ort.Tensor('float32', k, dims),
+          q: new ort.Tensor('float32', q, dims),
+          k: new ort.Tensor('float32', k, dims),
           v: new ort.Tensor('float32', v, dims),
         };
         if (mask) feeds.mask = mask;
@@ -173,15 +183,20 @@ export async function compareAttention(libs, { ratios = [], quick = false, log =
     }
   }
 
-  const short = (name) => name.replace(/ [\d.]+$/, '');  // "onnxruntime-web 1.30.0" -> "onnxruntime-web"
-  const header = ['shape (H x S)', ...libs.map((l) => `${l.name} GFLOP/s (ms)`),
-    ...ratios.map(([i, j, label]) => label ?? `${short(libs[i].name)} / ${short(libs[j].name)}`)];
+  const short = (name) => name.replace(/ [\d.]+$/, ''); // "onnxruntime-web 1.30.0" -> "onnxruntime-web"
+  const header = [
+    'shape (H x S)',
+    ...libs.map((l) => `${l.name} GFLOP/s (ms)`),
+    ...ratios.map(([i, j, label]) => label ?? `${short(libs[i].name)} / ${short(libs[j].name)}`),
+  ];
   const rows = [];
   const results = {};
   for (const shape of SHAPES) {
     const { H, S } = shape;
     const n = H * S * D;
-    const q = randomData(n, 1 + S), k = randomData(n, 2 + S), v = randomData(n, 3 + S);
+    const q = randomData(n, 1 + S),
+      k = randomData(n, 2 + S),
+      v = randomData(n, 3 + S);
     const runs = [];
     for (const lib of libs) {
       try {
@@ -202,7 +217,10 @@ export async function compareAttention(libs, { ratios = [], quick = false, log =
     // also estimates a call's time.
     const estimate = [];
     for (const run of runs) {
-      if (!run) { estimate.push(0); continue; }
+      if (!run) {
+        estimate.push(0);
+        continue;
+      }
       let calls = 0;
       const t0 = performance.now();
       for (; calls < 4 || performance.now() - t0 < (quick ? 50 : 300); ++calls) await run();
@@ -215,7 +233,8 @@ export async function compareAttention(libs, { ratios = [], quick = false, log =
     const calls = Math.max(10, Math.min(1000, Math.floor((quick ? 1000 : 6000) / round)));
     const times = runs.map(() => []);
     for (let c = 0; c < calls; ++c) {
-      for (let i = 0; i < runs.length; ++i) {  // take turns, call by call
+      for (let i = 0; i < runs.length; ++i) {
+        // take turns, call by call
         if (!runs[i]) continue;
         // Let whatever the previous library left queued (promise jobs, timers) run first, so
         // that it is not timed as part of this call.
@@ -228,8 +247,11 @@ export async function compareAttention(libs, { ratios = [], quick = false, log =
     const med = times.map((t) => (t.length ? median(t) : NaN));
     const rates = med.map((ms) => gflops(shape, ms));
     results[shapeName(shape)] = { ms: med, gflops: rates };
-    rows.push([shapeName(shape), ...rates.map((r, i) => `${fmt(r)} (${fmt(med[i], 2)})`),
-      ...ratios.map(([i, j]) => `${fmt(rates[i] / rates[j], 2)}x`)]);
+    rows.push([
+      shapeName(shape),
+      ...rates.map((r, i) => `${fmt(r)} (${fmt(med[i], 2)})`),
+      ...ratios.map(([i, j]) => `${fmt(rates[i] / rates[j], 2)}x`),
+    ]);
     log(`# ${rows.at(-1).join(' | ')}   [${calls} calls each]`);
   }
   return { header, rows, results };
@@ -237,4 +259,8 @@ export async function compareAttention(libs, { ratios = [], quick = false, log =
 
 /** A Markdown table. */
 export const markdownTable = (header, rows) =>
-  [`| ${header.join(' | ')} |`, `|${header.map(() => ' --- ').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => ' --- ').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');

@@ -18,13 +18,16 @@ import sirv from 'sirv';
 import { markdownTable } from './bench-attention.mjs';
 
 const quick = process.argv.includes('--quick');
-const also = process.argv.filter((a) => a.startsWith('--also=')).map((a) => {
-  const [label, dir] = a.slice('--also='.length).split(/=(.*)/s);
-  if (!dir) throw new Error(`${a}: expected --also=LABEL=DIR`);
-  return { label, dir: resolve(dir), url: `/also/${encodeURIComponent(label)}` };
-});
+const also = process.argv
+  .filter((a) => a.startsWith('--also='))
+  .map((a) => {
+    const [label, dir] = a.slice('--also='.length).split(/=(.*)/s);
+    if (!dir) throw new Error(`${a}: expected --also=LABEL=DIR`);
+    return { label, dir: resolve(dir), url: `/also/${encodeURIComponent(label)}` };
+  });
 const root = new URL('..', import.meta.url);
-const version = async (name) => JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, root), 'utf8')).version;
+const version = async (name) =>
+  JSON.parse(await readFile(new URL(`node_modules/${name}/package.json`, root), 'utf8')).version;
 const versions = {
   'onnxruntime-web': await version('onnxruntime-web'),
   '@tensorflow/tfjs-backend-wasm': await version('@tensorflow/tfjs-backend-wasm'),
@@ -37,8 +40,10 @@ const isolation = (res) => {
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
   res.setHeader('Cross-Origin-Embedder-Policy', 'require-corp');
 };
-const folders = [...['dist', 'scripts', 'node_modules'].map((f) => [`/${f}/`, fileURLToPath(new URL(f, root))]),
-  ...also.map(({ url, dir }) => [`${url}/`, dir])].map(([prefix, dir]) => [prefix, sirv(dir, { dev: true, setHeaders: isolation })]);
+const folders = [
+  ...['dist', 'scripts', 'node_modules'].map((f) => [`/${f}/`, fileURLToPath(new URL(f, root))]),
+  ...also.map(({ url, dir }) => [`${url}/`, dir]),
+].map(([prefix, dir]) => [prefix, sirv(dir, { dev: true, setHeaders: isolation })]);
 const server = createServer((req, res) => {
   const [prefix, serve] = folders.find(([p]) => req.url.startsWith(p)) ?? [];
   if (!serve) return res.writeHead(404).end();
@@ -49,31 +54,56 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
-const outside = [], wasmFiles = new Set();
+const outside = [],
+  wasmFiles = new Set();
 try {
   const page = await browser.newPage();
   page.on('request', (req) => {
     if (!req.url().startsWith(origin) && !/^(data|blob):/.test(req.url())) outside.push(req.url());
     if (req.url().endsWith('.wasm')) wasmFiles.add(req.url().slice(origin.length));
   });
-  page.on('console', (msg) => { if (msg.text().startsWith('#')) console.log(msg.text()); });
+  page.on('console', (msg) => {
+    if (msg.text().startsWith('#')) console.log(msg.text());
+  });
   page.on('pageerror', (err) => console.log(`# page error: ${err.message}`));
   await page.goto(`${origin}/scripts/bench-browser/index.html`);
   await page.waitForFunction(() => window.benchReady, null, { timeout: 60000 });
   const [ua, isolated] = await page.evaluate(() => [navigator.userAgent, crossOriginIsolated]);
   if (!isolated) console.log('# warning: the page is not cross-origin isolated: timings in 100 us steps');
-  console.log(`# attention forward, float32, batch 1, head dim 64, one thread, in ${ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua}`);
-  console.log(`# ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `# attention forward, float32, batch 1, head dim 64, one thread, in ${ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua}`,
+  );
+  console.log(
+    `# ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   const { header, rows, builds } = await page.evaluate((options) => window.runBench(options), {
-    quick, versions, also: also.map(({ label, url }) => ({ label, url })),
+    quick,
+    versions,
+    also: also.map(({ label, url }) => ({ label, url })),
   });
   for (const b of builds) console.log(`# build: ${JSON.stringify(b)}`);
   console.log(`# .wasm files loaded: ${[...wasmFiles].join(', ')}`);
   console.log(`\n${markdownTable(header, rows)}`);
-  console.log(`# load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  console.log(
+    `# load average after: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
   if (outside.length) throw new Error(`the page asked for something outside ${origin}: ${outside.join(', ')}`);
 } finally {
   await browser.close();

@@ -16,13 +16,17 @@ import os from 'node:os';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const builds = args.filter((a) => !a.startsWith('--')).map((spec) => {
-  const [label, rest] = spec.split(/=(.*)/s);
-  const [dir, ...opts] = (rest ?? '').split(',');
-  if (!dir) throw new Error(`build "${spec}": expected LABEL=DIR[,option=value...]`);
-  const options = Object.fromEntries(opts.map((o) => o.split('=')).map(([k, v]) => [k, /^\d+$/.test(v) ? Number(v) : v]));
-  return { label, dir: resolve(dir), options };
-});
+const builds = args
+  .filter((a) => !a.startsWith('--'))
+  .map((spec) => {
+    const [label, rest] = spec.split(/=(.*)/s);
+    const [dir, ...opts] = (rest ?? '').split(',');
+    if (!dir) throw new Error(`build "${spec}": expected LABEL=DIR[,option=value...]`);
+    const options = Object.fromEntries(
+      opts.map((o) => o.split('=')).map(([k, v]) => [k, /^\d+$/.test(v) ? Number(v) : v]),
+    );
+    return { label, dir: resolve(dir), options };
+  });
 if (builds.length < 2) {
   console.error('usage: node scripts/bench-builds.mjs [--quick] LABEL=DIR[,option=value...] LABEL=DIR...');
   process.exit(2);
@@ -30,19 +34,40 @@ if (builds.length < 2) {
 
 const D = 64;
 const WORKLOADS = [
-  ...[[1, 128], [8, 128], [12, 512], [8, 2048], [8, 512]].map(([H, S]) => ({
-    name: `attention ${H} x ${S}`, flops: 4 * S * S * D * H,
+  ...[
+    [1, 128],
+    [8, 128],
+    [12, 512],
+    [8, 2048],
+    [8, 512],
+  ].map(([H, S]) => ({
+    name: `attention ${H} x ${S}`,
+    flops: 4 * S * S * D * H,
     inputs: (random) => [random([1, H, S, D]), random([1, H, S, D]), random([1, H, S, D])],
     run: (A, [q, k, v]) => A.scaledDotProductAttention(q, k, v).output.data,
   })),
-  { name: 'attention 8 x 512 causal', flops: 4 * 512 * 512 * D * 8,
+  {
+    name: 'attention 8 x 512 causal',
+    flops: 4 * 512 * 512 * D * 8,
     inputs: (random) => [random([1, 8, 512, D]), random([1, 8, 512, D]), random([1, 8, 512, D])],
-    run: (A, [q, k, v]) => A.scaledDotProductAttention(q, k, v, { isCausal: true }).output.data },
-  ...[[512, 512, 512], [1024, 768, 768]].flatMap(([M, K, N]) => [
-    { name: `matmul ${M} x ${K} x ${N}`, flops: 2 * M * K * N,
-      inputs: (random) => [random([M, K]), random([K, N])], run: (A, [a, b]) => A.matmul(a, b).data },
-    { name: `linear ${M} x ${K} x ${N}`, flops: 2 * M * K * N,
-      inputs: (random) => [random([M, K]), random([N, K])], run: (A, [x, w]) => A.linear(x, w).data },
+    run: (A, [q, k, v]) => A.scaledDotProductAttention(q, k, v, { isCausal: true }).output.data,
+  },
+  ...[
+    [512, 512, 512],
+    [1024, 768, 768],
+  ].flatMap(([M, K, N]) => [
+    {
+      name: `matmul ${M} x ${K} x ${N}`,
+      flops: 2 * M * K * N,
+      inputs: (random) => [random([M, K]), random([K, N])],
+      run: (A, [a, b]) => A.matmul(a, b).data,
+    },
+    {
+      name: `linear ${M} x ${K} x ${N}`,
+      flops: 2 * M * K * N,
+      inputs: (random) => [random([M, K]), random([N, K])],
+      run: (A, [x, w]) => A.linear(x, w).data,
+    },
   ]),
 ];
 
@@ -52,7 +77,11 @@ function tensorSource(seed) {
   return (shape) => {
     const data = new Float32Array(shape.reduce((a, b) => a * b, 1));
     for (let i = 0; i < data.length; ++i) {
-      x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
       data[i] = (x / 2 ** 32) * 2 - 1;
     }
     return { data, shape };
@@ -62,7 +91,12 @@ function tensorSource(seed) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const worstRelative = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / (1 + Math.abs(b[i]))), 0);
 
-console.log(`# node ${process.version} ${process.execArgv.join(' ')}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+console.log(
+  `# node ${process.version} ${process.execArgv.join(' ')}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
 for (const b of builds) {
   const { init } = await import(pathToFileURL(`${b.dir}/node.js`).href);
   b.A = await init(b.options);
@@ -70,14 +104,19 @@ for (const b of builds) {
   console.log(`# ${b.label}: ${b.dir} ${JSON.stringify(b.options)} -> ${JSON.stringify(info)}`);
 }
 
-const header = ['workload', ...builds.map((b) => `${b.label} GFLOP/s (ms)`), ...builds.slice(1).map((b) => `${b.label} / ${builds[0].label}`)];
+const header = [
+  'workload',
+  ...builds.map((b) => `${b.label} GFLOP/s (ms)`),
+  ...builds.slice(1).map((b) => `${b.label} / ${builds[0].label}`),
+];
 const rows = [];
 for (const w of WORKLOADS) {
-  const inputs = w.inputs(tensorSource(w.flops % 1000 + 1));
+  const inputs = w.inputs(tensorSource((w.flops % 1000) + 1));
   const reference = w.run(builds[0].A, inputs);
   for (const b of builds.slice(1)) {
     const diff = worstRelative(w.run(b.A, inputs), reference);
-    if (diff > 1e-4) throw new Error(`${w.name}: ${b.label} differs from ${builds[0].label} by ${diff.toExponential(2)}`);
+    if (diff > 1e-4)
+      throw new Error(`${w.name}: ${b.label} differs from ${builds[0].label} by ${diff.toExponential(2)}`);
   }
   const perCall = builds.map((b) => {
     let n = 0;
@@ -96,7 +135,11 @@ for (const w of WORKLOADS) {
   }
   const ms = times.map(median);
   const rate = ms.map((t) => w.flops / (t * 1e6));
-  rows.push([w.name, ...rate.map((r, i) => `${r.toFixed(1)} (${ms[i].toFixed(2)})`), ...rate.slice(1).map((r) => `${(r / rate[0]).toFixed(2)}x`)]);
+  rows.push([
+    w.name,
+    ...rate.map((r, i) => `${r.toFixed(1)} (${ms[i].toFixed(2)})`),
+    ...rate.slice(1).map((r) => `${(r / rate[0]).toFixed(2)}x`),
+  ]);
   console.log(`# ${rows.at(-1).join(' | ')}   [${rounds} rounds]`);
 }
 console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);

@@ -22,8 +22,17 @@ const root = new URL('..', import.meta.url);
 const moduleDir = (p) => fileURLToPath(new URL(`node_modules/${p}`, root));
 
 export const DISTILBERT_BASE = {
-  activation: 'gelu', architectures: ['DistilBertModel'], dim: 768, hidden_dim: 3072, max_position_embeddings: 512,
-  model_type: 'distilbert', n_heads: 12, n_layers: 6, pad_token_id: 0, sinusoidal_pos_embds: false, vocab_size: 30522,
+  activation: 'gelu',
+  architectures: ['DistilBertModel'],
+  dim: 768,
+  hidden_dim: 3072,
+  max_position_embeddings: 512,
+  model_type: 'distilbert',
+  n_heads: 12,
+  n_layers: 6,
+  pad_token_id: 0,
+  sinusoidal_pos_embds: false,
+  vocab_size: 30522,
 };
 
 /** The encoder's tensors (transformers' names), random: weights U(-0.05, 0.05), LayerNorm weights 1, biases 0.01. */
@@ -33,15 +42,32 @@ export function randomTensors(config, seed = 1) {
   const fill = (n, f) => {
     const a = new Float32Array(n);
     for (let i = 0; i < n; i++) {
-      x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;  // xorshift32
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0; // xorshift32
       a[i] = f((x / 4294967296) * 2 - 1);
     }
     return a;
   };
   const tensors = new Map();
-  const add = (name, shape, f = (u) => 0.05 * u) => tensors.set(name, { data: fill(shape.reduce((a, b) => a * b, 1), f), shape });
-  const norm = (name) => { add(`${name}.weight`, [D], () => 1); add(`${name}.bias`, [D], () => 0); };
-  const linear = (name, out, inp) => { add(`${name}.weight`, [out, inp]); add(`${name}.bias`, [out], () => 0.01); };
+  const add = (name, shape, f = (u) => 0.05 * u) =>
+    tensors.set(name, {
+      data: fill(
+        shape.reduce((a, b) => a * b, 1),
+        f,
+      ),
+      shape,
+    });
+  const norm = (name) => {
+    add(`${name}.weight`, [D], () => 1);
+    add(`${name}.bias`, [D], () => 0);
+  };
+  const linear = (name, out, inp) => {
+    add(`${name}.weight`, [out, inp]);
+    add(`${name}.bias`, [out], () => 0.01);
+  };
   add('embeddings.word_embeddings.weight', [V, D]);
   add('embeddings.position_embeddings.weight', [P, D]);
   norm('embeddings.LayerNorm');
@@ -85,8 +111,10 @@ async function loadChild(dir) {
   const model = await A.loadPretrained(dir);
   const ms = performance.now() - t0;
   const after = process.memoryUsage().rss;
-  const peak = process.resourceUsage().maxRSS * 1024;  // KiB -> bytes: the process's high-water mark
-  console.log(JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }));
+  const peak = process.resourceUsage().maxRSS * 1024; // KiB -> bytes: the process's high-water mark
+  console.log(
+    JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }),
+  );
   model.dispose();
 }
 
@@ -105,13 +133,21 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     const fileBytes = writeFolder(dir, config, tensors);
 
     // 1. load time and peak memory, in a fresh process
-    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir], { encoding: 'utf8' });
+    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir], {
+      encoding: 'utf8',
+    });
     if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
     const load = JSON.parse(child.stdout.trim().split('\n').at(-1));
-    console.log('\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522), random F32 weights');
-    console.log('\n| model.safetensors | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) |');
+    console.log(
+      '\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522), random F32 weights',
+    );
+    console.log(
+      '\n| model.safetensors | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) |',
+    );
     console.log('| --- | --- | --- | --- | --- | --- | --- |');
-    console.log(`| ${MiB(fileBytes)} MiB | ${(load.ms / 1000).toFixed(2)} | ${MiB(load.before)} | ${MiB(load.peak)} | ${(load.peak / fileBytes).toFixed(2)}x | ${((load.peak - load.before) / fileBytes).toFixed(2)}x | ${MiB(load.resident)} |`);
+    console.log(
+      `| ${MiB(fileBytes)} MiB | ${(load.ms / 1000).toFixed(2)} | ${MiB(load.before)} | ${MiB(load.peak)} | ${(load.peak / fileBytes).toFixed(2)}x | ${((load.peak - load.before) / fileBytes).toFixed(2)}x | ${MiB(load.resident)} |`,
+    );
 
     // 2. forward, alternating
     const libs = [];
@@ -138,21 +174,39 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     } else if (ort) {
       console.log('# scripts/encoder-onnx.mjs (the ONNX graph of the encoder) is missing: no onnxruntime-web column');
     }
-    const ortVersion = ort ? (await import('../node_modules/onnxruntime-web/package.json', { with: { type: 'json' } })).default.version : null;
+    const ortVersion = ort
+      ? (await import('../node_modules/onnxruntime-web/package.json', { with: { type: 'json' } })).default.version
+      : null;
 
     const rows = [];
-    const header = ['tokens (batch 1)', ...libs.map((l) => `${l.name} ms`), ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`] : []),
-      ...(libs.length > 1 ? ['threads speed-up'] : []), ...(buildEncoderOnnx ? ['x vs onnxruntime-web (1 thread)'] : [])];
+    const header = [
+      'tokens (batch 1)',
+      ...libs.map((l) => `${l.name} ms`),
+      ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`] : []),
+      ...(libs.length > 1 ? ['threads speed-up'] : []),
+      ...(buildEncoderOnnx ? ['x vs onnxruntime-web (1 thread)'] : []),
+    ];
     for (const L of [128, 512]) {
       let x = 7 + L;
       const ids = Array.from({ length: L }, (_, i) => {
-        x ^= x << 13; x >>>= 0; x ^= x >>> 17; x ^= x << 5; x >>>= 0;
+        x ^= x << 13;
+        x >>>= 0;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        x >>>= 0;
         return i === 0 ? 101 : i === L - 1 ? 102 : 1000 + (x % 29000);
       });
-      const runs = libs.map(({ model }) => () => model.forward(ids).lastHiddenState.data);
+      const runs = libs.map(
+        ({ model }) =>
+          () =>
+            model.forward(ids).lastHiddenState.data,
+      );
       let session = null;
       if (buildEncoderOnnx) {
-        session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+        session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), {
+          executionProviders: ['wasm'],
+          graphOptimizationLevel: 'all',
+        });
         const feeds = () => ({
           input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
           attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
@@ -169,11 +223,14 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       for (let i = 1; i < runs.length; i++) {
         const got = await runs[i]();
         let worst = 0;
-        for (let j = 0; j < got.length; j++) worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
+        for (let j = 0; j < got.length; j++)
+          worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
         if (worst > 1e-4) console.log(`# warning: run ${i} differs from attention-wasm by ${worst.toExponential(2)}`);
       }
       // warm-up: at least 3 calls and 1 s each (V8 tiers wasm up between calls, not within one)
-      for (const run of runs) for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < (quick ? 300 : 1000); n++) await run();
+      for (const run of runs)
+        for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < (quick ? 300 : 1000); n++)
+          await run();
       const rounds = quick ? 5 : L === 128 ? 25 : 10;
       const times = runs.map(() => []);
       for (let r = 0; r < rounds; r++) {
@@ -185,16 +242,25 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
         }
       }
       const ms = times.map(median);
-      const ours = ms[0], threaded = libs.length > 1 ? ms[1] : NaN, peer = buildEncoderOnnx ? ms.at(-1) : NaN;
-      const row = [String(L), ...ms.map((t) => t.toFixed(1)), ...(libs.length > 1 ? [`${(ours / threaded).toFixed(2)}x`] : []),
-        ...(buildEncoderOnnx ? [`${(peer / ours).toFixed(2)}x`] : [])];
+      const ours = ms[0],
+        threaded = libs.length > 1 ? ms[1] : NaN,
+        peer = buildEncoderOnnx ? ms.at(-1) : NaN;
+      const row = [
+        String(L),
+        ...ms.map((t) => t.toFixed(1)),
+        ...(libs.length > 1 ? [`${(ours / threaded).toFixed(2)}x`] : []),
+        ...(buildEncoderOnnx ? [`${(peer / ours).toFixed(2)}x`] : []),
+      ];
       rows.push(row);
       console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
       await session?.release?.();
     }
     console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-    for (const l of libs) { l.model.dispose(); l.A?.dispose(); }
+    for (const l of libs) {
+      l.model.dispose();
+      l.A?.dispose();
+    }
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -207,6 +273,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     await loadChild(args[1]);
   } else {
     await benchEncoder({ quick: args.includes('--quick') });
-    process.exit(0);  // onnxruntime-web may keep handles open
+    process.exit(0); // onnxruntime-web may keep handles open
   }
 }

@@ -29,7 +29,15 @@ import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { benchEncoder } from './bench-encoder.mjs';
 import {
-  D, attentionWasm, compareAttention, fmt, markdownTable, median, onnxruntimeWeb, randomData, tensorflowWasm,
+  D,
+  attentionWasm,
+  compareAttention,
+  fmt,
+  markdownTable,
+  median,
+  onnxruntimeWeb,
+  randomData,
+  tensorflowWasm,
 } from './bench-attention.mjs';
 
 const args = new Set(process.argv.slice(2));
@@ -49,16 +57,28 @@ async function packageVersion(name) {
 async function attentionLibraries() {
   const libs = [];
   if (relaxedSimdSupported()) libs.push(attentionWasm(await init({ simd: 'relaxed' }), 'attention-wasm relaxed'));
-  else console.log('# attention-wasm relaxed: this Node has no relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); left out');
+  else
+    console.log(
+      '# attention-wasm relaxed: this Node has no relaxed SIMD (Node 20 needs --experimental-wasm-relaxed-simd); left out',
+    );
   libs.push(attentionWasm(await init({ simd: 'simd128' }), 'attention-wasm simd128'));
   if (THREADS > 1) {
     const A = await init({ threads: THREADS });
-    libs.push(attentionWasm(A, `attention-wasm ${A.buildInfo().simd === 'relaxed-simd' ? 'relaxed' : 'simd128'} ${A.threads} threads`));
+    libs.push(
+      attentionWasm(
+        A,
+        `attention-wasm ${A.buildInfo().simd === 'relaxed-simd' ? 'relaxed' : 'simd128'} ${A.threads} threads`,
+      ),
+    );
   }
   if (!onlyOurs) {
     const peers = {
-      'onnxruntime-web': async () => onnxruntimeWeb(await import('onnxruntime-web'), await packageVersion('onnxruntime-web'),
-        moduleDir('onnxruntime-web/dist/')),
+      'onnxruntime-web': async () =>
+        onnxruntimeWeb(
+          await import('onnxruntime-web'),
+          await packageVersion('onnxruntime-web'),
+          moduleDir('onnxruntime-web/dist/'),
+        ),
       'tfjs-backend-wasm': async () => {
         const tf = await import('@tensorflow/tfjs-core');
         const wasm = await import('@tensorflow/tfjs-backend-wasm');
@@ -84,12 +104,14 @@ async function attentionLibraries() {
 /** Ratio columns: relaxed over SIMD128, threads over one thread, ours over each peer. */
 function ratioColumns(libs) {
   const at = (prefix) => libs.findIndex((l) => l.name.startsWith(prefix));
-  const relaxed = at('attention-wasm relaxed'), simd128 = at('attention-wasm simd128');
+  const relaxed = at('attention-wasm relaxed'),
+    simd128 = at('attention-wasm simd128');
   const threaded = libs.findIndex((l) => / threads$/.test(l.name));
   const ours = relaxed >= 0 && threaded !== relaxed ? relaxed : simd128;
   const ratios = [];
   if (relaxed >= 0 && relaxed !== threaded) ratios.push([relaxed, simd128, 'relaxed / simd128']);
-  if (threaded >= 0) ratios.push([threaded, libs[threaded].name.includes('relaxed') ? ours : simd128, 'threads speed-up']);
+  if (threaded >= 0)
+    ratios.push([threaded, libs[threaded].name.includes('relaxed') ? ours : simd128, 'threads speed-up']);
   for (const [i, lib] of libs.entries()) {
     if (lib.name.startsWith('attention-wasm')) continue;
     const peer = lib.name.split(' ')[0];
@@ -100,17 +122,33 @@ function ratioColumns(libs) {
 }
 
 async function main() {
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  console.log(`# attention forward, float32, batch 1, head dim ${D}, one thread${THREADS > 1 ? ` (and attention-wasm on ${THREADS})` : ''}`);
-  console.log(`# node ${process.version} ${process.execArgv.join(' ')}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${load}`);
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+  console.log(
+    `# attention forward, float32, batch 1, head dim ${D}, one thread${THREADS > 1 ? ` (and attention-wasm on ${THREADS})` : ''}`,
+  );
+  console.log(
+    `# node ${process.version} ${process.execArgv.join(' ')}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${load}`,
+  );
 
   const libs = await attentionLibraries();
   const { header, rows, results } = await compareAttention(libs, {
-    ratios: ratioColumns(libs), quick, log: console.log, yieldTask: () => new Promise((resolve) => setImmediate(resolve)),
+    ratios: ratioColumns(libs),
+    quick,
+    log: console.log,
+    yieldTask: () => new Promise((resolve) => setImmediate(resolve)),
   });
   console.log(`\n${markdownTable(header, rows)}`);
-  console.log(`# load average after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
-  const full = results['8 x 512'], causal = results['8 x 512 causal'];
+  console.log(
+    `# load average after: ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  const full = results['8 x 512'],
+    causal = results['8 x 512 causal'];
   console.log(`\ncausal 8 x 512 speed-up over non-causal (${libs[0].name}): ${fmt(full.ms[0] / causal.ms[0], 2)}x`);
   for (const lib of libs) lib.A?.dispose();
 
@@ -118,7 +156,12 @@ async function main() {
   // Long sequences: a fresh module instance, so that its memory growth is this run's alone.
   console.log('\n| S (1 head, d 64) | time (s) | GFLOP/s | wasm memory growth (MiB) |\n| --- | --- | --- | --- |');
   const fresh = attentionWasm(await init(), 'attention-wasm');
-  const warm = fresh.prepare({ H: 1, S: 256, causal: false }, randomData(256 * D, 7), randomData(256 * D, 8), randomData(256 * D, 9));
+  const warm = fresh.prepare(
+    { H: 1, S: 256, causal: false },
+    randomData(256 * D, 7),
+    randomData(256 * D, 8),
+    randomData(256 * D, 9),
+  );
   for (let i = 0, t0 = performance.now(); i < 20 || performance.now() - t0 < 300; ++i) warm();
   const memory = () => fresh.A.raw.HEAP8.buffer.byteLength;
   for (const S of quick ? LONG.slice(0, 1) : LONG) {
@@ -129,7 +172,9 @@ async function main() {
     run();
     const ms = performance.now() - t0;
     const growth = (memory() - before) / 2 ** 20;
-    console.log(`| ${S} | ${fmt(ms / 1000, 2)} | ${fmt((4 * S * S * D) / (ms * 1e6))} | ${fmt(growth, 1)} (total ${fmt(memory() / 2 ** 20, 0)}) |`);
+    console.log(
+      `| ${S} | ${fmt(ms / 1000, 2)} | ${fmt((4 * S * S * D) / (ms * 1e6))} | ${fmt(growth, 1)} (total ${fmt(memory() / 2 ** 20, 0)}) |`,
+    );
   }
 }
 
@@ -139,7 +184,8 @@ async function main() {
 /** Median ms of each run in `runs` (name -> () => ms or undefined), alternating after a warm-up. */
 async function alternate(runs, seconds) {
   const names = Object.keys(runs);
-  for (const name of names) for (let i = 0, t0 = performance.now(); i < 3 || performance.now() - t0 < 300; ++i) runs[name]();
+  for (const name of names)
+    for (let i = 0, t0 = performance.now(); i < 3 || performance.now() - t0 < 300; ++i) runs[name]();
   const times = Object.fromEntries(names.map((n) => [n, []]));
   for (let t0 = performance.now(); performance.now() - t0 < seconds * 1000 || times[names[0]].length < 10;) {
     for (const name of names) {
@@ -153,7 +199,10 @@ async function alternate(runs, seconds) {
 }
 
 async function benchMha() {
-  const E = 768, H = 12, L = 512, Dh = E / H;
+  const E = 768,
+    H = 12,
+    L = 512,
+    Dh = E / H;
   console.log(`\n# MultiheadAttention.forward, embedDim ${E}, ${H} heads, L = S = ${L}, batch 1, needWeights false`);
   const x = { data: randomData(L * E, 31), shape: [1, L, E] };
   const heads = () => ({ data: randomData(H * L * Dh, 32), shape: [1, H, L, Dh] });
@@ -193,13 +242,19 @@ async function benchMha() {
   }
   const ms = await alternate(runs, quick ? 1 : 6);
   const [front, split, multi] = Object.values(ms);
-  const rows = [['MultiheadAttention.forward, 1 thread', `${fmt(front, 2)} ms`],
-    ['its parts, 1 thread: 3 projections + SDPA + out projection',
-      `${fmt(split, 2)} ms (${fmt(median(parts.projections), 2)} + ${fmt(median(parts.sdpa), 2)} + ${fmt(median(parts.out), 2)})`],
-    ['MultiheadAttention.forward / its parts', `${fmt(front / split, 3)}x (target <= 1.15)`]];
+  const rows = [
+    ['MultiheadAttention.forward, 1 thread', `${fmt(front, 2)} ms`],
+    [
+      'its parts, 1 thread: 3 projections + SDPA + out projection',
+      `${fmt(split, 2)} ms (${fmt(median(parts.projections), 2)} + ${fmt(median(parts.sdpa), 2)} + ${fmt(median(parts.out), 2)})`,
+    ],
+    ['MultiheadAttention.forward / its parts', `${fmt(front / split, 3)}x (target <= 1.15)`],
+  ];
   if (multi !== undefined) {
-    rows.push([`MultiheadAttention.forward, ${threaded.threads} threads`, `${fmt(multi, 2)} ms`],
-      [`${threaded.threads} threads speed-up`, `${fmt(front / multi, 2)}x (target >= 1.6)`]);
+    rows.push(
+      [`MultiheadAttention.forward, ${threaded.threads} threads`, `${fmt(multi, 2)} ms`],
+      [`${threaded.threads} threads speed-up`, `${fmt(front / multi, 2)}x (target >= 1.6)`],
+    );
   }
   console.log('\n| MultiheadAttention (768, 12 heads, L = S = 512, batch 1, no weights) | |\n| --- | --- |');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
@@ -209,4 +264,4 @@ async function benchMha() {
 if (!args.has('--only=encoder') && !args.has('--only=mha')) await main();
 if (!args.has('--only=encoder') && !args.has('--no-mha')) await benchMha();
 if (!args.has('--no-encoder') && !args.has('--only=mha')) await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
-process.exit(0);  // onnxruntime-web may keep handles open
+process.exit(0); // onnxruntime-web may keep handles open

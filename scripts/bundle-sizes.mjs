@@ -9,7 +9,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import {
-  scratch, pack, project, page, run, bundleSize, openInChromium, closeBrowser,
+  scratch,
+  pack,
+  project,
+  page,
+  run,
+  bundleSize,
+  openInChromium,
+  closeBrowser,
 } from '../tests/consumers/harness.mjs';
 
 const work = scratch();
@@ -21,9 +28,17 @@ async function measure(label, dir, outDir) {
   const { result, requests } = await openInChromium(outDir);
   if (result.error) throw new Error(`${label}: ${result.error}`);
   const size = bundleSize(outDir);
-  const fetched = requests.filter((u) => /\.(m?js|wasm)$/.test(u)).map((u) => readFileSync(join(outDir, decodeURIComponent(u.replace(/^\//, '')))));
+  const fetched = requests
+    .filter((u) => /\.(m?js|wasm)$/.test(u))
+    .map((u) => readFileSync(join(outDir, decodeURIComponent(u.replace(/^\//, '')))));
   const fetchedGzip = fetched.reduce((n, b) => n + gzipSync(b, { level: 9 }).length, 0);
-  rows.push([label, `${kB(size.js)} / ${kB(size.jsGzip)}`, `${kB(size.wasm)} / ${kB(size.wasmGzip)}`, kB(size.jsGzip + size.wasmGzip), kB(fetchedGzip)]);
+  rows.push([
+    label,
+    `${kB(size.js)} / ${kB(size.jsGzip)}`,
+    `${kB(size.wasm)} / ${kB(size.wasmGzip)}`,
+    kB(size.jsGzip + size.wasmGzip),
+    kB(fetchedGzip),
+  ]);
   console.log(`# ${rows.at(-1).join(' | ')}`);
 }
 
@@ -37,11 +52,23 @@ for (const [label, entry, files] of [
     run(vite, ['node_modules/vite/bin/vite.js', 'build']);
     await measure(`Vite, ${label}`, vite, join(vite, 'dist'));
   } catch (e) {
-    rows.push([`Vite, ${label}`, `the build failed: ${e.message.split('\n').find((l) => /error/i.test(l)) ?? ''}`, '', '', '']);
+    rows.push([
+      `Vite, ${label}`,
+      `the build failed: ${e.message.split('\n').find((l) => /error/i.test(l)) ?? ''}`,
+      '',
+      '',
+      '',
+    ]);
   }
 
-  const webpack = project(join(work.dir, `webpack-${label}`), tarball, { files, tools: ['webpack', 'webpack-cli', 'onnxruntime-web'] });
-  writeFileSync(join(webpack, 'webpack.config.js'), `export default { entry: './${entry}', output: { path: new URL('./dist', import.meta.url).pathname } };\n`);
+  const webpack = project(join(work.dir, `webpack-${label}`), tarball, {
+    files,
+    tools: ['webpack', 'webpack-cli', 'onnxruntime-web'],
+  });
+  writeFileSync(
+    join(webpack, 'webpack.config.js'),
+    `export default { entry: './${entry}', output: { path: new URL('./dist', import.meta.url).pathname } };\n`,
+  );
   run(webpack, ['node_modules/webpack-cli/bin/cli.js', '--mode', 'production', '--stats', 'none']);
   writeFileSync(join(webpack, 'dist/index.html'), page('./main.js', { classic: true }));
   await measure(`webpack, ${label}`, webpack, join(webpack, 'dist'));
@@ -49,6 +76,12 @@ for (const [label, entry, files] of [
 await closeBrowser();
 work.cleanup();
 
-const header = ['app', 'JS KiB (raw / gzip)', 'wasm KiB (raw / gzip)', 'all emitted, gzip KiB', 'fetched by a page load, gzip KiB'];
+const header = [
+  'app',
+  'JS KiB (raw / gzip)',
+  'wasm KiB (raw / gzip)',
+  'all emitted, gzip KiB',
+  'fetched by a page load, gzip KiB',
+];
 console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);

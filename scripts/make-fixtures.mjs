@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync, renameSync, rmSync, existsSync, mkdtempSync, 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { rng as random } from '../tests/js/helpers.mjs';  // seeded Mulberry32 in [0, 1)
+import { rng as random } from '../tests/js/helpers.mjs'; // seeded Mulberry32 in [0, 1)
 
 const DIST = new URL('../dist/', import.meta.url);
 
@@ -27,32 +27,97 @@ const DIST = new URL('../dist/', import.meta.url);
 export const FIXTURES = {
   // distilbert-base-uncased's layout: prefixed names, the masked-LM head, every tokenizer file
   'distilbert-f32': {
-    arch: 'distilbert', dtype: 'F32', dim: 18, heads: 3, ffn: 37, layers: 2, positions: 40, activation: 'gelu',
-    prefixed: true, heads_mlm: true, tokenizer: ['tokenizer.json', 'vocab.txt'], seed: 11,
+    arch: 'distilbert',
+    dtype: 'F32',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    heads_mlm: true,
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 11,
   },
   // bare names, no head, relu, only vocab.txt
   'distilbert-f16': {
-    arch: 'distilbert', dtype: 'F16', dim: 18, heads: 3, ffn: 37, layers: 2, positions: 40, activation: 'relu',
-    prefixed: false, heads_mlm: false, tokenizer: ['vocab.txt'], seed: 12,
+    arch: 'distilbert',
+    dtype: 'F16',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'relu',
+    prefixed: false,
+    heads_mlm: false,
+    tokenizer: ['vocab.txt'],
+    seed: 12,
   },
   'distilbert-bf16': {
-    arch: 'distilbert', dtype: 'BF16', dim: 18, heads: 3, ffn: 37, layers: 2, positions: 40, activation: 'gelu',
-    prefixed: true, heads_mlm: false, tokenizer: ['tokenizer.json'], seed: 13,
+    arch: 'distilbert',
+    dtype: 'BF16',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    heads_mlm: false,
+    tokenizer: ['tokenizer.json'],
+    seed: 13,
   },
   // bert-base-uncased's layout: 'bert.' prefix, pooler, pretraining heads, gamma/beta LayerNorm names
   'bert-f32': {
-    arch: 'bert', dtype: 'F32', dim: 20, heads: 4, ffn: 43, layers: 2, positions: 40, activation: 'gelu',
-    prefixed: true, heads_mlm: true, pooler: true, gammaBeta: true, tokenizer: ['vocab.txt'], seed: 21,
+    arch: 'bert',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    heads_mlm: true,
+    pooler: true,
+    gammaBeta: true,
+    tokenizer: ['vocab.txt'],
+    seed: 21,
   },
   // a sentence-transformers BERT (all-MiniLM-L6-v2's layout): bare names, pooler, position_ids buffer
   'bert-bf16': {
-    arch: 'bert', dtype: 'BF16', dim: 20, heads: 4, ffn: 43, layers: 3, positions: 40, activation: 'gelu_new',
-    prefixed: false, heads_mlm: false, pooler: true, positionIds: true, tokenizer: ['tokenizer.json', 'vocab.txt'], seed: 22,
+    arch: 'bert',
+    dtype: 'BF16',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 3,
+    positions: 40,
+    activation: 'gelu_new',
+    prefixed: false,
+    heads_mlm: false,
+    pooler: true,
+    positionIds: true,
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 22,
   },
   // no pooler (BertModel(add_pooling_layer=False)), F16
   'bert-f16': {
-    arch: 'bert', dtype: 'F16', dim: 20, heads: 4, ffn: 43, layers: 2, positions: 40, activation: 'relu',
-    prefixed: false, heads_mlm: false, pooler: false, tokenizer: ['vocab.txt'], seed: 23,
+    arch: 'bert',
+    dtype: 'F16',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'relu',
+    prefixed: false,
+    heads_mlm: false,
+    pooler: false,
+    tokenizer: ['vocab.txt'],
+    seed: 23,
   },
 };
 
@@ -67,8 +132,10 @@ function drawer(dtype, rand) {
 
 /** The model's tensors as transformers names them (modeling_distilbert.py / modeling_bert.py). */
 function tensorSpecs(s, V) {
-  const D = s.dim, F = s.ffn, P = s.positions;
-  const t = [];  // [name, shape, kind]: kind 'w' weight, 'b' bias, 'ln' / 'lnb' LayerNorm, 'e' embedding
+  const D = s.dim,
+    F = s.ffn,
+    P = s.positions;
+  const t = []; // [name, shape, kind]: kind 'w' weight, 'b' bias, 'ln' / 'lnb' LayerNorm, 'e' embedding
   const ln = (name) => {
     const [w, b] = s.gammaBeta ? ['gamma', 'beta'] : ['weight', 'bias'];
     t.push([`${name}.${w}`, [D], 'ln'], [`${name}.${b}`, [D], 'lnb']);
@@ -87,8 +154,11 @@ function tensorSpecs(s, V) {
       ln(`${p}.output_layer_norm`);
     }
   } else {
-    t.push(['embeddings.word_embeddings.weight', [V, D], 'e'], ['embeddings.position_embeddings.weight', [P, D], 'e'],
-      ['embeddings.token_type_embeddings.weight', [2, D], 'e']);
+    t.push(
+      ['embeddings.word_embeddings.weight', [V, D], 'e'],
+      ['embeddings.position_embeddings.weight', [P, D], 'e'],
+      ['embeddings.token_type_embeddings.weight', [2, D], 'e'],
+    );
     ln('embeddings.LayerNorm');
     for (let i = 0; i < s.layers; i++) {
       const p = `encoder.layer.${i}`;
@@ -104,16 +174,29 @@ function tensorSpecs(s, V) {
   for (const x of t) base.push(x[0]);
   const prefix = s.prefixed ? `${s.arch}.` : '';
   const named = t.map(([n, shape, kind]) => [prefix + n, shape, kind]);
-  if (s.heads_mlm && s.arch === 'distilbert') {  // DistilBertForMaskedLM
-    named.push(['vocab_transform.weight', [D, D], 'w'], ['vocab_transform.bias', [D], 'b'],
-      ['vocab_layer_norm.weight', [D], 'ln'], ['vocab_layer_norm.bias', [D], 'lnb'],
-      ['vocab_projector.weight', [V, D], 'e'], ['vocab_projector.bias', [V], 'b']);
+  if (s.heads_mlm && s.arch === 'distilbert') {
+    // DistilBertForMaskedLM
+    named.push(
+      ['vocab_transform.weight', [D, D], 'w'],
+      ['vocab_transform.bias', [D], 'b'],
+      ['vocab_layer_norm.weight', [D], 'ln'],
+      ['vocab_layer_norm.bias', [D], 'lnb'],
+      ['vocab_projector.weight', [V, D], 'e'],
+      ['vocab_projector.bias', [V], 'b'],
+    );
   }
-  if (s.heads_mlm && s.arch === 'bert') {  // BertForPreTraining
-    named.push(['cls.predictions.bias', [V], 'b'], ['cls.predictions.transform.dense.weight', [D, D], 'w'],
-      ['cls.predictions.transform.dense.bias', [D], 'b'], ['cls.predictions.transform.LayerNorm.gamma', [D], 'ln'],
-      ['cls.predictions.transform.LayerNorm.beta', [D], 'lnb'], ['cls.predictions.decoder.weight', [V, D], 'e'],
-      ['cls.seq_relationship.weight', [2, D], 'w'], ['cls.seq_relationship.bias', [2], 'b']);
+  if (s.heads_mlm && s.arch === 'bert') {
+    // BertForPreTraining
+    named.push(
+      ['cls.predictions.bias', [V], 'b'],
+      ['cls.predictions.transform.dense.weight', [D, D], 'w'],
+      ['cls.predictions.transform.dense.bias', [D], 'b'],
+      ['cls.predictions.transform.LayerNorm.gamma', [D], 'ln'],
+      ['cls.predictions.transform.LayerNorm.beta', [D], 'lnb'],
+      ['cls.predictions.decoder.weight', [V, D], 'e'],
+      ['cls.seq_relationship.weight', [2, D], 'w'],
+      ['cls.seq_relationship.bias', [2], 'b'],
+    );
   }
   return { named, prefix };
 }
@@ -129,7 +212,9 @@ function encode(dtype, view, offset, x) {
   f.setFloat32(0, x);
   const bits = f.getUint32(0);
   if (dtype === 'BF16') return view.setUint16(offset, bits >>> 16, true);
-  const sign = (bits >>> 16) & 0x8000, exponent = (bits >>> 23) & 0xff, mantissa = bits & 0x7fffff;
+  const sign = (bits >>> 16) & 0x8000,
+    exponent = (bits >>> 23) & 0xff,
+    mantissa = bits & 0x7fffff;
   const half = exponent === 0 ? sign : sign | ((exponent - 112) << 10) | (mantissa >>> 13);
   view.setUint16(offset, half, true);
 }
@@ -155,15 +240,26 @@ export async function fixture(name) {
     const [center, scale] = { w: [0, 0.5], b: [0, 0.25], ln: [1, 0.25], lnb: [0, 0.25], e: [0, 1] }[kind];
     for (let i = 0; i < n; i++) data[i] = draw(center, scale);
     const bare = tensorName.startsWith(prefix) ? tensorName.slice(prefix.length) : tensorName;
-    weights.set(bare.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias'), { data, shape });
+    weights.set(bare.replace(/LayerNorm\.gamma$/, 'LayerNorm.weight').replace(/LayerNorm\.beta$/, 'LayerNorm.bias'), {
+      data,
+      shape,
+    });
     return { name: tensorName, shape, dtype: s.dtype, data };
   });
-  if (s.positionIds) {  // the buffer older checkpoints saved: int64 arange
-    tensors.push({ name: 'embeddings.position_ids', shape: [1, s.positions], dtype: 'I64', data: Float64Array.from({ length: s.positions }, (_, i) => i) });
+  if (s.positionIds) {
+    // the buffer older checkpoints saved: int64 arange
+    tensors.push({
+      name: 'embeddings.position_ids',
+      shape: [1, s.positions],
+      dtype: 'I64',
+      data: Float64Array.from({ length: s.positions }, (_, i) => i),
+    });
   }
 
   // the data section in a shuffled order, the header keys in another (readers must sort by offset)
-  const order = tensors.map((_, i) => i).sort((a, b) => ((a * 7919 + s.seed) % 101) - ((b * 7919 + s.seed) % 101) || a - b);
+  const order = tensors
+    .map((_, i) => i)
+    .sort((a, b) => ((a * 7919 + s.seed) % 101) - ((b * 7919 + s.seed) % 101) || a - b);
   const header = {};
   let offset = 0;
   const placed = [];
@@ -175,10 +271,10 @@ export async function fixture(name) {
     header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
-  const keys = Object.keys(header).sort();  // as safetensors' Python writer: sorted names
+  const keys = Object.keys(header).sort(); // as safetensors' Python writer: sorted names
   const json = { __metadata__: { format: 'pt' }, ...Object.fromEntries(keys.map((k) => [k, header[k]])) };
   let headerBytes = new TextEncoder().encode(JSON.stringify(json));
-  const pad = (8 - (headerBytes.length % 8)) % 8;  // the writer pads the header with spaces to 8 bytes
+  const pad = (8 - (headerBytes.length % 8)) % 8; // the writer pads the header with spaces to 8 bytes
   headerBytes = new TextEncoder().encode(JSON.stringify(json) + ' '.repeat(pad));
   const file = new Uint8Array(8 + headerBytes.length + offset);
   const view = new DataView(file.buffer);
@@ -193,25 +289,56 @@ export async function fixture(name) {
     }
   }
 
-  const config = s.arch === 'distilbert'
-    ? {
-      activation: s.activation, architectures: [s.heads_mlm ? 'DistilBertForMaskedLM' : 'DistilBertModel'],
-      attention_dropout: 0.1, dim: s.dim, dropout: 0.1, hidden_dim: s.ffn, initializer_range: 0.02,
-      max_position_embeddings: s.positions, model_type: 'distilbert', n_heads: s.heads, n_layers: s.layers,
-      pad_token_id: 0, qa_dropout: 0.1, seq_classif_dropout: 0.2, sinusoidal_pos_embds: false, tie_weights_: true,
-      transformers_version: '4.10.0.dev0', vocab_size: V,
-    }
-    : {
-      architectures: [s.heads_mlm ? 'BertForPreTraining' : 'BertModel'], attention_probs_dropout_prob: 0.1,
-      gradient_checkpointing: false, hidden_act: s.activation, hidden_dropout_prob: 0.1, hidden_size: s.dim,
-      initializer_range: 0.02, intermediate_size: s.ffn, layer_norm_eps: 1e-12, max_position_embeddings: s.positions,
-      model_type: 'bert', num_attention_heads: s.heads, num_hidden_layers: s.layers, pad_token_id: 0,
-      position_embedding_type: 'absolute', transformers_version: '4.6.0.dev0', type_vocab_size: 2, use_cache: true,
-      vocab_size: V,
-    };
+  const config =
+    s.arch === 'distilbert'
+      ? {
+          activation: s.activation,
+          architectures: [s.heads_mlm ? 'DistilBertForMaskedLM' : 'DistilBertModel'],
+          attention_dropout: 0.1,
+          dim: s.dim,
+          dropout: 0.1,
+          hidden_dim: s.ffn,
+          initializer_range: 0.02,
+          max_position_embeddings: s.positions,
+          model_type: 'distilbert',
+          n_heads: s.heads,
+          n_layers: s.layers,
+          pad_token_id: 0,
+          qa_dropout: 0.1,
+          seq_classif_dropout: 0.2,
+          sinusoidal_pos_embds: false,
+          tie_weights_: true,
+          transformers_version: '4.10.0.dev0',
+          vocab_size: V,
+        }
+      : {
+          architectures: [s.heads_mlm ? 'BertForPreTraining' : 'BertModel'],
+          attention_probs_dropout_prob: 0.1,
+          gradient_checkpointing: false,
+          hidden_act: s.activation,
+          hidden_dropout_prob: 0.1,
+          hidden_size: s.dim,
+          initializer_range: 0.02,
+          intermediate_size: s.ffn,
+          layer_norm_eps: 1e-12,
+          max_position_embeddings: s.positions,
+          model_type: 'bert',
+          num_attention_heads: s.heads,
+          num_hidden_layers: s.layers,
+          pad_token_id: 0,
+          position_embedding_type: 'absolute',
+          transformers_version: '4.6.0.dev0',
+          type_vocab_size: 2,
+          use_cache: true,
+          vocab_size: V,
+        };
   const text = (x) => new TextEncoder().encode(typeof x === 'string' ? x : JSON.stringify(x, null, 2));
   const files = { 'config.json': text(config), 'model.safetensors': file };
-  files['tokenizer_config.json'] = text({ do_lower_case: true, model_max_length: 512, tokenizer_class: s.arch === 'bert' ? 'BertTokenizer' : 'DistilBertTokenizer' });
+  files['tokenizer_config.json'] = text({
+    do_lower_case: true,
+    model_max_length: 512,
+    tokenizer_class: s.arch === 'bert' ? 'BertTokenizer' : 'DistilBertTokenizer',
+  });
   if (s.tokenizer.includes('vocab.txt')) files['vocab.txt'] = text(vocabText);
   if (s.tokenizer.includes('tokenizer.json')) {
     const { bertTokenizerJson } = await import(new URL('tokenizer.js', DIST).href);
@@ -221,7 +348,10 @@ export async function fixture(name) {
 }
 
 // Folders are named after this script's contents: a changed generator writes new ones.
-const VERSION = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 10);
+const VERSION = createHash('sha256')
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .digest('hex')
+  .slice(0, 10);
 
 /**
  * Writes a fixture's folder under `root` (once: an existing folder is kept) and returns its
@@ -238,7 +368,7 @@ export async function writeFixture(name, root = fileURLToPath(new URL('../build/
   try {
     renameSync(tmp, dir);
   } catch (e) {
-    rmSync(tmp, { recursive: true, force: true });  // another process wrote it first
+    rmSync(tmp, { recursive: true, force: true }); // another process wrote it first
     if (!existsSync(join(dir, 'config.json'))) throw e;
   }
   return dir;

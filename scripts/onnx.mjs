@@ -19,7 +19,8 @@ function varint(n) {
   return Uint8Array.from(out);
 }
 
-const WIRE_VARINT = 0, WIRE_BYTES = 2;
+const WIRE_VARINT = 0,
+  WIRE_BYTES = 2;
 const tag = (num, wire) => varint((num << 3) | wire);
 
 /** { chunks: Uint8Array[], length } */
@@ -39,7 +40,8 @@ export function msg(num, fields) {
 }
 
 // ONNX element types (TensorProto.DataType)
-export const FLOAT = 1, INT64 = 7;
+export const FLOAT = 1,
+  INT64 = 7;
 
 // NodeProto: input 1, output 2, name 3, op_type 4, attribute 5, domain 7.
 // AttributeProto: name 1, f 2, i 3, ints 8, type 20 (FLOAT 1, INT 2, INTS 7).
@@ -48,11 +50,16 @@ export const attrInts = (name, ints) => msg(5, [str(1, name), ...ints.map((i) =>
 export function attrFloat(name, f) {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setFloat32(0, f, true);
-  return msg(5, [str(1, name), part(tag(2, 5), b), int(20, 1)]);  // f: fixed32 (wire type 5)
+  return msg(5, [str(1, name), part(tag(2, 5), b), int(20, 1)]); // f: fixed32 (wire type 5)
 }
 export function node(op, inputs, outputs, attrs = []) {
-  return msg(1, [...inputs.map((s) => str(1, s)), ...outputs.map((s) => str(2, s)),
-    str(3, `${op}_${outputs[0]}`), str(4, op), ...attrs]);
+  return msg(1, [
+    ...inputs.map((s) => str(1, s)),
+    ...outputs.map((s) => str(2, s)),
+    str(3, `${op}_${outputs[0]}`),
+    str(4, op),
+    ...attrs,
+  ]);
 }
 
 // ValueInfoProto (graph input 11 / output 12): name 1, type 2 — TypeProto.tensor_type 1:
@@ -74,8 +81,12 @@ export function initializer(name, dims, data) {
  * initializer 5, input 11, output 12), opset_import 8 (domain 1, version 2).
  */
 export function model(graphName, graphFields, opset = 17) {
-  const m = join([int(1, 8), str(2, 'attention-wasm bench'), msg(7, [...graphFields, str(2, graphName)]),
-    msg(8, [str(1, ''), int(2, opset)])]);
+  const m = join([
+    int(1, 8),
+    str(2, 'attention-wasm bench'),
+    msg(7, [...graphFields, str(2, graphName)]),
+    msg(8, [str(1, ''), int(2, opset)]),
+  ]);
   const out = new Uint8Array(m.length);
   let at = 0;
   for (const c of m.chunks) {

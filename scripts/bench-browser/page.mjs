@@ -12,11 +12,12 @@ const log = (line) => {
   console.log(line);
 };
 // a macrotask turn without setTimeout's clamping: a message to ourselves
-const yieldTask = () => new Promise((resolve) => {
-  const channel = new MessageChannel();
-  channel.port1.onmessage = () => resolve();
-  channel.port2.postMessage(null);
-});
+const yieldTask = () =>
+  new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => resolve();
+    channel.port2.postMessage(null);
+  });
 
 /**
  * @param {{quick: boolean, versions: {[name: string]: string}, also: {label: string, url: string}[]}} options
@@ -36,7 +37,13 @@ window.runBench = async ({ quick, versions, also = [] }) => {
       else libs.push(attentionWasm(A, `${label} ${simd}`));
     }
   }
-  libs.push(onnxruntimeWeb(ort, versions['onnxruntime-web'], new URL('/node_modules/onnxruntime-web/dist/', location.href).href));
+  libs.push(
+    onnxruntimeWeb(
+      ort,
+      versions['onnxruntime-web'],
+      new URL('/node_modules/onnxruntime-web/dist/', location.href).href,
+    ),
+  );
   // one thread, as in Node (the page is cross-origin isolated, where tfjs would take threads)
   tf.wasm.setWasmPaths(new URL('/node_modules/@tensorflow/tfjs-backend-wasm/dist/', location.href).href);
   tf.wasm.setThreadsCount?.(1);
@@ -49,10 +56,18 @@ window.runBench = async ({ quick, versions, also = [] }) => {
   const simd128 = libs.findIndex((l) => l.name === 'attention-wasm simd128');
   const [ortIndex, tfIndex] = [libs.length - 2, libs.length - 1];
   const ours = libs[0].name.replace('attention-wasm ', '');
-  const ratios = simd128 > 0
-    ? [[0, simd128, 'relaxed / simd128'], [0, ortIndex, 'relaxed / onnxruntime-web'], [simd128, ortIndex, 'simd128 / onnxruntime-web'],
-      [0, tfIndex, 'relaxed / tfjs-backend-wasm']]
-    : [[0, ortIndex, `${ours} / onnxruntime-web`], [0, tfIndex, `${ours} / tfjs-backend-wasm`]];
+  const ratios =
+    simd128 > 0
+      ? [
+          [0, simd128, 'relaxed / simd128'],
+          [0, ortIndex, 'relaxed / onnxruntime-web'],
+          [simd128, ortIndex, 'simd128 / onnxruntime-web'],
+          [0, tfIndex, 'relaxed / tfjs-backend-wasm'],
+        ]
+      : [
+          [0, ortIndex, `${ours} / onnxruntime-web`],
+          [0, tfIndex, `${ours} / tfjs-backend-wasm`],
+        ];
   const { header, rows } = await compareAttention(libs, { ratios, quick, log, yieldTask });
   return { header, rows, builds: libs.filter((l) => l.A).map((l) => l.A.buildInfo()) };
 };

@@ -14,13 +14,13 @@ emscripten::val build_info_js() {
 #if defined(__wasm_relaxed_simd__)
   info.set("simd", std::string("relaxed-simd"));  // -mrelaxed-simd: fused multiply-add (relaxed_madd)
 #elif defined(__wasm_simd128__)
-  info.set("simd", std::string("simd128"));       // -msimd128 (xsimd's "wasm" arch)
+  info.set("simd", std::string("simd128"));  // -msimd128 (xsimd's "wasm" arch)
 #else
   info.set("simd", std::string(xsimd::default_arch::name()));
 #endif
-  info.set("floatLanes", static_cast<int>(xsimd::batch<float>::size));              // 4 on SIMD128
-  info.set("emscripten", std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) +
-                             "." + std::to_string(__EMSCRIPTEN_tiny__));
+  info.set("floatLanes", static_cast<int>(xsimd::batch<float>::size));  // 4 on SIMD128
+  info.set("emscripten", std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) + "." +
+                             std::to_string(__EMSCRIPTEN_tiny__));
 #ifdef __EMSCRIPTEN_PTHREADS__
   info.set("threads", true);
 #else

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <map>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 // Typed arrays are asked through %TypedArray%.prototype's @@toStringTag getter, length getter and
@@ -21,10 +21,14 @@ EM_JS(void, aw_typed_array_intrinsics, (), {
   var method = function(f) { return Function.prototype.call.bind(f); };
   var getter = function(key) { return method(Object.getOwnPropertyDescriptor(prototype, key).get); };
   aw_typed_array_intrinsics.t = {
-    tag: getter(Symbol.toStringTag), length: getter('length'), set: method(prototype.set),
-    kinds: ['Float32Array', 'Float64Array', 'Int32Array', 'Uint8Array', 'Int8Array', 'Uint8ClampedArray', 'Int16Array',
-            'Uint16Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'],
-    types: [Float32Array, Float64Array, Int32Array, Uint8Array]
+    tag : getter(Symbol.toStringTag),
+    length : getter('length'),
+    set : method(prototype.set),
+    kinds : [
+      'Float32Array', 'Float64Array', 'Int32Array', 'Uint8Array', 'Int8Array', 'Uint8ClampedArray', 'Int16Array',
+      'Uint16Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'
+    ],
+    types : [ Float32Array, Float64Array, Int32Array, Uint8Array ]
   };
 });
 
@@ -38,7 +42,7 @@ EM_JS(int, aw_typed_array_kind, (emscripten::EM_VAL value), {
 EM_JS(double, aw_typed_array_length, (emscripten::EM_VAL value, int kind), {
   var t = aw_typed_array_intrinsics.t;
   var v = Emval.toValue(value);
-  return t.tag(v) === t.kinds[kind] ? t.length(v) : -1;
+  return t.tag(v) == = t.kinds[kind] ? t.length(v) : -1;
 });
 
 // to[0 : count] = value, a typed array of this kind and count elements. (`to >>> 0`: a pointer
@@ -58,8 +62,9 @@ enum class Kind : int { Float32, Float64, Int32, Uint8 };  // indices into the i
 
 // "Float32Array" .., or a description of what else value is.
 std::string kind_name(const val& value) {
-  static const char* names[] = {"Float32Array", "Float64Array", "Int32Array", "Uint8Array", "Int8Array", "Uint8ClampedArray",
-                                "Int16Array", "Uint16Array", "Uint32Array", "BigInt64Array", "BigUint64Array"};
+  static const char* names[] = {"Float32Array", "Float64Array",      "Int32Array",    "Uint8Array",
+                                "Int8Array",    "Uint8ClampedArray", "Int16Array",    "Uint16Array",
+                                "Uint32Array",  "BigInt64Array",     "BigUint64Array"};
   const int kind = aw_typed_array_kind(value.as_handle());
   return kind < 0 ? "a value that is not a typed array" : names[kind];
 }
@@ -92,8 +97,7 @@ constexpr Kind kind_of() {
 template <class T>
 HeapArray<T> copy_typed_array(const val& data, Shape shape, const char* what, const std::string& where) {
   const double length = typed_array_length(data, kind_of<T>());
-  if (length < 0)
-    fail(ErrorKind::Type, where + " must have " + kind_name_of<T>() + " data, got " + kind_name(data));
+  if (length < 0) fail(ErrorKind::Type, where + " must have " + kind_name_of<T>() + " data, got " + kind_name(data));
   const std::size_t n = checked_numel(shape, where);
   if (length != static_cast<double>(n))
     fail(ErrorKind::Range, where + " has shape " + shape_str(shape) + " (" + std::to_string(n) +
@@ -130,7 +134,8 @@ Shape checked_dims(const std::vector<double>& d, const std::string& where) {
 
 Shape shape_from_js(const val& dims, const std::string& where) {
   const double rank = typed_array_length(dims, Kind::Float64);
-  if (rank < 0) fail(ErrorKind::Type, where + ": shape must be given as a Float64Array of dims, got " + kind_name(dims));
+  if (rank < 0)
+    fail(ErrorKind::Type, where + ": shape must be given as a Float64Array of dims, got " + kind_name(dims));
   if (rank > 64) fail(ErrorKind::Range, where + ": shape has " + std::to_string(rank) + " dims, more than 64");
   std::vector<double> d(static_cast<std::size_t>(rank));
   if (!d.empty()) aw_copy_typed_array(dims.as_handle(), static_cast<int>(Kind::Float64), d.data(), rank);
@@ -159,8 +164,7 @@ template HeapArray<std::uint8_t> typed_array_from_js(const val&, std::size_t, co
 
 HeapTensor float_tensor_from_js(const val& data, const val& shape, const std::string& where) {
   HeapTensor t;
-  static_cast<HeapArray<float>&>(t) =
-      copy_typed_array<float>(data, shape_from_js(shape, where), "a tensor", where);
+  static_cast<HeapArray<float>&>(t) = copy_typed_array<float>(data, shape_from_js(shape, where), "a tensor", where);
   return t;
 }
 
@@ -224,9 +228,13 @@ void set_api_names_js(val names) {
 
 // TensorArgs<N> as Embind value arrays: N (data, shape) pairs.
 template <std::size_t N, std::size_t I>
-val get_value(const TensorArgs<N>& args) { return args.values[I]; }
+val get_value(const TensorArgs<N>& args) {
+  return args.values[I];
+}
 template <std::size_t N, std::size_t I>
-void set_value(TensorArgs<N>& args, val v) { args.values[I] = std::move(v); }
+void set_value(TensorArgs<N>& args, val v) {
+  args.values[I] = std::move(v);
+}
 
 template <std::size_t N, std::size_t... I>
 void register_tensor_args(const char* name, std::index_sequence<I...>) {

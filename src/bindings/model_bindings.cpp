@@ -52,7 +52,8 @@ LoadedModel& find_model(double handle, const char* fn, bool must_be_ready) {
   const auto it = std::isfinite(handle) ? models.find(static_cast<int>(handle)) : models.end();
   if (it == models.end() || it->first != handle)
     fail(ErrorKind::Shape, std::string(fn) + ": no model with handle " + num(handle) + " (disposed?)");
-  if (must_be_ready && !it->second.ready) fail(ErrorKind::Shape, std::string(fn) + ": the model has not finished loading");
+  if (must_be_ready && !it->second.ready)
+    fail(ErrorKind::Shape, std::string(fn) + ": the model has not finished loading");
   return it->second;
 }
 
@@ -83,9 +84,12 @@ EncoderConfig config_from_js(const val& c) {
   constexpr std::int64_t big = std::int64_t{1} << 40;
   EncoderConfig config;
   const std::string arch = string_field(c, "arch", "encoder config");
-  if (arch == "distilbert") config.arch = EncoderArch::DistilBert;
-  else if (arch == "bert") config.arch = EncoderArch::Bert;
-  else fail(ErrorKind::Range, "encoder config: arch '" + arch + "' is not supported (distilbert, bert)");
+  if (arch == "distilbert")
+    config.arch = EncoderArch::DistilBert;
+  else if (arch == "bert")
+    config.arch = EncoderArch::Bert;
+  else
+    fail(ErrorKind::Range, "encoder config: arch '" + arch + "' is not supported (distilbert, bert)");
   config.vocab_size = integer_field(c, "vocabSize", -big, big);
   config.hidden_size = integer_field(c, "hiddenSize", -big, big);
   config.num_layers = integer_field(c, "numLayers", -big, big);
@@ -94,10 +98,14 @@ EncoderConfig config_from_js(const val& c) {
   config.max_positions = integer_field(c, "maxPositions", -big, big);
   config.type_vocab_size = integer_field(c, "typeVocabSize", -big, big);
   const std::string act = string_field(c, "activation", "encoder config");
-  if (act == "gelu") config.activation = EncoderActivation::Gelu;
-  else if (act == "gelu_tanh") config.activation = EncoderActivation::GeluTanh;
-  else if (act == "relu") config.activation = EncoderActivation::Relu;
-  else fail(ErrorKind::Range, "encoder config: activation '" + act + "' is not supported (gelu, gelu_tanh, relu)");
+  if (act == "gelu")
+    config.activation = EncoderActivation::Gelu;
+  else if (act == "gelu_tanh")
+    config.activation = EncoderActivation::GeluTanh;
+  else if (act == "relu")
+    config.activation = EncoderActivation::Relu;
+  else
+    fail(ErrorKind::Range, "encoder config: activation '" + act + "' is not supported (gelu, gelu_tanh, relu)");
   const val eps = c["layerNormEps"];
   if (!eps.isNumber()) fail(ErrorKind::Type, "encoder config: layerNormEps must be a number");
   config.layer_norm_eps = eps.as<double>();
@@ -122,7 +130,8 @@ std::vector<Entry> entries_from_js(const val& list) {
   constexpr std::int64_t max_offset = std::int64_t{1} << 53;
   for (std::size_t i = 0; i < count; ++i) {
     const val e = list[i];
-    if (e.typeOf().as<std::string>() != "object" || e.isNull()) fail(ErrorKind::Type, "model tensors: entry " + std::to_string(i) + " must be an object");
+    if (e.typeOf().as<std::string>() != "object" || e.isNull())
+      fail(ErrorKind::Type, "model tensors: entry " + std::to_string(i) + " must be an object");
     Entry entry;
     entry.name = string_field(e, "name", "model tensors: entry " + std::to_string(i));
     const std::string where = "tensor '" + entry.name + "'";
@@ -156,8 +165,8 @@ void validate_entries(const ParameterLayout& layout, const std::vector<Entry>& e
     for (auto d : spec.shape) numel *= static_cast<std::uint64_t>(d);
     if (e.end < e.begin || e.end - e.begin != numel * dtype_bytes(e.dtype))
       fail(ErrorKind::Shape, where + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
-                                 "] do not hold the " + std::to_string(numel * dtype_bytes(e.dtype)) + " bytes of shape " +
-                                 shape_str(spec.shape));
+                                 "] do not hold the " + std::to_string(numel * dtype_bytes(e.dtype)) +
+                                 " bytes of shape " + shape_str(spec.shape));
     if (e.end > data_bytes)
       fail(ErrorKind::Range, where + ": data_offsets [" + std::to_string(e.begin) + ", " + std::to_string(e.end) +
                                  "] run past the " + std::to_string(data_bytes) + " bytes of data");
@@ -210,8 +219,10 @@ val model_create_js(val config_js, val tensors, double data_bytes) {
       const auto has = [&](GlobalParam p) {
         return std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.slot == layout.global(p); });
       };
-      if (!has(GlobalParam::PoolerWeight)) fail(ErrorKind::Shape, "tensor pooler.dense.weight is missing (pooler.dense.bias is there)");
-      if (!has(GlobalParam::PoolerBias)) fail(ErrorKind::Shape, "tensor pooler.dense.bias is missing (pooler.dense.weight is there)");
+      if (!has(GlobalParam::PoolerWeight))
+        fail(ErrorKind::Shape, "tensor pooler.dense.weight is missing (pooler.dense.bias is there)");
+      if (!has(GlobalParam::PoolerBias))
+        fail(ErrorKind::Shape, "tensor pooler.dense.bias is missing (pooler.dense.weight is there)");
     }
     validate_entries(layout, entries, static_cast<std::uint64_t>(data_bytes));
 
@@ -220,7 +231,8 @@ val model_create_js(val config_js, val tensors, double data_bytes) {
     model.encoder = std::make_unique<Encoder>(config, with_pooler);
     model.data_bytes = static_cast<std::uint64_t>(data_bytes);
     std::vector<WeightTarget> targets;
-    for (const Entry& e : entries) targets.push_back({e.name, e.dtype, e.begin, e.end, model.encoder->parameter(e.slot)});
+    for (const Entry& e : entries)
+      targets.push_back({e.name, e.dtype, e.begin, e.end, model.encoder->parameter(e.slot)});
     model.stream = std::make_unique<WeightStream>(std::move(targets));
     try {
       model.staging.resize(kStagingBytes);
@@ -253,11 +265,11 @@ val model_write_js(double handle, double offset, double length) {
     LoadedModel& m = find_model(handle, "model.load", false);
     if (m.ready) fail(ErrorKind::Shape, "model.load: the model has finished loading");
     if (!(length >= 0 && length <= static_cast<double>(m.staging.size()) && std::floor(length) == length))
-      fail(ErrorKind::Range, "model.load: chunk length " + num(length) + " is not in [0, " +
-                                 std::to_string(m.staging.size()) + "]");
+      fail(ErrorKind::Range,
+           "model.load: chunk length " + num(length) + " is not in [0, " + std::to_string(m.staging.size()) + "]");
     if (!(offset >= 0 && std::floor(offset) == offset && offset + length <= static_cast<double>(m.data_bytes)))
-      fail(ErrorKind::Range, "model.load: chunk [" + num(offset) + ", " + num(offset + length) +
-                                 ") is outside the " + std::to_string(m.data_bytes) + " bytes of data");
+      fail(ErrorKind::Range, "model.load: chunk [" + num(offset) + ", " + num(offset + length) + ") is outside the " +
+                                 std::to_string(m.data_bytes) + " bytes of data");
     m.stream->write(static_cast<std::uint64_t>(offset), m.staging.data(), static_cast<std::size_t>(length));
     return val::undefined();
   });
@@ -268,8 +280,9 @@ val model_finish_js(double handle) {
     LoadedModel& m = find_model(handle, "model.load", false);
     if (!m.ready) {
       if (const WeightTarget* t = m.stream->first_incomplete())
-        fail(ErrorKind::Shape, "tensor '" + t->name + "': only " + std::to_string(m.stream->bytes_written(*t)) + " of its " +
-                                   std::to_string(t->end - t->begin) + " bytes were read (truncated file?)");
+        fail(ErrorKind::Shape, "tensor '" + t->name + "': only " + std::to_string(m.stream->bytes_written(*t)) +
+                                   " of its " + std::to_string(t->end - t->begin) +
+                                   " bytes were read (truncated file?)");
       m.stream.reset();
       m.staging = AlignedVector<std::uint8_t>();
       m.ready = true;
@@ -312,8 +325,7 @@ val model_forward_js(double handle, val ids, val mask, val types, double batch, 
     const LoadedModel& m = find_model(handle, "model.forward", true);
     if (!(batch >= 1 && length >= 1 && std::floor(batch) == batch && std::floor(length) == length &&
           batch * length <= static_cast<double>(kMaxElements)))
-      fail(ErrorKind::Range, "model.forward: input shape [" + num(batch) + ", " + num(length) +
-                                 "] is out of range");
+      fail(ErrorKind::Range, "model.forward: input shape [" + num(batch) + ", " + num(length) + "] is out of range");
     const auto count = static_cast<std::size_t>(batch * length);
     const auto id_data = copy_array<std::int32_t>(ids, count, "input_ids");
     std::vector<std::uint8_t> mask_data;

@@ -17,9 +17,12 @@ struct HeapMhaParams {
   OptionalHeapTensor in_w, q_w, k_w, v_w, in_b, out_w, out_b;
   template <std::size_t N>
   HeapMhaParams(const TensorArgs<N>& t, std::size_t first, const std::string& prefix)
-      : in_w(t, first, prefix + "in_proj_weight"), q_w(t, first + 1, prefix + "q_proj_weight"),
-        k_w(t, first + 2, prefix + "k_proj_weight"), v_w(t, first + 3, prefix + "v_proj_weight"),
-        in_b(t, first + 4, prefix + "in_proj_bias"), out_w(t, first + 5, prefix + "out_proj.weight"),
+      : in_w(t, first, prefix + "in_proj_weight"),
+        q_w(t, first + 1, prefix + "q_proj_weight"),
+        k_w(t, first + 2, prefix + "k_proj_weight"),
+        v_w(t, first + 3, prefix + "v_proj_weight"),
+        in_b(t, first + 4, prefix + "in_proj_bias"),
+        out_w(t, first + 5, prefix + "out_proj.weight"),
         out_b(t, first + 6, prefix + "out_proj.bias") {}
   MhaParams refs() const { return {in_w.ptr(), q_w.ptr(), k_w.ptr(), v_w.ptr(), in_b.ptr(), out_w.ptr(), out_b.ptr()}; }
 };
@@ -32,7 +35,8 @@ struct HeapMhaMasks {
       : kpm(t, i, kpm_where), am(t, i + 1, am_where) {}
   MhaOptions options(double num_heads, bool batch_first, bool is_causal) const {
     MhaOptions o;
-    o.num_heads = num_heads >= 1 && num_heads <= static_cast<double>(kMaxElements) ? static_cast<std::int64_t>(num_heads) : 0;
+    o.num_heads =
+        num_heads >= 1 && num_heads <= static_cast<double>(kMaxElements) ? static_cast<std::int64_t>(num_heads) : 0;
     o.batch_first = batch_first;
     o.key_padding_mask_float = kpm.float_ptr();
     o.key_padding_mask_bool = kpm.bool_ptr();
@@ -78,7 +82,7 @@ val encoder_layer_forward_js(const TensorArgs<18>& t, double num_heads, bool bat
     std::vector<OptionalHeapTensor> ff;
     for (std::size_t i = 0; i < 8; ++i) ff.emplace_back(t, 8 + i, fn + names[i]);
     const HeapMhaMasks masks(t, 16, fn + api_name("src_key_padding_mask"), fn + api_name("src_mask"));
-    EncoderLayerParams p{sa.refs(), ff[0].ptr(), ff[1].ptr(), ff[2].ptr(), ff[3].ptr(),
+    EncoderLayerParams p{sa.refs(),   ff[0].ptr(), ff[1].ptr(), ff[2].ptr(), ff[3].ptr(),
                          ff[4].ptr(), ff[5].ptr(), ff[6].ptr(), ff[7].ptr()};
     EncoderLayerOptions o;
     o.attn = masks.options(num_heads, batch_first, is_causal);

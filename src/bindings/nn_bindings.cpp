@@ -20,7 +20,8 @@ val positional_encoding_js(double max_length, double d_model) {
       if (!(size >= 0 && size <= 9007199254740992.0 && std::floor(size) == size))
         fail(ErrorKind::Range, api_name("positional_encoding") + ": " + api_name("max_length") + " and " +
                                    api_name("d_model") + " must be non-negative integers");
-    return tensor_to_js(aw::positional_encoding(static_cast<std::int64_t>(max_length), static_cast<std::int64_t>(d_model)));
+    return tensor_to_js(
+        aw::positional_encoding(static_cast<std::int64_t>(max_length), static_cast<std::int64_t>(d_model)));
   });
 }
 

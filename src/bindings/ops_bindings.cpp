@@ -27,8 +27,12 @@ val manual_seed_js(double seed) {
 }
 
 // size: Float64Array of dims
-val rand_js(val size) { return guarded([&] { return tensor_to_js(aw::rand(shape_from_js(size, "rand: size"))); }); }
-val randn_js(val size) { return guarded([&] { return tensor_to_js(aw::randn(shape_from_js(size, "randn: size"))); }); }
+val rand_js(val size) {
+  return guarded([&] { return tensor_to_js(aw::rand(shape_from_js(size, "rand: size"))); });
+}
+val randn_js(val size) {
+  return guarded([&] { return tensor_to_js(aw::randn(shape_from_js(size, "randn: size"))); });
+}
 
 // tensors: input, other
 val matmul_js(const TensorArgs<2>& t) {

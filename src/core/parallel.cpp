@@ -92,15 +92,15 @@ class Pool {
     }
   }
 
-  std::mutex call_;                     // one parallel_for (or resize) at a time
-  std::mutex mutex_;                    // guards the fields below but next_
+  std::mutex call_;   // one parallel_for (or resize) at a time
+  std::mutex mutex_;  // guards the fields below but next_
   std::condition_variable wake_, done_;
   std::vector<std::thread> workers_;
   const Task* job_ = nullptr;
   std::size_t tasks_ = 0;
   std::atomic<std::size_t> next_{0};
-  std::size_t busy_ = 0;                // workers not yet done with the current job
-  std::size_t generation_ = 0;          // bumped for every job
+  std::size_t busy_ = 0;        // workers not yet done with the current job
+  std::size_t generation_ = 0;  // bumped for every job
   bool stop_ = false;
   static thread_local bool in_task_;
 };

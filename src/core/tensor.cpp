@@ -25,8 +25,8 @@ std::size_t checked_numel(const Shape& shape, const std::string& where) {
   if (zero) return 0;
   for (std::int64_t d : shape) {
     if (d > kMaxElements / n)
-      fail(ErrorKind::Range, where + ": shape " + shape_str(shape) + " has more than " +
-                                 std::to_string(kMaxElements) + " elements");
+      fail(ErrorKind::Range,
+           where + ": shape " + shape_str(shape) + " has more than " + std::to_string(kMaxElements) + " elements");
     n *= d;
   }
   return static_cast<std::size_t>(n);
@@ -38,8 +38,10 @@ Tensor allocate_tensor(Shape shape, const std::string& where, bool zeros) {
   const std::size_t n = checked_numel(shape, where);
   Tensor t;
   try {
-    if (zeros) t.data.assign(n, 0.0f);
-    else t.data.resize(n);
+    if (zeros)
+      t.data.assign(n, 0.0f);
+    else
+      t.data.resize(n);
   } catch (const std::bad_alloc&) {
     fail(ErrorKind::Range, where + ": out of memory allocating a tensor of shape " + shape_str(shape));
   }
@@ -59,8 +61,8 @@ std::size_t normalize_dim(std::int64_t dim, std::size_t rank, const std::string&
   const auto r = static_cast<std::int64_t>(rank);
   const std::int64_t lo = rank == 0 ? -1 : -r, hi = rank == 0 ? 0 : r - 1;  // torch: a 0-d tensor takes dim -1 or 0
   if (dim < lo || dim > hi)
-    fail(ErrorKind::Range, where + ": dim " + std::to_string(dim) + " is out of range [" + std::to_string(lo) +
-                               ", " + std::to_string(hi) + "] for a tensor of rank " + std::to_string(rank));
+    fail(ErrorKind::Range, where + ": dim " + std::to_string(dim) + " is out of range [" + std::to_string(lo) + ", " +
+                               std::to_string(hi) + "] for a tensor of rank " + std::to_string(rank));
   return static_cast<std::size_t>(dim < 0 ? dim + (rank == 0 ? 1 : r) : dim);
 }
 
@@ -78,7 +80,6 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where)
   }
   return out;
 }
-
 
 }  // namespace aw
 

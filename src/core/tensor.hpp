@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <limits>
 #include <new>
+#include <string>
 #include <type_traits>
 #include <utility>
-#include <string>
 #include <vector>
 
 #include <xsimd/xsimd.hpp>
@@ -90,7 +90,6 @@ std::size_t normalize_dim(std::int64_t dim, std::size_t rank, const std::string&
 
 // Broadcast two shapes as torch does (align right, 1 stretches); throws Shape naming both.
 Shape broadcast_shapes(const Shape& a, const Shape& b, const std::string& where);
-
 
 }  // namespace aw
 

@@ -10,18 +10,36 @@ export const SIMD_CHOICES = ['auto', 'relaxed', 'simd128'];
 
 // (module (func (result v128)
 //   (f32x4.relaxed_madd (v128.const i64x2 0 0) (v128.const i64x2 0 0) (v128.const i64x2 0 0))))
-const V128_ZERO = [0xfd, 0x0c, ...new Array(16).fill(0)];  // v128.const, 16 zero bytes
-const F32X4_RELAXED_MADD = [0xfd, 0x85, 0x02];               // prefix 0xfd, opcode 0x105 (LEB128)
+const V128_ZERO = [0xfd, 0x0c, ...new Array(16).fill(0)]; // v128.const, 16 zero bytes
+const F32X4_RELAXED_MADD = [0xfd, 0x85, 0x02]; // prefix 0xfd, opcode 0x105 (LEB128)
 
 /** A module whose one function computes `op` on three zero vectors; `op` an instruction's bytes. */
 export function ternaryV128Module(op) {
-  const body = [0x00, ...V128_ZERO, ...V128_ZERO, ...V128_ZERO, ...op, 0x0b];  // no locals ... end
-  const code = [0x01, body.length, ...body];                                       // one function body
+  const body = [0x00, ...V128_ZERO, ...V128_ZERO, ...V128_ZERO, ...op, 0x0b]; // no locals ... end
+  const code = [0x01, body.length, ...body]; // one function body
   return new Uint8Array([
-    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,  // "\0asm", version 1
-    0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,        // type section: one type, () -> v128
-    0x03, 0x02, 0x01, 0x00,                          // function section: one function, type 0
-    0x0a, code.length, ...code,                      // code section
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00, // "\0asm", version 1
+    0x01,
+    0x05,
+    0x01,
+    0x60,
+    0x00,
+    0x01,
+    0x7b, // type section: one type, () -> v128
+    0x03,
+    0x02,
+    0x01,
+    0x00, // function section: one function, type 0
+    0x0a,
+    code.length,
+    ...code, // code section
   ]);
 }
 
@@ -46,9 +64,11 @@ export function chooseSimd(simd) {
   if (simd === 'simd128') return 'simd128';
   if (relaxedSimdSupported()) return 'relaxed';
   if (simd === 'relaxed') {
-    throw new Error("init: simd: 'relaxed' asks for the relaxed-SIMD build, but this engine does not support " +
-      'WebAssembly relaxed SIMD (Chrome/Edge 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd); ' +
-      "use simd: 'simd128', or leave simd out to pick the fastest build the engine runs");
+    throw new Error(
+      "init: simd: 'relaxed' asks for the relaxed-SIMD build, but this engine does not support " +
+        'WebAssembly relaxed SIMD (Chrome/Edge 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd); ' +
+        "use simd: 'simd128', or leave simd out to pick the fastest build the engine runs",
+    );
   }
   return 'simd128';
 }

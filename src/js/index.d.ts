@@ -192,7 +192,10 @@ export interface Module {
    * @throws Error naming the parameter and both shapes on a size mismatch, or the missing /
    *   unexpected keys when strict; nothing is changed then.
    */
-  loadStateDict(tensors: StateDict, options?: LoadStateDictOptions): { missingKeys: string[]; unexpectedKeys: string[] };
+  loadStateDict(
+    tensors: StateDict,
+    options?: LoadStateDictOptions,
+  ): { missingKeys: string[]; unexpectedKeys: string[] };
 }
 
 /** torch.nn.Linear: `y = x W^T + b`, weight (out, in) initialised U(-1/sqrt(in), 1/sqrt(in)) as torch. */
@@ -242,7 +245,12 @@ export interface MultiheadAttention extends Module {
    * unbatched (L, E), (S, kdim), (S, vdim).
    * @throws Error naming the argument and shapes when they do not fit; TypeError for a wrong dtype.
    */
-  forward(query: TensorLike, key: TensorLike, value: TensorLike, options?: MultiheadAttentionForwardOptions): MultiheadAttentionResult;
+  forward(
+    query: TensorLike,
+    key: TensorLike,
+    value: TensorLike,
+    options?: MultiheadAttentionForwardOptions,
+  ): MultiheadAttentionResult;
 }
 
 /** torch.nn.LayerNorm over the last dimension, as a parameter holder (weight 1, bias 0 initially). */
@@ -392,7 +400,10 @@ export class AttentionWasm {
   /** `torch.softmax(input, dim)`; a slice that is all -inf gives zeros. */
   softmax(input: TensorLike, options?: SoftmaxOptions): Tensor;
   /** `torch.nn.functional.embedding(input, weight)`: rows of weight picked by ids. */
-  embedding(ids: readonly number[] | Int32Array | { data: Int32Array; shape: readonly number[] }, weight: TensorLike): Tensor;
+  embedding(
+    ids: readonly number[] | Int32Array | { data: Int32Array; shape: readonly number[] },
+    weight: TensorLike,
+  ): Tensor;
   /**
    * `torch.nn.functional.scaled_dot_product_attention(query, key, value, ...)`.
    * query (N..., Hq, L, E), key (N..., H, S, E), value (N..., H, S, Ev) -> output (N..., Hq, L, Ev).
@@ -489,7 +500,8 @@ export interface ModelFileList extends ArrayLike<ModelFile> {
  * A Hugging Face model folder: a path (Node), a `FileList`, `File[]`, or an object of files by
  * name (`config.json`, `model.safetensors`, `tokenizer.json`, `vocab.txt`, ...).
  */
-export type ModelSource = string | ModelFileList | readonly ModelFile[] | Record<string, ModelFileBlob | ArrayBuffer | Uint8Array>;
+export type ModelSource =
+  string | ModelFileList | readonly ModelFile[] | Record<string, ModelFileBlob | ArrayBuffer | Uint8Array>;
 
 export interface LoadPretrainedOptions {
   /**
@@ -628,7 +640,10 @@ export class PretrainedModel {
    * @throws RangeError for ids out of the vocabulary, a sequence longer than maxLength, rows of
    *   different lengths, an empty input; TypeError for token type ids given to DistilBERT
    */
-  forward<O extends ForwardOptions = {}>(input: TokenIds | ForwardInput, options?: O): EncoderOutput &
+  forward<O extends ForwardOptions = {}>(
+    input: TokenIds | ForwardInput,
+    options?: O,
+  ): EncoderOutput &
     (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor[] } : unknown) &
     (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
   /** `model.embeddings.word_embeddings(ids)`: the learned input embeddings, [ids.length, hiddenSize]. */

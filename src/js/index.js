@@ -41,8 +41,8 @@ export class AttentionWasm {
   /** Idempotent; the instance keeps working afterwards, on one thread. */
   dispose() {
     if (!this.raw.PThread) return;
-    this.raw._setThreadCount(1);  // joins the pool's threads
-    this.raw.PThread.terminateAllThreads();  // and ends their Workers
+    this.raw._setThreadCount(1); // joins the pool's threads
+    this.raw.PThread.terminateAllThreads(); // and ends their Workers
   }
 
   heapBytes() {
@@ -109,8 +109,10 @@ export async function init(options = {}, platform = browserPlatform) {
   const flavour = chooseSimd(simd);
   if (n > 1 && sharedMemoryAvailable()) {
     if (!platform.threaded) {
-      throw new Error(`init: threads: ${JSON.stringify(threads)} needs the threaded build, which the 'attention-wasm' ` +
-        "entry point leaves out of bundles; import { init } from 'attention-wasm/threads' to use it");
+      throw new Error(
+        `init: threads: ${JSON.stringify(threads)} needs the threaded build, which the 'attention-wasm' ` +
+          "entry point leaves out of bundles; import { init } from 'attention-wasm/threads' to use it",
+      );
     }
     const { create, options: files } = await platform.threaded(flavour);
     // awPoolSize: Workers the factory starts and waits for, one per thread besides the caller's

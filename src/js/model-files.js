@@ -9,7 +9,10 @@ import { describe } from './tensor.js';
 
 function nodeFs(fn) {
   const fs = globalThis.process?.getBuiltinModule?.('node:fs');
-  if (!fs) throw new TypeError(`${fn}: a folder path needs Node (>= 20.16); in a browser pass a FileList, File[] or { name: Blob }`);
+  if (!fs)
+    throw new TypeError(
+      `${fn}: a folder path needs Node (>= 20.16); in a browser pass a FileList, File[] or { name: Blob }`,
+    );
   return fs;
 }
 
@@ -22,19 +25,35 @@ function relativeName(file) {
 
 /** One file: its size and reads of byte ranges. */
 class BlobSource {
-  constructor(blob) { this.blob = blob; this.size = blob.size; }
-  async read(begin, end) { return new Uint8Array(await this.blob.slice(begin, end).arrayBuffer()); }
+  constructor(blob) {
+    this.blob = blob;
+    this.size = blob.size;
+  }
+  async read(begin, end) {
+    return new Uint8Array(await this.blob.slice(begin, end).arrayBuffer());
+  }
   async close() {}
 }
 
 class BufferSource {
-  constructor(bytes) { this.bytes = bytes; this.size = bytes.length; }
-  async read(begin, end) { return this.bytes.subarray(begin, end); }
+  constructor(bytes) {
+    this.bytes = bytes;
+    this.size = bytes.length;
+  }
+  async read(begin, end) {
+    return this.bytes.subarray(begin, end);
+  }
   async close() {}
 }
 
 class NodeFileSource {
-  constructor(path, size, fs) { this.path = path; this.size = size; this.fs = fs; this.handle = null; this.buffer = null; }
+  constructor(path, size, fs) {
+    this.path = path;
+    this.size = size;
+    this.fs = fs;
+    this.handle = null;
+    this.buffer = null;
+  }
   async open() {
     this.handle ??= await this.fs.promises.open(this.path, 'r');
     return this.handle;
@@ -47,7 +66,10 @@ class NodeFileSource {
     let done = 0;
     while (done < length) {
       const { bytesRead } = await handle.read(this.buffer, done, length - done, begin + done);
-      if (bytesRead === 0) throw new Error(`${this.path}: the file ended at ${begin + done} bytes, ${this.size} were expected (did it change while loading?)`);
+      if (bytesRead === 0)
+        throw new Error(
+          `${this.path}: the file ended at ${begin + done} bytes, ${this.size} were expected (did it change while loading?)`,
+        );
       done += bytesRead;
     }
     return this.buffer.subarray(0, length);
@@ -65,9 +87,15 @@ export class ModelFiles {
     this.where = where;
   }
 
-  get names() { return [...this.sources.keys()]; }
-  has(name) { return this.sources.has(name); }
-  size(name) { return this.source(name).size; }
+  get names() {
+    return [...this.sources.keys()];
+  }
+  has(name) {
+    return this.sources.has(name);
+  }
+  size(name) {
+    return this.source(name).size;
+  }
 
   source(name) {
     const s = this.sources.get(name);
@@ -129,7 +157,10 @@ export async function openModelFiles(source, fn) {
     } catch (e) {
       throw new Error(`${fn}: cannot open the model folder ${source}: ${e.message}`);
     }
-    if (!stat.isDirectory()) throw new TypeError(`${fn}: ${source} is not a folder (pass the model's folder, with config.json and model.safetensors)`);
+    if (!stat.isDirectory())
+      throw new TypeError(
+        `${fn}: ${source} is not a folder (pass the model's folder, with config.json and model.safetensors)`,
+      );
     for (const entry of await fs.promises.readdir(source, { withFileTypes: true })) {
       if (!entry.isFile() && !entry.isSymbolicLink()) continue;
       const path = `${source.replace(/\/+$/, '')}/${entry.name}`;
@@ -139,7 +170,12 @@ export async function openModelFiles(source, fn) {
     return new ModelFiles(sources, `the folder ${source}`);
   }
   const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
-  const list = typeof FileList === 'function' && source instanceof FileList ? Array.from(source) : Array.isArray(source) ? source : null;
+  const list =
+    typeof FileList === 'function' && source instanceof FileList
+      ? Array.from(source)
+      : Array.isArray(source)
+        ? source
+        : null;
   if (list) {
     for (const file of list) {
       if (!isBlob(file) || typeof file.name !== 'string') {
@@ -156,9 +192,12 @@ export async function openModelFiles(source, fn) {
       if (isBlob(value)) sources.set(name, new BlobSource(value));
       else if (value instanceof ArrayBuffer) sources.set(name, new BufferSource(new Uint8Array(value)));
       else if (value instanceof Uint8Array) sources.set(name, new BufferSource(value));
-      else throw new TypeError(`${fn}: file '${name}' must be a Blob, ArrayBuffer or Uint8Array, got ${describe(value)}`);
+      else
+        throw new TypeError(`${fn}: file '${name}' must be a Blob, ArrayBuffer or Uint8Array, got ${describe(value)}`);
     }
     return new ModelFiles(sources, 'the files given');
   }
-  throw new TypeError(`${fn}: source must be a folder path (Node), a FileList, File[] or { name: Blob | ArrayBuffer | Uint8Array }, got ${describe(source)}`);
+  throw new TypeError(
+    `${fn}: source must be a folder path (Node), a FileList, File[] or { name: Blob | ArrayBuffer | Uint8Array }, got ${describe(source)}`,
+  );
 }

@@ -5,20 +5,47 @@
 import { Tensor } from './tensor.js';
 import { loadSafetensors } from './safetensors.js';
 import {
-  call, tensorArgs, floatArg, maskArg, optionsArg, boolOption, numberOption, integerArg, describe, shapeString,
+  call,
+  tensorArgs,
+  floatArg,
+  maskArg,
+  optionsArg,
+  boolOption,
+  numberOption,
+  integerArg,
+  describe,
+  shapeString,
 } from './validate.js';
 
 const sameShape = (a, b) => a.length === b.length && a.every((d, i) => d === b[i]);
 
 // The parameters a binding takes, by state-dict name, in its order (src/bindings/modules_bindings.cpp).
-const MHA_PARAMETERS = ['in_proj_weight', 'q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias',
-  'out_proj.weight', 'out_proj.bias'];
-const ENCODER_PARAMETERS = [...MHA_PARAMETERS.map((name) => `self_attn.${name}`), 'linear1.weight', 'linear1.bias',
-  'linear2.weight', 'linear2.bias', 'norm1.weight', 'norm1.bias', 'norm2.weight', 'norm2.bias'];
+const MHA_PARAMETERS = [
+  'in_proj_weight',
+  'q_proj_weight',
+  'k_proj_weight',
+  'v_proj_weight',
+  'in_proj_bias',
+  'out_proj.weight',
+  'out_proj.bias',
+];
+const ENCODER_PARAMETERS = [
+  ...MHA_PARAMETERS.map((name) => `self_attn.${name}`),
+  'linear1.weight',
+  'linear1.bias',
+  'linear2.weight',
+  'linear2.bias',
+  'norm1.weight',
+  'norm1.bias',
+  'norm2.weight',
+  'norm2.bias',
+];
 
 /** Uniform(-bound, bound) float32 values drawn as torch's `uniform_` does: rand * (to - from) + from. */
 function uniform(lib, shape, bound) {
-  const from = Math.fround(-bound), to = Math.fround(bound), range = Math.fround(to - from);
+  const from = Math.fround(-bound),
+    to = Math.fround(bound),
+    range = Math.fround(to - from);
   const x = lib.rand(shape).data;
   for (let i = 0; i < x.length; i++) x[i] = Math.fround(Math.fround(x[i] * range) + from);
   return new Tensor(x, shape);
@@ -71,9 +98,11 @@ class Module {
         const arg = floatArg(v, `${cls}: ${prop}`);
         const want = shape();
         if (!sameShape(arg.shape, want)) {
-          throw new Error(`${cls}: ${prop} (${torchName}) must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`);
+          throw new Error(
+            `${cls}: ${prop} (${torchName}) must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`,
+          );
         }
-        current = v instanceof Tensor ? v : new Tensor(arg.data, arg.shape);  // checked again when used
+        current = v instanceof Tensor ? v : new Tensor(arg.data, arg.shape); // checked again when used
       },
     });
     this.#params.set(torchName, { prop, shape, nullable });
@@ -105,18 +134,24 @@ class Module {
     const { strict = true } = optionsArg(options, ['strict'], `${cls}.loadStateDict`);
     boolOption(strict, `${cls}.loadStateDict: strict`);
     if (tensors === null || typeof tensors !== 'object') {
-      throw new TypeError(`${cls}.loadStateDict: tensors must be a Map or an object of name -> Tensor, got ${describe(tensors)}`);
+      throw new TypeError(
+        `${cls}.loadStateDict: tensors must be a Map or an object of name -> Tensor, got ${describe(tensors)}`,
+      );
     }
     const entries = tensors instanceof Map ? [...tensors] : Object.entries(tensors);
     const slots = new Map(this.#slots(''));
     const unexpected = entries.filter(([name]) => !slots.has(name)).map(([name]) => name);
     const given = new Set(entries.map(([name]) => name));
-    const missing = [...slots.keys()].filter((name) => !given.has(name) && slots.get(name).owner[slots.get(name).prop] !== null);
+    const missing = [...slots.keys()].filter(
+      (name) => !given.has(name) && slots.get(name).owner[slots.get(name).prop] !== null,
+    );
     if (strict && (unexpected.length || missing.length)) {
-      throw new Error(`${cls}.loadStateDict: ` +
-        (missing.length ? `missing key(s) ${missing.map((n) => `"${n}"`).join(', ')}` : '') +
-        (missing.length && unexpected.length ? '; ' : '') +
-        (unexpected.length ? `unexpected key(s) ${unexpected.map((n) => `"${n}"`).join(', ')}` : ''));
+      throw new Error(
+        `${cls}.loadStateDict: ` +
+          (missing.length ? `missing key(s) ${missing.map((n) => `"${n}"`).join(', ')}` : '') +
+          (missing.length && unexpected.length ? '; ' : '') +
+          (unexpected.length ? `unexpected key(s) ${unexpected.map((n) => `"${n}"`).join(', ')}` : ''),
+      );
     }
     // Check everything first, then assign: an error leaves the module unchanged.
     const updates = [];
@@ -126,8 +161,10 @@ class Module {
       const arg = floatArg(value, `${cls}.loadStateDict: ${name}`);
       const want = slot.shape();
       if (!sameShape(arg.shape, want)) {
-        throw new Error(`${cls}.loadStateDict: size mismatch for ${name}: copying a param with shape ` +
-          `${shapeString(arg.shape)}, the shape in the current model is ${shapeString(want)}`);
+        throw new Error(
+          `${cls}.loadStateDict: size mismatch for ${name}: copying a param with shape ` +
+            `${shapeString(arg.shape)}, the shape in the current model is ${shapeString(want)}`,
+        );
       }
       updates.push([slot, value instanceof Tensor ? value : new Tensor(arg.data, arg.shape)]);
     }
@@ -203,7 +240,8 @@ export function moduleClasses(lib) {
       super();
       const fn = 'MultiheadAttention';
       const o = optionsArg(options, ['embedDim', 'numHeads', 'bias', 'kdim', 'vdim', 'batchFirst', 'dropout'], fn);
-      if (options === undefined || options === null) throw new TypeError(`${fn}: options {embedDim, numHeads} are required`);
+      if (options === undefined || options === null)
+        throw new TypeError(`${fn}: options {embedDim, numHeads} are required`);
       const embedDim = positiveInteger(o.embedDim, `${fn}: embedDim`);
       const numHeads = positiveInteger(o.numHeads, `${fn}: numHeads`);
       if (embedDim % numHeads !== 0) {
@@ -237,20 +275,41 @@ export function moduleClasses(lib) {
     }
 
     // out_proj.weight and out_proj.bias under the names the in projection's parameters have
-    get outProjWeight() { return this.outProj.weight; }
-    set outProjWeight(v) { this.outProj.weight = v; }
-    get outProjBias() { return this.outProj.bias; }
-    set outProjBias(v) { this.outProj.bias = v; }
+    get outProjWeight() {
+      return this.outProj.weight;
+    }
+    set outProjWeight(v) {
+      this.outProj.weight = v;
+    }
+    get outProjBias() {
+      return this.outProj.bias;
+    }
+    set outProjBias(v) {
+      this.outProj.bias = v;
+    }
 
     forward(query, key, value, options) {
       const fn = 'MultiheadAttention.forward';
-      const q = floatArg(query, `${fn}: query`), k = floatArg(key, `${fn}: key`), v = floatArg(value, `${fn}: value`);
-      const o = optionsArg(options, ['keyPaddingMask', 'attnMask', 'needWeights', 'averageAttnWeights', 'isCausal'], fn);
+      const q = floatArg(query, `${fn}: query`),
+        k = floatArg(key, `${fn}: key`),
+        v = floatArg(value, `${fn}: value`);
+      const o = optionsArg(
+        options,
+        ['keyPaddingMask', 'attnMask', 'needWeights', 'averageAttnWeights', 'isCausal'],
+        fn,
+      );
       const params = this._parameterArgs(fn, MHA_PARAMETERS);
       const masks = [maskArg(o.keyPaddingMask, `${fn}: keyPaddingMask`), maskArg(o.attnMask, `${fn}: attnMask`)];
-      return call(lib, '_multiheadAttentionForward', tensorArgs(q, k, v, ...params, ...masks), this.numHeads,
-        this.batchFirst, boolOption(o.isCausal, `${fn}: isCausal`), boolOption(o.needWeights, `${fn}: needWeights`, true),
-        boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true));
+      return call(
+        lib,
+        '_multiheadAttentionForward',
+        tensorArgs(q, k, v, ...params, ...masks),
+        this.numHeads,
+        this.batchFirst,
+        boolOption(o.isCausal, `${fn}: isCausal`),
+        boolOption(o.needWeights, `${fn}: needWeights`, true),
+        boolOption(o.averageAttnWeights, `${fn}: averageAttnWeights`, true),
+      );
     }
   }
 
@@ -259,8 +318,21 @@ export function moduleClasses(lib) {
       super();
       const fn = 'TransformerEncoderLayer';
       if (options === undefined || options === null) throw new TypeError(`${fn}: options {dModel, nhead} are required`);
-      const o = optionsArg(options, ['dModel', 'nhead', 'dimFeedforward', 'dropout', 'activation', 'layerNormEps',
-        'batchFirst', 'normFirst', 'bias'], fn);
+      const o = optionsArg(
+        options,
+        [
+          'dModel',
+          'nhead',
+          'dimFeedforward',
+          'dropout',
+          'activation',
+          'layerNormEps',
+          'batchFirst',
+          'normFirst',
+          'bias',
+        ],
+        fn,
+      );
       const dModel = positiveInteger(o.dModel, `${fn}: dModel`);
       const nhead = positiveInteger(o.nhead, `${fn}: nhead`);
       if (dModel % nhead !== 0) throw new RangeError(`${fn}: dModel ${dModel} must be divisible by nhead ${nhead}`);
@@ -268,19 +340,38 @@ export function moduleClasses(lib) {
       this.dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0.1);
       const activation = o.activation ?? 'relu';
       if (activation !== 'relu' && activation !== 'gelu') {
-        throw new TypeError(`${fn}: activation must be 'relu' or 'gelu', got ${typeof activation === 'string' ? `'${activation}'` : describe(activation)}`);
+        throw new TypeError(
+          `${fn}: activation must be 'relu' or 'gelu', got ${typeof activation === 'string' ? `'${activation}'` : describe(activation)}`,
+        );
       }
       const eps = numberOption(o.layerNormEps, `${fn}: layerNormEps`) ?? 1e-5;
       if (!(eps > 0)) throw new RangeError(`${fn}: layerNormEps must be positive, got ${eps}`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       Object.assign(this, {
-        dModel, nhead, dimFeedforward, activation, layerNormEps: eps,
-        batchFirst: boolOption(o.batchFirst, `${fn}: batchFirst`), normFirst: boolOption(o.normFirst, `${fn}: normFirst`),
+        dModel,
+        nhead,
+        dimFeedforward,
+        activation,
+        layerNormEps: eps,
+        batchFirst: boolOption(o.batchFirst, `${fn}: batchFirst`),
+        normFirst: boolOption(o.normFirst, `${fn}: normFirst`),
       });
       // torch's construction (and draw) order: self_attn, linear1, linear2, norm1, norm2.
-      this.selfAttn = this._child('self_attn', new MultiheadAttention({ embedDim: dModel, numHeads: nhead, bias, batchFirst: this.batchFirst }), 'selfAttn');
-      this.linear1 = this._child('linear1', new Linear({ inFeatures: dModel, outFeatures: dimFeedforward, bias }), 'linear1');
-      this.linear2 = this._child('linear2', new Linear({ inFeatures: dimFeedforward, outFeatures: dModel, bias }), 'linear2');
+      this.selfAttn = this._child(
+        'self_attn',
+        new MultiheadAttention({ embedDim: dModel, numHeads: nhead, bias, batchFirst: this.batchFirst }),
+        'selfAttn',
+      );
+      this.linear1 = this._child(
+        'linear1',
+        new Linear({ inFeatures: dModel, outFeatures: dimFeedforward, bias }),
+        'linear1',
+      );
+      this.linear2 = this._child(
+        'linear2',
+        new Linear({ inFeatures: dimFeedforward, outFeatures: dModel, bias }),
+        'linear2',
+      );
       this.norm1 = this._child('norm1', new LayerNorm({ features: dModel, eps, bias }), 'norm1');
       this.norm2 = this._child('norm2', new LayerNorm({ features: dModel, eps, bias }), 'norm2');
     }
@@ -291,8 +382,17 @@ export function moduleClasses(lib) {
       const o = optionsArg(options, ['srcMask', 'srcKeyPaddingMask', 'isCausal'], fn);
       const params = this._parameterArgs(fn, ENCODER_PARAMETERS);
       const masks = [maskArg(o.srcKeyPaddingMask, `${fn}: srcKeyPaddingMask`), maskArg(o.srcMask, `${fn}: srcMask`)];
-      return call(lib, '_transformerEncoderLayerForward', tensorArgs(x, ...params, ...masks), this.nhead,
-        this.batchFirst, boolOption(o.isCausal, `${fn}: isCausal`), this.normFirst, this.activation, this.layerNormEps);
+      return call(
+        lib,
+        '_transformerEncoderLayerForward',
+        tensorArgs(x, ...params, ...masks),
+        this.nhead,
+        this.batchFirst,
+        boolOption(o.isCausal, `${fn}: isCausal`),
+        this.normFirst,
+        this.activation,
+        this.layerNormEps,
+      );
     }
   }
 

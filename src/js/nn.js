@@ -2,7 +2,15 @@
 // activations and elementwise arithmetic with broadcasting. Mixed into AttentionWasm.prototype
 // by index.js; what each does: index.d.ts.
 import {
-  call, tensorArgs, floatArg, optionalFloatArg, optionsArg, numberOption, integerArg, shapeArg, describe,
+  call,
+  tensorArgs,
+  floatArg,
+  optionalFloatArg,
+  optionsArg,
+  numberOption,
+  integerArg,
+  shapeArg,
+  describe,
 } from './validate.js';
 
 /** A number becomes a 0-d tensor (torch.add(x, 2)); anything else must be a float tensor. */
@@ -12,7 +20,10 @@ function operandArg(value, where) {
 
 export const nnMethods = {
   positionalEncoding(maxLength, dModel) {
-    for (const [name, value] of [['maxLength', maxLength], ['dModel', dModel]]) {
+    for (const [name, value] of [
+      ['maxLength', maxLength],
+      ['dModel', dModel],
+    ]) {
       integerArg(value, `positionalEncoding: ${name}`);
       if (value < 0) throw new RangeError(`positionalEncoding: ${name} must be a non-negative integer, got ${value}`);
     }
@@ -24,11 +35,14 @@ export const nnMethods = {
     const x = floatArg(input, `${fn}: input`);
     const shape = typeof normalizedShape === 'number' ? [normalizedShape] : normalizedShape;
     if (!Array.isArray(shape)) {
-      throw new TypeError(`${fn}: normalizedShape must be an integer or an array of integers, got ${describe(normalizedShape)}`);
+      throw new TypeError(
+        `${fn}: normalizedShape must be an integer or an array of integers, got ${describe(normalizedShape)}`,
+      );
     }
     const dims = shapeArg(shape, `${fn}: normalizedShape`);
     const o = optionsArg(options, ['weight', 'bias', 'eps'], fn);
-    const weight = optionalFloatArg(o.weight, `${fn}: weight`), bias = optionalFloatArg(o.bias, `${fn}: bias`);
+    const weight = optionalFloatArg(o.weight, `${fn}: weight`),
+      bias = optionalFloatArg(o.bias, `${fn}: bias`);
     const eps = numberOption(o.eps, `${fn}: eps`) ?? 1e-5;
     if (eps < 0) throw new RangeError(`${fn}: eps must be non-negative, got ${eps}`);
     return call(this, '_layerNorm', tensorArgs(x, weight, bias), dims, eps);

@@ -24,14 +24,24 @@ const ACTIVATIONS = { gelu: 'gelu', gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'g
 /** A config field: its value, or transformers' default when absent; type-checked. */
 function field(config, name, fallback, kind = 'integer') {
   const v = config[name] ?? fallback;
-  const ok = kind === 'integer' ? Number.isSafeInteger(v) : kind === 'number' ? typeof v === 'number' && Number.isFinite(v) : typeof v === 'string';
-  if (!ok) throw new TypeError(`config.json: ${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${typeof v === 'string' ? JSON.stringify(v) : describe(v)}${typeof v === 'number' ? ` ${v}` : ''}`);
+  const ok =
+    kind === 'integer'
+      ? Number.isSafeInteger(v)
+      : kind === 'number'
+        ? typeof v === 'number' && Number.isFinite(v)
+        : typeof v === 'string';
+  if (!ok)
+    throw new TypeError(
+      `config.json: ${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${typeof v === 'string' ? JSON.stringify(v) : describe(v)}${typeof v === 'number' ? ` ${v}` : ''}`,
+    );
   return v;
 }
 
 function activation(name, field) {
   if (!Object.hasOwn(ACTIVATIONS, name)) {
-    throw new Error(`config.json: ${field} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`);
+    throw new Error(
+      `config.json: ${field} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
+    );
   }
   return ACTIVATIONS[name];
 }
@@ -45,7 +55,9 @@ function activation(name, field) {
  */
 export function encoderConfig(config) {
   if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    throw new Error(`config.json: expected a JSON object, got ${Array.isArray(config) ? 'an array' : describe(config)}`);
+    throw new Error(
+      `config.json: expected a JSON object, got ${Array.isArray(config) ? 'an array' : describe(config)}`,
+    );
   }
   const type = config.model_type;
   if (type === 'distilbert') {
@@ -64,7 +76,8 @@ export function encoderConfig(config) {
   }
   if (type === 'bert') {
     const position = config.position_embedding_type ?? 'absolute';
-    if (position !== 'absolute') throw new Error(`config.json: position_embedding_type '${position}' is not supported (only 'absolute')`);
+    if (position !== 'absolute')
+      throw new Error(`config.json: position_embedding_type '${position}' is not supported (only 'absolute')`);
     if (config.is_decoder) throw new Error('config.json: is_decoder is set: only encoders are supported');
     return {
       arch: 'bert',
@@ -79,15 +92,28 @@ export function encoderConfig(config) {
       layerNormEps: field(config, 'layer_norm_eps', 1e-12, 'number'),
     };
   }
-  throw new Error(`config.json: model_type ${type === undefined ? 'is missing' : `'${type}' is not supported`} (supported: distilbert, bert)`);
+  throw new Error(
+    `config.json: model_type ${type === undefined ? 'is missing' : `'${type}' is not supported`} (supported: distilbert, bert)`,
+  );
 }
 
 /** "dim 768, n_layers 6, ..." for messages: the config fields that decide the shapes. */
 function sizesOf(config) {
-  const names = config.model_type === 'distilbert'
-    ? ['vocab_size', 'dim', 'n_heads', 'hidden_dim', 'max_position_embeddings']
-    : ['vocab_size', 'hidden_size', 'num_attention_heads', 'intermediate_size', 'max_position_embeddings', 'type_vocab_size'];
-  return names.filter((n) => config[n] !== undefined).map((n) => `${n} ${config[n]}`).join(', ');
+  const names =
+    config.model_type === 'distilbert'
+      ? ['vocab_size', 'dim', 'n_heads', 'hidden_dim', 'max_position_embeddings']
+      : [
+          'vocab_size',
+          'hidden_size',
+          'num_attention_heads',
+          'intermediate_size',
+          'max_position_embeddings',
+          'type_vocab_size',
+        ];
+  return names
+    .filter((n) => config[n] !== undefined)
+    .map((n) => `${n} ${config[n]}`)
+    .join(', ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -113,10 +139,14 @@ function matchTensors(specs, tensors, config, arch) {
     const t = names.map((n) => byName.get(n)).find(Boolean);
     if (!t) {
       if (spec.optional) continue;
-      throw new Error(`${WEIGHTS}: tensor '${spec.name}' is missing (looked for ${names.map((n) => `'${n}'`).join(', ')}); config.json (model_type ${arch}) needs it`);
+      throw new Error(
+        `${WEIGHTS}: tensor '${spec.name}' is missing (looked for ${names.map((n) => `'${n}'`).join(', ')}); config.json (model_type ${arch}) needs it`,
+      );
     }
     if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
-      throw new Error(`${WEIGHTS}: tensor '${t.name}' has shape [${t.shape.join(', ')}]; config.json (${sizesOf(config)}) needs [${spec.shape.join(', ')}]`);
+      throw new Error(
+        `${WEIGHTS}: tensor '${t.name}' has shape [${t.shape.join(', ')}]; config.json (${sizesOf(config)}) needs [${spec.shape.join(', ')}]`,
+      );
     }
     if (!FLOAT_DTYPES.includes(t.dtype)) {
       throw new TypeError(`${WEIGHTS}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
@@ -145,11 +175,15 @@ function checkWeightsFile(files) {
   if (files.has(WEIGHTS)) return;
   const names = files.names;
   if (names.includes('model.safetensors.index.json')) {
-    throw new Error(`${FN}: ${files.where} holds a sharded checkpoint (model.safetensors.index.json): only a single ${WEIGHTS} is read`);
+    throw new Error(
+      `${FN}: ${files.where} holds a sharded checkpoint (model.safetensors.index.json): only a single ${WEIGHTS} is read`,
+    );
   }
   const pickle = names.find((n) => /\.(bin|pt|pth|ckpt)$/.test(n));
   if (pickle) {
-    throw new Error(`${FN}: ${files.where} has ${pickle} but no ${WEIGHTS}: only safetensors checkpoints are read (a .bin is a Python pickle, which cannot be read safely; convert it, e.g. save_pretrained(dir, safe_serialization=True))`);
+    throw new Error(
+      `${FN}: ${files.where} has ${pickle} but no ${WEIGHTS}: only safetensors checkpoints are read (a .bin is a Python pickle, which cannot be read safely; convert it, e.g. save_pretrained(dir, safe_serialization=True))`,
+    );
   }
   throw new Error(`${FN}: ${WEIGHTS} is missing from ${files.where} (it has: ${names.join(', ') || 'no files'})`);
 }
@@ -158,14 +192,20 @@ function checkWeightsFile(files) {
 // The model
 
 // Frees a model's weights when its object is garbage-collected without dispose().
-const finalizer = typeof FinalizationRegistry === 'function'
-  ? new FinalizationRegistry(({ raw, handle }) => raw._modelDispose(handle)) : null;
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry(({ raw, handle }) => raw._modelDispose(handle))
+    : null;
 
 /** Ids for forward: number[] | Int32Array, or rows of them. */
 function idRows(value, what) {
   if (value instanceof Int32Array) return [Array.from(value)];
-  if (!Array.isArray(value)) throw new TypeError(`model.forward: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`);
-  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array)) return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
+  if (!Array.isArray(value))
+    throw new TypeError(
+      `model.forward: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`,
+    );
+  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array))
+    return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
   return [value];
 }
 
@@ -174,11 +214,19 @@ function flatInts(rows, N, L, what, { bool = false } = {}) {
   if (rows.length !== N) throw new RangeError(`model.forward: ${what} has ${rows.length} rows, inputIds ${N}`);
   rows.forEach((row, n) => {
     if (!Array.isArray(row) || row.length !== L) {
-      throw new RangeError(`model.forward: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`);
+      throw new RangeError(
+        `model.forward: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`,
+      );
     }
     row.forEach((x, l) => {
-      if (typeof x !== 'number' || !Number.isInteger(x) || (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)) {
-        throw new RangeError(`model.forward: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`);
+      if (
+        typeof x !== 'number' ||
+        !Number.isInteger(x) ||
+        (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)
+      ) {
+        throw new RangeError(
+          `model.forward: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`,
+        );
       }
       out[n * L + l] = x;
     });
@@ -228,24 +276,35 @@ export class PretrainedModel {
     const o = optionsArg(options, ['outputHiddenStates', 'outputAttentions'], fn);
     const hidden = boolOption(o.outputHiddenStates, `${fn}: outputHiddenStates`);
     const attentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
-    let ids, mask = null, types = null;
+    let ids,
+      mask = null,
+      types = null;
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
     } else if (input !== null && typeof input === 'object') {
       const known = ['inputIds', 'ids', 'attentionMask', 'tokenTypeIds', 'tokens'];
       const unknown = Object.keys(input).filter((k) => !known.includes(k));
-      if (unknown.length) throw new TypeError(`${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, tokenTypeIds)`);
+      if (unknown.length)
+        throw new TypeError(
+          `${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, tokenTypeIds)`,
+        );
       ids = idRows(input.inputIds ?? input.ids, 'inputIds');
-      if (input.attentionMask !== undefined && input.attentionMask !== null) mask = idRows(input.attentionMask, 'attentionMask');
-      if (input.tokenTypeIds !== undefined && input.tokenTypeIds !== null) types = idRows(input.tokenTypeIds, 'tokenTypeIds');
+      if (input.attentionMask !== undefined && input.attentionMask !== null)
+        mask = idRows(input.attentionMask, 'attentionMask');
+      if (input.tokenTypeIds !== undefined && input.tokenTypeIds !== null)
+        types = idRows(input.tokenTypeIds, 'tokenTypeIds');
     } else {
-      throw new TypeError(`${fn}: input must be token ids (number[] | Int32Array) or { inputIds, attentionMask, tokenTypeIds }, got ${describe(input)}`);
+      throw new TypeError(
+        `${fn}: input must be token ids (number[] | Int32Array) or { inputIds, attentionMask, tokenTypeIds }, got ${describe(input)}`,
+      );
     }
-    const N = ids.length, L = ids[0]?.length ?? 0;
+    const N = ids.length,
+      L = ids[0]?.length ?? 0;
     if (N === 0 || L === 0) throw new RangeError(`${fn}: inputIds is empty (no tokens)`);
     const idData = flatInts(ids, N, L, 'inputIds');
     const maskData = mask && flatInts(mask, N, L, 'attentionMask', { bool: true });
-    if (types && this.modelType === 'distilbert') throw new TypeError(`${fn}: tokenTypeIds are not an input of distilbert (it has no token type embeddings)`);
+    if (types && this.modelType === 'distilbert')
+      throw new TypeError(`${fn}: tokenTypeIds are not an input of distilbert (it has no token type embeddings)`);
     const typeData = types && flatInts(types, N, L, 'tokenTypeIds');
     // {lastHiddenState, hiddenStates?, attentions?, poolerOutput?}, as Tensors
     return call(this.A, '_modelForward', this.handle, idData, maskData, typeData, N, L, hidden, attentions);
@@ -259,9 +318,11 @@ export class PretrainedModel {
   wordEmbeddings(ids) {
     const fn = 'model.wordEmbeddings';
     this.check(fn);
-    if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new TypeError(`${fn}: ids must be number[] or Int32Array, got ${describe(ids)}`);
+    if (!Array.isArray(ids) && !(ids instanceof Int32Array))
+      throw new TypeError(`${fn}: ids must be number[] or Int32Array, got ${describe(ids)}`);
     const data = Int32Array.from(ids, (x, i) => {
-      if (typeof x !== 'number' || !Number.isInteger(x) || x < -(2 ** 31) || x >= 2 ** 31) throw new RangeError(`${fn}: ids[${i}] = ${x} is not an integer id`);
+      if (typeof x !== 'number' || !Number.isInteger(x) || x < -(2 ** 31) || x >= 2 ** 31)
+        throw new RangeError(`${fn}: ids[${i}] = ${x} is not an integer id`);
       return x;
     });
     return call(this.A, '_modelWordEmbeddings', this.handle, data);
@@ -279,11 +340,13 @@ export class PretrainedModel {
     this.check(fn);
     const o = optionsArg(options, ['pooling', 'normalize', 'truncation', 'batchSize'], fn);
     const pooling = o.pooling ?? 'mean';
-    if (pooling !== 'mean' && pooling !== 'cls') throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
+    if (pooling !== 'mean' && pooling !== 'cls')
+      throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
     const normalize = boolOption(o.normalize, `${fn}: normalize`);
     const truncation = boolOption(o.truncation, `${fn}: truncation`);
     const batchSize = o.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
     if (!this.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
     const list = typeof texts === 'string' ? [texts] : texts;
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => typeof t === 'string')) {
@@ -294,7 +357,7 @@ export class PretrainedModel {
     for (let start = 0; start < list.length; start += batchSize) {
       const batch = this.tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
       if (this.modelType === 'distilbert') delete batch.tokenTypeIds;
-      const h = this.forward(batch).lastHiddenState;  // [n, L, D]
+      const h = this.forward(batch).lastHiddenState; // [n, L, D]
       const [n, L] = h.shape;
       for (let i = 0; i < n; i++) {
         const v = new Float64Array(D);
@@ -353,7 +416,11 @@ function inWeightsFile(f) {
 
 /** Streams the entries' bytes into the model's arena; onProgress({loaded, total}) after each chunk. */
 async function streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress) {
-  for await (const { offset, bytes } of files.chunks(WEIGHTS, readRanges(entries).map(([b, e]) => [dataStart + b, dataStart + e]), stagingBytes)) {
+  for await (const { offset, bytes } of files.chunks(
+    WEIGHTS,
+    readRanges(entries).map(([b, e]) => [dataStart + b, dataStart + e]),
+    stagingBytes,
+  )) {
     // the view is taken right before the copy: growing the heap detaches older views
     unwrap(raw._modelStagingView(handle)).set(bytes);
     inWeightsFile(() => unwrap(raw._modelWrite(handle, offset - dataStart, bytes.length)));
@@ -381,9 +448,12 @@ export const pretrainedMethods = {
       const config = await files.json('config.json');
       const encoder = encoderConfig(config);
       // the C++ side bounds every size
-      const specs = unwrap(raw._encoderParameters(encoder));  // its messages name config.json (src/js/names.js)
+      const specs = unwrap(raw._encoderParameters(encoder)); // its messages name config.json (src/js/names.js)
       checkWeightsFile(files);
-      const tokenizer = await tokenizerFromFiles(files, { maxLength: encoder.maxPositions, tokenTypeIds: encoder.arch === 'bert' });
+      const tokenizer = await tokenizerFromFiles(files, {
+        maxLength: encoder.maxPositions,
+        tokenTypeIds: encoder.arch === 'bert',
+      });
       const { tensors, dataStart } = await readHeader(files);
       const { entries, ignored } = matchTensors(specs, tensors, config, encoder.arch);
       const total = dataStart + entries.reduce((sum, e) => sum + e.end - e.begin, 0);
@@ -394,7 +464,9 @@ export const pretrainedMethods = {
       };
       progress(0);
       // the C++ side checks the tensor table again before it allocates
-      const { handle, stagingBytes } = inWeightsFile(() => unwrap(raw._modelCreate(encoder, entries, files.size(WEIGHTS) - dataStart)));
+      const { handle, stagingBytes } = inWeightsFile(() =>
+        unwrap(raw._modelCreate(encoder, entries, files.size(WEIGHTS) - dataStart)),
+      );
       let info;
       try {
         await streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress);
@@ -404,7 +476,12 @@ export const pretrainedMethods = {
         throw e;
       }
       return new PretrainedModel(this, handle, {
-        config, encoder, tokenizer, hasPooler: info.hasPooler, residentBytes: info.residentBytes, ignoredTensors: ignored,
+        config,
+        encoder,
+        tokenizer,
+        hasPooler: info.hasPooler,
+        residentBytes: info.residentBytes,
+        ignoredTensors: ignored,
       });
     } catch (e) {
       if (e instanceof Error && !e.message.startsWith(FN)) e.message = `${FN}: ${e.message}`;

@@ -21,9 +21,28 @@ import { Tensor, describe, shapeString } from './tensor.js';
 
 /** Bits per element of every dtype the format defines (tensor.rs, Dtype::bitsize). */
 export const SAFETENSORS_DTYPE_BITS = Object.freeze({
-  BOOL: 8, F4: 4, F6_E2M3: 6, F6_E3M2: 6, U8: 8, I8: 8, F8_E5M2: 8, F8_E4M3: 8, F8_E8M0: 8,
-  F8_E4M3FNUZ: 8, F8_E5M2FNUZ: 8, I16: 16, U16: 16, F16: 16, BF16: 16, I32: 32, U32: 32, F32: 32,
-  C64: 64, F64: 64, I64: 64, U64: 64,
+  BOOL: 8,
+  F4: 4,
+  F6_E2M3: 6,
+  F6_E3M2: 6,
+  U8: 8,
+  I8: 8,
+  F8_E5M2: 8,
+  F8_E4M3: 8,
+  F8_E8M0: 8,
+  F8_E4M3FNUZ: 8,
+  F8_E5M2FNUZ: 8,
+  I16: 16,
+  U16: 16,
+  F16: 16,
+  BF16: 16,
+  I32: 32,
+  U32: 32,
+  F32: 32,
+  C64: 64,
+  F64: 64,
+  I64: 64,
+  U64: 64,
 });
 /** The floating-point dtypes read into float32 (once, at load). */
 export const FLOAT_DTYPES = Object.freeze(['F32', 'F16', 'BF16']);
@@ -37,15 +56,21 @@ export const MAX_HEADER_SIZE = 100_000_000;
  */
 export function safetensorsHeaderLength(first, fileSize, file) {
   if (fileSize < 8 || first.length < 8) {
-    throw new Error(`${file}: truncated file: ${fileSize} bytes, fewer than the 8 of the header length (safetensors: HeaderTooSmall)`);
+    throw new Error(
+      `${file}: truncated file: ${fileSize} bytes, fewer than the 8 of the header length (safetensors: HeaderTooSmall)`,
+    );
   }
   const view = new DataView(first.buffer, first.byteOffset, 8);
   const n = view.getUint32(4, true) * 2 ** 32 + view.getUint32(0, true);
   if (n > MAX_HEADER_SIZE) {
-    throw new Error(`${file}: the header length says ${n} bytes, more than the format's limit of ${MAX_HEADER_SIZE} (safetensors: HeaderTooLarge)`);
+    throw new Error(
+      `${file}: the header length says ${n} bytes, more than the format's limit of ${MAX_HEADER_SIZE} (safetensors: HeaderTooLarge)`,
+    );
   }
   if (8 + n > fileSize) {
-    throw new Error(`${file}: truncated file: the header length says ${n} bytes but only ${fileSize - 8} follow (safetensors: InvalidHeaderLength)`);
+    throw new Error(
+      `${file}: truncated file: the header length says ${n} bytes but only ${fileSize - 8} follow (safetensors: InvalidHeaderLength)`,
+    );
   }
   return n;
 }
@@ -65,65 +90,94 @@ export function parseSafetensorsHeader(header, fileSize, file) {
   try {
     json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(header));
   } catch (e) {
-    throw new Error(`${file}: bad header JSON (${header.length} bytes): ${e.message} (safetensors: InvalidHeaderDeserialization)`);
+    throw new Error(
+      `${file}: bad header JSON (${header.length} bytes): ${e.message} (safetensors: InvalidHeaderDeserialization)`,
+    );
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json)) {
-    throw new Error(`${file}: bad header: expected a JSON object of tensors, got ${Array.isArray(json) ? 'an array' : describe(json)} (safetensors: InvalidHeaderDeserialization)`);
+    throw new Error(
+      `${file}: bad header: expected a JSON object of tensors, got ${Array.isArray(json) ? 'an array' : describe(json)} (safetensors: InvalidHeaderDeserialization)`,
+    );
   }
   let metadata = null;
   const tensors = [];
   for (const [name, entry] of Object.entries(json)) {
     if (name === '__metadata__') {
-      if (entry !== null && (typeof entry !== 'object' || Array.isArray(entry) || !Object.values(entry).every((v) => typeof v === 'string'))) {
-        throw new Error(`${file}: __metadata__ must be a map of strings to strings (safetensors: InvalidHeaderDeserialization)`);
+      if (
+        entry !== null &&
+        (typeof entry !== 'object' || Array.isArray(entry) || !Object.values(entry).every((v) => typeof v === 'string'))
+      ) {
+        throw new Error(
+          `${file}: __metadata__ must be a map of strings to strings (safetensors: InvalidHeaderDeserialization)`,
+        );
       }
       metadata = entry;
       continue;
     }
     const where = `${file}: tensor '${name}'`;
     if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) {
-      throw new Error(`${where}: expected {dtype, shape, data_offsets}, got ${describe(entry)} (safetensors: InvalidHeaderDeserialization)`);
+      throw new Error(
+        `${where}: expected {dtype, shape, data_offsets}, got ${describe(entry)} (safetensors: InvalidHeaderDeserialization)`,
+      );
     }
     const { dtype, shape, data_offsets: offsets } = entry;
     if (typeof dtype !== 'string' || !Object.hasOwn(SAFETENSORS_DTYPE_BITS, dtype)) {
-      throw new Error(`${where}: unknown dtype ${JSON.stringify(dtype)} (the format's dtypes: ${Object.keys(SAFETENSORS_DTYPE_BITS).join(', ')}) (safetensors: InvalidHeaderDeserialization)`);
+      throw new Error(
+        `${where}: unknown dtype ${JSON.stringify(dtype)} (the format's dtypes: ${Object.keys(SAFETENSORS_DTYPE_BITS).join(', ')}) (safetensors: InvalidHeaderDeserialization)`,
+      );
     }
     if (!Array.isArray(shape) || !shape.every(isOffset)) {
-      throw new Error(`${where}: shape must be an array of non-negative integers, got ${JSON.stringify(shape)} (safetensors: InvalidHeaderDeserialization)`);
+      throw new Error(
+        `${where}: shape must be an array of non-negative integers, got ${JSON.stringify(shape)} (safetensors: InvalidHeaderDeserialization)`,
+      );
     }
     if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every(isOffset)) {
-      throw new Error(`${where}: data_offsets must be [begin, end] non-negative integers, got ${JSON.stringify(offsets)} (safetensors: InvalidHeaderDeserialization)`);
+      throw new Error(
+        `${where}: data_offsets must be [begin, end] non-negative integers, got ${JSON.stringify(offsets)} (safetensors: InvalidHeaderDeserialization)`,
+      );
     }
     tensors.push({ name, dtype, shape, begin: offsets[0], end: offsets[1] });
   }
   // Metadata::validate: in offset order, each tensor starts where the previous one ended.
   tensors.sort((a, b) => a.begin - b.begin || a.end - b.end);
-  let start = 0, previous = null;
+  let start = 0,
+    previous = null;
   for (const t of tensors) {
     const where = `${file}: tensor '${t.name}'`;
     const range = `data_offsets [${t.begin}, ${t.end}]`;
     if (t.begin !== start || t.end < t.begin) {
-      const why = t.end < t.begin ? 'end before begin'
-        : t.begin > start ? `a hole of ${t.begin - start} bytes before it (the previous tensor${previous ? ` '${previous.name}'` : 's'} end at ${start})`
-          : `it overlaps tensor '${previous.name}' [${previous.begin}, ${previous.end}]`;
+      const why =
+        t.end < t.begin
+          ? 'end before begin'
+          : t.begin > start
+            ? `a hole of ${t.begin - start} bytes before it (the previous tensor${previous ? ` '${previous.name}'` : 's'} end at ${start})`
+            : `it overlaps tensor '${previous.name}' [${previous.begin}, ${previous.end}]`;
       throw new Error(`${where}: ${range}: ${why} (safetensors: InvalidOffset)`);
     }
     let numel = 1;
     for (const d of t.shape) numel *= d;
     const bits = numel * SAFETENSORS_DTYPE_BITS[t.dtype];
-    if (!Number.isSafeInteger(bits)) throw new Error(`${where}: shape ${shapeString(t.shape)} is too large (safetensors: ValidationOverflow)`);
-    if (bits % 8 !== 0) throw new Error(`${where}: shape ${shapeString(t.shape)} of ${t.dtype} is not a whole number of bytes (safetensors: MisalignedSlice)`);
+    if (!Number.isSafeInteger(bits))
+      throw new Error(`${where}: shape ${shapeString(t.shape)} is too large (safetensors: ValidationOverflow)`);
+    if (bits % 8 !== 0)
+      throw new Error(
+        `${where}: shape ${shapeString(t.shape)} of ${t.dtype} is not a whole number of bytes (safetensors: MisalignedSlice)`,
+      );
     if (t.end - t.begin !== bits / 8) {
-      throw new Error(`${where}: shape ${shapeString(t.shape)} of ${t.dtype} needs ${bits / 8} bytes but ${range} hold ${t.end - t.begin} (safetensors: TensorInvalidInfo)`);
+      throw new Error(
+        `${where}: shape ${shapeString(t.shape)} of ${t.dtype} needs ${bits / 8} bytes but ${range} hold ${t.end - t.begin} (safetensors: TensorInvalidInfo)`,
+      );
     }
     start = t.end;
     previous = t;
   }
   const dataStart = 8 + header.length;
   if (dataStart + start !== fileSize) {
-    throw new Error(start + dataStart > fileSize
-      ? `${file}: truncated file: the tensors need ${start} bytes of data but only ${fileSize - dataStart} follow the header (safetensors: MetadataIncompleteBuffer)`
-      : `${file}: ${fileSize - dataStart - start} bytes after the last tensor's data: the tensors must cover the file (safetensors: MetadataIncompleteBuffer)`);
+    throw new Error(
+      start + dataStart > fileSize
+        ? `${file}: truncated file: the tensors need ${start} bytes of data but only ${fileSize - dataStart} follow the header (safetensors: MetadataIncompleteBuffer)`
+        : `${file}: ${fileSize - dataStart - start} bytes after the last tensor's data: the tensors must cover the file (safetensors: MetadataIncompleteBuffer)`,
+    );
   }
   return { tensors, metadata, dataStart };
 }
@@ -140,7 +194,7 @@ export function decodeFloats(dtype, bytes, count) {
   } else if (dtype === 'BF16') {
     const word = new DataView(new ArrayBuffer(4));
     for (let i = 0; i < count; i++) {
-      word.setUint32(0, view.getUint16(2 * i, true) << 16 >>> 0);
+      word.setUint32(0, (view.getUint16(2 * i, true) << 16) >>> 0);
       out[i] = word.getFloat32(0);
     }
   } else if (dtype === 'F16') {
@@ -153,7 +207,9 @@ export function decodeFloats(dtype, bytes, count) {
 
 /** IEEE 754 binary16 bits -> number: (-1)^s 2^(e-15) (1 + m/1024), subnormals 2^-14 m/1024. */
 export function halfToFloat(h) {
-  const sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  const sign = h & 0x8000 ? -1 : 1,
+    exponent = (h >> 10) & 0x1f,
+    mantissa = h & 0x3ff;
   if (exponent === 0) return sign * mantissa * 2 ** -24;
   if (exponent === 31) return mantissa ? NaN : sign * Infinity;
   return sign * (1 + mantissa / 1024) * 2 ** (exponent - 15);
@@ -177,12 +233,17 @@ export function loadSafetensors(bytes) {
   const out = new Map();
   for (const t of tensors) {
     if (!FLOAT_DTYPES.includes(t.dtype)) {
-      throw new TypeError(`${FN}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read (the library computes in float32)`);
+      throw new TypeError(
+        `${FN}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read (the library computes in float32)`,
+      );
     }
   }
   for (const t of tensors) {
     const numel = t.shape.reduce((a, b) => a * b, 1);
-    out.set(t.name, new Tensor(decodeFloats(t.dtype, bytes.subarray(dataStart + t.begin, dataStart + t.end), numel), t.shape));
+    out.set(
+      t.name,
+      new Tensor(decodeFloats(t.dtype, bytes.subarray(dataStart + t.begin, dataStart + t.end), numel), t.shape),
+    );
   }
   return out;
 }

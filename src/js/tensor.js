@@ -15,7 +15,8 @@ export const MAX_ELEMENTS = 2 ** 29;
 // typed array (a Proxy of one included).
 const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getterOf = (key) => Function.prototype.call.bind(Object.getOwnPropertyDescriptor(typedArrayPrototype, key).get);
-const tagGetter = getterOf(Symbol.toStringTag), lengthGetter = getterOf('length');
+const tagGetter = getterOf(Symbol.toStringTag),
+  lengthGetter = getterOf('length');
 
 /** "Float32Array", "Uint8Array", ... for a genuine typed array; undefined for anything else. */
 export const typedArrayTag = (value) => tagGetter(value);
@@ -47,7 +48,8 @@ export function shapeString(shape) {
  * too large dims.
  */
 export function checkShape(shape, where) {
-  if (!Array.isArray(shape)) throw new TypeError(`${where}: shape must be an array of integers, got ${describe(shape)}`);
+  if (!Array.isArray(shape))
+    throw new TypeError(`${where}: shape must be an array of integers, got ${describe(shape)}`);
   let numel = 1;
   for (const d of shape) {
     if (typeof d !== 'number') {
@@ -58,12 +60,16 @@ export function checkShape(shape, where) {
     }
     // Each dim on its own too: [0, 1e300] has 0 elements but no int64 holds 1e300.
     if (d > MAX_ELEMENTS) {
-      throw new RangeError(`${where}: shape ${shapeString(shape)} has a dimension ${d} larger than the 2^29 a tensor may hold`);
+      throw new RangeError(
+        `${where}: shape ${shapeString(shape)} has a dimension ${d} larger than the 2^29 a tensor may hold`,
+      );
     }
     numel *= d;
   }
   if (numel > MAX_ELEMENTS) {
-    throw new RangeError(`${where}: shape ${shapeString(shape)} has ${numel} elements, more than the 2^29 a tensor may hold`);
+    throw new RangeError(
+      `${where}: shape ${shapeString(shape)} has ${numel} elements, more than the 2^29 a tensor may hold`,
+    );
   }
   return numel;
 }
@@ -75,7 +81,9 @@ export class Tensor {
    */
   constructor(data, shape) {
     if (!DTYPES.has(data?.constructor)) {
-      throw new TypeError(`Tensor: data must be a Float32Array (or a Uint8Array for a boolean mask), got ${describe(data)}`);
+      throw new TypeError(
+        `Tensor: data must be a Float32Array (or a Uint8Array for a boolean mask), got ${describe(data)}`,
+      );
     }
     shape ??= [data.length];
     const numel = checkShape(shape, 'Tensor');
@@ -125,14 +133,18 @@ export class Tensor {
   /** The element at a full index, e.g. t.get(1, 2); negative indices count from the end. */
   get(...index) {
     if (index.length !== this.shape.length) {
-      throw new RangeError(`Tensor.get: expected ${this.shape.length} indices for shape ${shapeString(this.shape)}, got ${index.length}`);
+      throw new RangeError(
+        `Tensor.get: expected ${this.shape.length} indices for shape ${shapeString(this.shape)}, got ${index.length}`,
+      );
     }
     let offset = 0;
     for (let d = 0; d < index.length; d++) {
       const n = this.shape[d];
       const i = index[d] < 0 ? index[d] + n : index[d];
       if (!Number.isInteger(i) || i < 0 || i >= n) {
-        throw new RangeError(`Tensor.get: index ${index[d]} is out of range for dim ${d} of shape ${shapeString(this.shape)}`);
+        throw new RangeError(
+          `Tensor.get: index ${index[d]} is out of range for dim ${d} of shape ${shapeString(this.shape)}`,
+        );
       }
       offset = offset * n + i;
     }
@@ -169,9 +181,15 @@ export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 100
   const summarize = t.data.length > threshold;
   const strides = t.shape.map((_, d) => t.shape.slice(d + 1).reduce((a, b) => a * b, 1));
   // per dim, the indices shown (null: the `...`)
-  const shown = t.shape.map((n) => (summarize && n > 2 * edgeitems
-    ? [...Array.from({ length: edgeitems }, (_, i) => i), null, ...Array.from({ length: edgeitems }, (_, i) => n - edgeitems + i)]
-    : Array.from({ length: n }, (_, i) => i)));
+  const shown = t.shape.map((n) =>
+    summarize && n > 2 * edgeitems
+      ? [
+          ...Array.from({ length: edgeitems }, (_, i) => i),
+          null,
+          ...Array.from({ length: edgeitems }, (_, i) => n - edgeitems + i),
+        ]
+      : Array.from({ length: n }, (_, i) => i),
+  );
   // the values printed decide the width and the integer style (torch formats the summarised data)
   const printed = [];
   const collect = (dim, offset) => {

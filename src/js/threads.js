@@ -29,10 +29,18 @@ async function threaded(simd) {
   try {
     ({ default: create } = await import(/* @vite-ignore */ /* webpackIgnore: true */ glue));
   } catch (e) {
-    throw new Error(`init: the threaded build's glue could not be loaded from ${glue} (${e.message}); a bundler that does not ` +
-      'emit new URL(..., import.meta.url) assets needs attention_wasm_mt.js and the .wasm files copied beside the bundle');
+    throw new Error(
+      `init: the threaded build's glue could not be loaded from ${glue} (${e.message}); a bundler that does not ` +
+        'emit new URL(..., import.meta.url) assets needs attention_wasm_mt.js and the .wasm files copied beside the bundle',
+    );
   }
-  return { create, options: { mainScriptUrlOrBlob: glue, locateFile: (path, prefix) => (path.endsWith('.wasm') ? wasm : prefix + path) } };
+  return {
+    create,
+    options: {
+      mainScriptUrlOrBlob: glue,
+      locateFile: (path, prefix) => (path.endsWith('.wasm') ? wasm : prefix + path),
+    },
+  };
 }
 
 const platform = { ...browserPlatform, threaded };

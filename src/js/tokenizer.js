@@ -21,10 +21,18 @@ const FN = 'loadTokenizer';
 // The vocabulary file is named in the form bundlers recognise (new URL of a literal and
 // import.meta.url): Vite and webpack emit it as an asset; elsewhere it is read from beside this file.
 const SHIPPED = {
-  'bert-base-uncased': { vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url), maxLength: 512, tokenTypeIds: true },
+  'bert-base-uncased': {
+    vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url),
+    maxLength: 512,
+    tokenTypeIds: true,
+  },
   // distilbert-base-uncased uses bert-base-uncased's vocabulary and settings; its tokenizer
   // returns no token type ids (DistilBertTokenizer.model_input_names)
-  'distilbert-base-uncased': { vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url), maxLength: 512, tokenTypeIds: false },
+  'distilbert-base-uncased': {
+    vocab: () => new URL('./vocab-bert-base-uncased.txt', import.meta.url),
+    maxLength: 512,
+    tokenTypeIds: false,
+  },
 };
 
 /** A shipped vocabulary's text: read from disk in Node (its fetch has no file: URLs), else fetched. */
@@ -33,8 +41,10 @@ async function shippedVocabulary(url) {
   if (fs) return fs.promises.readFile(url, 'utf8');
   const response = await fetch(url);
   if (!response.ok) {
-    throw new Error(`${FN}: the vocabulary shipped in the package could not be fetched from ${url} (HTTP ${response.status}); ` +
-      'with a bundler that does not emit new URL(..., import.meta.url) assets, copy it beside the bundle');
+    throw new Error(
+      `${FN}: the vocabulary shipped in the package could not be fetched from ${url} (HTTP ${response.status}); ` +
+        'with a bundler that does not emit new URL(..., import.meta.url) assets, copy it beside the bundle',
+    );
   }
   return response.text();
 }
@@ -53,8 +63,10 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
   if (tokens.length === 0) throw new Error(`${file}: the vocabulary is empty`);
   const vocab = Object.fromEntries(tokens.map((t, i) => [t, i]));
   const special = {
-    unk: tokenName(config.unk_token, '[UNK]'), sep: tokenName(config.sep_token, '[SEP]'),
-    pad: tokenName(config.pad_token, '[PAD]'), cls: tokenName(config.cls_token, '[CLS]'),
+    unk: tokenName(config.unk_token, '[UNK]'),
+    sep: tokenName(config.sep_token, '[SEP]'),
+    pad: tokenName(config.pad_token, '[PAD]'),
+    cls: tokenName(config.cls_token, '[CLS]'),
     mask: tokenName(config.mask_token, '[MASK]'),
   };
   for (const key of ['unk', 'sep', 'cls']) {
@@ -62,25 +74,51 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
   }
   const lowercase = config.do_lower_case ?? true;
   const added = Object.values(special).filter((t, i, all) => Object.hasOwn(vocab, t) && all.indexOf(t) === i);
-  const cls = { SpecialToken: { id: special.cls, type_id: 0 } }, sep = { SpecialToken: { id: special.sep, type_id: 0 } };
+  const cls = { SpecialToken: { id: special.cls, type_id: 0 } },
+    sep = { SpecialToken: { id: special.sep, type_id: 0 } };
   return {
     version: '1.0',
     truncation: null,
     padding: null,
-    added_tokens: added.map((t) => ({ id: vocab[t], content: t, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
+    added_tokens: added.map((t) => ({
+      id: vocab[t],
+      content: t,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
+    })),
     normalizer: {
-      type: 'BertNormalizer', clean_text: true, handle_chinese_chars: config.tokenize_chinese_chars ?? true,
-      strip_accents: config.strip_accents ?? null, lowercase,
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: config.tokenize_chinese_chars ?? true,
+      strip_accents: config.strip_accents ?? null,
+      lowercase,
     },
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
       single: [cls, { Sequence: { id: 'A', type_id: 0 } }, sep],
-      pair: [cls, { Sequence: { id: 'A', type_id: 0 } }, sep, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: special.sep, type_id: 1 } }],
-      special_tokens: Object.fromEntries([special.cls, special.sep].map((t) => [t, { id: t, ids: [vocab[t]], tokens: [t] }])),
+      pair: [
+        cls,
+        { Sequence: { id: 'A', type_id: 0 } },
+        sep,
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: special.sep, type_id: 1 } },
+      ],
+      special_tokens: Object.fromEntries(
+        [special.cls, special.sep].map((t) => [t, { id: t, ids: [vocab[t]], tokens: [t] }]),
+      ),
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-    model: { type: 'WordPiece', unk_token: special.unk, continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab },
+    model: {
+      type: 'WordPiece',
+      unk_token: special.unk,
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
   };
 }
 
@@ -106,9 +144,15 @@ export class TextTokenizer {
     return this.hf.get_vocab(true).size;
   }
 
-  tokenToId(token) { return this.hf.token_to_id(token); }
-  idToToken(id) { return this.hf.id_to_token(id); }
-  decode(ids, { skipSpecialTokens = false } = {}) { return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens }); }
+  tokenToId(token) {
+    return this.hf.token_to_id(token);
+  }
+  idToToken(id) {
+    return this.hf.id_to_token(id);
+  }
+  decode(ids, { skipSpecialTokens = false } = {}) {
+    return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens });
+  }
 
   /**
    * One text -> { ids, tokens, attentionMask, tokenTypeIds? } with the special tokens. A text
@@ -118,14 +162,19 @@ export class TextTokenizer {
   encode(text, { truncation = false } = {}) {
     const fn = 'tokenizer.encode';
     if (typeof text !== 'string') throw new TypeError(`${fn}: text must be a string, got ${describe(text)}`);
-    if (typeof truncation !== 'boolean') throw new TypeError(`${fn}: truncation must be a boolean, got ${describe(truncation)}`);
+    if (typeof truncation !== 'boolean')
+      throw new TypeError(`${fn}: truncation must be a boolean, got ${describe(truncation)}`);
     let { ids, tokens, token_type_ids: types } = this.hf.encode(text, { return_token_type_ids: true });
     if (ids.length <= this.specialTokenCount) {
-      throw new RangeError(`${fn}: the text has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`);
+      throw new RangeError(
+        `${fn}: the text has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
+      );
     }
     if (ids.length > this.maxLength) {
       if (!truncation) {
-        throw new RangeError(`${fn}: the text has ${ids.length} tokens, more than the model's maximum of ${this.maxLength} (pass { truncation: true } to keep the first ${this.maxLength})`);
+        throw new RangeError(
+          `${fn}: the text has ${ids.length} tokens, more than the model's maximum of ${this.maxLength} (pass { truncation: true } to keep the first ${this.maxLength})`,
+        );
       }
       const kept = this.hf.tokenize(text).slice(0, Math.max(0, this.maxLength - this.specialTokenCount));
       const processed = this.hf.post_processor ? this.hf.post_processor(kept, null, true) : { tokens: kept };
@@ -175,11 +224,13 @@ function configuredMaxLength(config) {
  */
 export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTypeIds = true } = {}) {
   const config = files.has('tokenizer_config.json') ? await files.json('tokenizer_config.json') : {};
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new Error('tokenizer_config.json: expected a JSON object');
+  if (config === null || typeof config !== 'object' || Array.isArray(config))
+    throw new Error('tokenizer_config.json: expected a JSON object');
   let json;
   if (files.has('tokenizer.json')) {
     json = await files.json('tokenizer.json');
-    if (json === null || typeof json !== 'object' || typeof json.model !== 'object') throw new Error('tokenizer.json: expected a JSON object with a model');
+    if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
+      throw new Error('tokenizer.json: expected a JSON object with a model');
   } else if (files.has('vocab.txt')) {
     json = bertTokenizerJson(await files.text('vocab.txt'), config);
   } else {
@@ -201,7 +252,8 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
  * @param {{maxLength?: number}} [options]
  */
 export async function loadTokenizer(source, options = {}) {
-  if (options === null || typeof options !== 'object') throw new TypeError(`${FN}: options must be an object, got ${describe(options)}`);
+  if (options === null || typeof options !== 'object')
+    throw new TypeError(`${FN}: options must be an object, got ${describe(options)}`);
   const { maxLength } = options;
   if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength > 0)) {
     throw new RangeError(`${FN}: maxLength must be a positive integer, got ${maxLength}`);
@@ -216,11 +268,13 @@ export async function loadTokenizer(source, options = {}) {
   try {
     files = await openModelFiles(source, FN);
   } catch (e) {
-    if (typeof source === 'string') e.message += ` (vocabularies shipped in the package: ${Object.keys(SHIPPED).join(', ')})`;
+    if (typeof source === 'string')
+      e.message += ` (vocabularies shipped in the package: ${Object.keys(SHIPPED).join(', ')})`;
     throw e;
   }
   try {
-    let positions = Infinity, tokenTypeIds = true;
+    let positions = Infinity,
+      tokenTypeIds = true;
     if (files.has('config.json')) {
       const config = await files.json('config.json');
       if (Number.isInteger(config?.max_position_embeddings)) positions = config.max_position_embeddings;

@@ -19,7 +19,7 @@ const MAX_RANK = 64;
 export class TensorArg {
   constructor(data, dims) {
     this.data = data;
-    this.shape = dims;  // number[]
+    this.shape = dims; // number[]
     this.dims = Float64Array.from(dims);
   }
 }
@@ -65,7 +65,8 @@ export function call(lib, name, ...args) {
 
 /** The dims of a caller's shape, read once (its length, then each dim), checked; `where` names it. */
 function readShape(shape, where) {
-  if (!Array.isArray(shape)) throw new TypeError(`${where}: shape must be an array of integers, got ${describe(shape)}`);
+  if (!Array.isArray(shape))
+    throw new TypeError(`${where}: shape must be an array of integers, got ${describe(shape)}`);
   const rank = shape.length;
   if (!(rank <= MAX_RANK)) throw new RangeError(`${where}: shape has ${rank} dims, more than ${MAX_RANK}`);
   const dims = new Array(rank);
@@ -81,10 +82,13 @@ function tensorArg(value, where, kinds, expected, withShape = false) {
   if (value === null || typeof value !== 'object') {
     throw new TypeError(`${where} must be a Tensor ({data: ${expected}, shape}), got ${describe(value)}`);
   }
-  const data = value.data, shape = value.shape;
+  const data = value.data,
+    shape = value.shape;
   if (!kinds.includes(typedArrayTag(data))) {
-    throw new TypeError(`${where} must have ${expected} data, got ${describe(data)}` +
-      (withShape && Array.isArray(shape) ? ` with shape ${shapeString(shape)}` : ''));
+    throw new TypeError(
+      `${where} must have ${expected} data, got ${describe(data)}` +
+        (withShape && Array.isArray(shape) ? ` with shape ${shapeString(shape)}` : ''),
+    );
   }
   const { dims, numel } = readShape(shape, where);
   const length = typedArrayLength(data);

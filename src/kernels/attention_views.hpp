@@ -9,11 +9,11 @@ namespace aw::kernels {
 
 // One head, row-major: q (L, E), k (S, E), v (S, Ev), out (L, Ev).
 struct HeadView {
-    const float* q = nullptr;
-    const float* k = nullptr;
-    const float* v = nullptr;
-    float* out = nullptr;
-    std::size_t L = 0, S = 0, E = 0, Ev = 0;
+  const float* q = nullptr;
+  const float* k = nullptr;
+  const float* v = nullptr;
+  float* out = nullptr;
+  std::size_t L = 0, S = 0, E = 0, Ev = 0;
 };
 
 // The scores' additive mask and causal exclusion:
@@ -23,12 +23,12 @@ struct HeadView {
 //   causal: position j > i is excluded (upper-left aligned tril(ones(L, S)), as torch's
 //   is_causal), and the mask is not read there.
 struct MaskView {
-    const float* data = nullptr;
-    std::ptrdiff_t row_stride = 0, col_stride = 0;
-    bool causal = false;
+  const float* data = nullptr;
+  std::ptrdiff_t row_stride = 0, col_stride = 0;
+  bool causal = false;
 
-    const float* row(std::size_t i) const { return data + static_cast<std::ptrdiff_t>(i) * row_stride; }
-    float at(std::size_t i, std::size_t j) const { return row(i)[static_cast<std::ptrdiff_t>(j) * col_stride]; }
+  const float* row(std::size_t i) const { return data + static_cast<std::ptrdiff_t>(i) * row_stride; }
+  float at(std::size_t i, std::size_t j) const { return row(i)[static_cast<std::ptrdiff_t>(j) * col_stride]; }
 };
 
 }  // namespace aw::kernels

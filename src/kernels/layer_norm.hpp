@@ -14,9 +14,9 @@ namespace aw::kernels {
 // x (rows, n), weight (n) or nullptr for 1, bias (n) or nullptr for 0, y (rows, n).
 // x and y may be the same; otherwise y must not overlap x, weight or bias.
 // A NaN or inf in a row makes the whole row NaN (as torch).
-void layer_norm(const float* x, const float* weight, const float* bias, float* y, std::size_t rows,
-                std::size_t n, float eps);
-void layer_norm_reference(const float* x, const float* weight, const float* bias, float* y,
-                          std::size_t rows, std::size_t n, float eps);
+void layer_norm(const float* x, const float* weight, const float* bias, float* y, std::size_t rows, std::size_t n,
+                float eps);
+void layer_norm_reference(const float* x, const float* weight, const float* bias, float* y, std::size_t rows,
+                          std::size_t n, float eps);
 
 }  // namespace aw::kernels

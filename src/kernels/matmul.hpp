@@ -15,13 +15,12 @@ namespace aw::kernels {
 // c[i, j] = sum_p a[i, p] * b[p, j]
 // a (m, k), b (k, n), c (m, n). c must not alias a or b. k == 0 gives c = 0.
 void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
-void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
-                      std::size_t n);
+void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
 
 // C = A B, the same result byte for byte, with b copied into scratch block by block (panels that
 // the tiles read sequentially, a block that stays in the L2 cache), and in relaxed SIMD each
-// tile's rows of a as one panel: faster once b is larger than the cache. scratch: matmul_packed_scratch_size() floats, contents ignored, not
-// overlapping a, b or c.
+// tile's rows of a as one panel: faster once b is larger than the cache. scratch: matmul_packed_scratch_size() floats,
+// contents ignored, not overlapping a, b or c.
 void matmul_packed(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n,
                    float* scratch);
 std::size_t matmul_packed_scratch_size();
@@ -29,17 +28,15 @@ std::size_t matmul_packed_scratch_size();
 // C = A B^T
 // c[i, j] = sum_p a[i, p] * b[j, p]   (row i of a dot row j of b)
 // a (m, k), b (n, k), c (m, n). c must not alias a or b. k == 0 gives c = 0.
-void matmul_transposed_b(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
-                         std::size_t n);
-void matmul_transposed_b_reference(const float* a, const float* b, float* c, std::size_t m,
-                                   std::size_t k, std::size_t n);
+void matmul_transposed_b(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
+void matmul_transposed_b_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k,
+                                   std::size_t n);
 
 // y = x W^T + bias   (torch.nn.functional.linear)
 // y[i, j] = sum_p x[i, p] * w[j, p] + bias[j]
 // x (m, k), w (n, k), bias (n) or nullptr for none, y (m, n). y must not alias x, w or bias.
-void linear(const float* x, const float* w, const float* bias, float* y, std::size_t m,
-            std::size_t k, std::size_t n);
-void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m,
-                      std::size_t k, std::size_t n);
+void linear(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k, std::size_t n);
+void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
+                      std::size_t n);
 
 }  // namespace aw::kernels

@@ -50,15 +50,14 @@ constexpr std::size_t tile_vectors = 2;
 // register) then i32x4.splat is arithmetic, scheduled next to its multiply-adds, so that one
 // broadcast register serves all R rows. The empty asm keeps clang from folding the two back into
 // a splat load.
-inline batch broadcast_late(float x)
-{
+inline batch broadcast_late(float x) {
 #if defined(__wasm_relaxed_simd__)
-    std::int32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    __asm__("" : "+r"(bits));
-    return batch(wasm_i32x4_splat(bits));
+  std::int32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  __asm__("" : "+r"(bits));
+  return batch(wasm_i32x4_splat(bits));
 #else
-    return batch(x);
+  return batch(x);
 #endif
 }
 
@@ -75,66 +74,66 @@ enum class Layout { Rows, Panel };
 // a + r * lda + p would cost integer instructions per load. `#pragma GCC unroll` on the loops
 // over the tile's compile-time sizes keeps acc[R][V] in registers (g++ otherwise spills it).
 template <std::size_t R, std::size_t V, Init init, Layout layout, std::size_t StaticLda = 0>
-inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c,
-                         std::size_t ldc, std::size_t k, const float* c_scale = nullptr)
-{
-    batch acc[R][V];
+inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
+                         std::size_t k, const float* c_scale = nullptr) {
+  batch acc[R][V];
 #pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r)
+  for (std::size_t r = 0; r < R; ++r)
 #pragma GCC unroll 8
-        for (std::size_t v = 0; v < V; ++v) {
-            if constexpr (init == Init::Zero) acc[r][v] = batch(0.0f);
-            if constexpr (init == Init::Load) acc[r][v] = batch::load_unaligned(c + r * ldc + v * lanes);
-            if constexpr (init == Init::Rescale)
-                acc[r][v] = batch(c_scale[r]) * batch::load_unaligned(c + r * ldc + v * lanes);
-        }
-
-    // acc += a[:, p] b[p, :] with a[r, p] = a_at(r), then b moves to row p + 1
-    // (broadcasts late only where R hoisted ones would not fit in 15 registers: the 6 x 2 tile;
-    // for 4 x 2 and smaller the splat load is faster)
-    constexpr bool late = late_broadcasts && R * V + V + R > 14;
-    auto step = [&](auto a_at) {
-        batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
-#pragma GCC unroll 8
-        for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
-#pragma GCC unroll 8
-        for (std::size_t r = 0; r < R; ++r) {
-            const batch a_rp = late ? broadcast_late(a_at(r)) : batch(a_at(r));  // a[r, p] in every lane
-#pragma GCC unroll 8
-            for (std::size_t v = 0; v < V; ++v) acc[r][v] = simd::fma(a_rp, b_p[v], acc[r][v]);
-        }
-        b += ldb;
-    };
-    if constexpr (layout == Layout::Panel) {
-        for (const float* const a_end = a + k * R; a != a_end; a += R) step([&](std::size_t r) { return a[r]; });
-    } else if constexpr (StaticLda != 0) {
-        for (const float* const a_end = a + k; a != a_end; ++a) step([&](std::size_t r) { return a[r * StaticLda]; });
-    } else {
-        const float* a_r[R];  // a[r, p]
-#pragma GCC unroll 8
-        for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
-        for (const float* const a_end = a + k; a_r[0] != a_end;) {
-            step([&](std::size_t r) { return *a_r[r]; });
-#pragma GCC unroll 8
-            for (std::size_t r = 0; r < R; ++r) ++a_r[r];
-        }
+    for (std::size_t v = 0; v < V; ++v) {
+      if constexpr (init == Init::Zero) acc[r][v] = batch(0.0f);
+      if constexpr (init == Init::Load) acc[r][v] = batch::load_unaligned(c + r * ldc + v * lanes);
+      if constexpr (init == Init::Rescale)
+        acc[r][v] = batch(c_scale[r]) * batch::load_unaligned(c + r * ldc + v * lanes);
     }
 
+  // acc += a[:, p] b[p, :] with a[r, p] = a_at(r), then b moves to row p + 1
+  // (broadcasts late only where R hoisted ones would not fit in 15 registers: the 6 x 2 tile;
+  // for 4 x 2 and smaller the splat load is faster)
+  constexpr bool late = late_broadcasts && R * V + V + R > 14;
+  auto step = [&](auto a_at) {
+    batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
 #pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r)
+    for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
 #pragma GCC unroll 8
-        for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * ldc + v * lanes);
+    for (std::size_t r = 0; r < R; ++r) {
+      const batch a_rp = late ? broadcast_late(a_at(r)) : batch(a_at(r));  // a[r, p] in every lane
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < V; ++v) acc[r][v] = simd::fma(a_rp, b_p[v], acc[r][v]);
+    }
+    b += ldb;
+  };
+  if constexpr (layout == Layout::Panel) {
+    for (const float* const a_end = a + k * R; a != a_end; a += R) step([&](std::size_t r) { return a[r]; });
+  } else if constexpr (StaticLda != 0) {
+    for (const float* const a_end = a + k; a != a_end; ++a) step([&](std::size_t r) { return a[r * StaticLda]; });
+  } else {
+    const float* a_r[R];  // a[r, p]
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) a_r[r] = a + r * lda;
+    for (const float* const a_end = a + k; a_r[0] != a_end;) {
+      step([&](std::size_t r) { return *a_r[r]; });
+#pragma GCC unroll 8
+      for (std::size_t r = 0; r < R; ++r) ++a_r[r];
+    }
+  }
+
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < V; ++v) acc[r][v].store_unaligned(c + r * ldc + v * lanes);
 }
 
 // f(std::integral_constant<std::size_t, R>{}) with R = rows, for 1 <= rows <= MaxRows: a tile of
 // exactly the rows left over after the full tiles.
 template <std::size_t MaxRows, class F>
-inline void with_rows(std::size_t rows, F&& f)
-{
-    if constexpr (MaxRows > 0) {
-        if (rows == MaxRows) f(std::integral_constant<std::size_t, MaxRows>{});
-        else with_rows<MaxRows - 1>(rows, f);
-    }
+inline void with_rows(std::size_t rows, F&& f) {
+  if constexpr (MaxRows > 0) {
+    if (rows == MaxRows)
+      f(std::integral_constant<std::size_t, MaxRows>{});
+    else
+      with_rows<MaxRows - 1>(rows, f);
+  }
 }
 
 }  // namespace aw::kernels::register_tile

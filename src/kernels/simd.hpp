@@ -24,12 +24,11 @@ constexpr std::size_t double_lanes = double_batch::size;
 // A relaxed-SIMD build (-mrelaxed-simd, which defines __wasm_relaxed_simd__) gets one
 // f32x4.relaxed_madd: fused where the engine's CPU has FMA. Otherwise xsimd::fma: fused natively
 // on CPUs with FMA, a multiply and an add in SIMD128 (which has no fused form).
-inline batch fma(batch a, batch b, batch c)
-{
+inline batch fma(batch a, batch b, batch c) {
 #if defined(__wasm_relaxed_simd__)
-    return batch(wasm_f32x4_relaxed_madd(a, b, c));
+  return batch(wasm_f32x4_relaxed_madd(a, b, c));
 #else
-    return xsimd::fma(a, b, c);
+  return xsimd::fma(a, b, c);
 #endif
 }
 
@@ -37,11 +36,11 @@ inline batch fma(batch a, batch b, batch c)
 // in [0, n), then scalar_step(i) for each remaining i (the tail, fewer than Step values).
 // Always inlined: an outlined copy would keep the callers' accumulators in memory.
 template <std::size_t Step = lanes, class VectorStep, class ScalarStep>
-[[gnu::always_inline]] inline void vector_then_scalar(std::size_t n, VectorStep&& vector_step, ScalarStep&& scalar_step)
-{
-    std::size_t i = 0;
-    for (; i + Step <= n; i += Step) vector_step(i);
-    for (; i < n; ++i) scalar_step(i);
+[[gnu::always_inline]] inline void vector_then_scalar(std::size_t n, VectorStep&& vector_step,
+                                                      ScalarStep&& scalar_step) {
+  std::size_t i = 0;
+  for (; i + Step <= n; i += Step) vector_step(i);
+  for (; i < n; ++i) scalar_step(i);
 }
 
 // The same with a step between the two parts, for a reduction: `between` folds the vector
@@ -49,21 +48,19 @@ template <std::size_t Step = lanes, class VectorStep, class ScalarStep>
 // vector sums, in order.
 template <std::size_t Step = lanes, class VectorStep, class Between, class ScalarStep>
 [[gnu::always_inline]] inline void vector_then_scalar(std::size_t n, VectorStep&& vector_step, Between&& between,
-                               ScalarStep&& scalar_step)
-{
-    std::size_t i = 0;
-    for (; i + Step <= n; i += Step) vector_step(i);
-    between();
-    for (; i < n; ++i) scalar_step(i);
+                                                      ScalarStep&& scalar_step) {
+  std::size_t i = 0;
+  for (; i + Step <= n; i += Step) vector_step(i);
+  between();
+  for (; i < n; ++i) scalar_step(i);
 }
 
 // y[i] = f(x[i]) for i < n: fv on whole vectors, fs on the tail. y may be x.
 template <class VectorF, class ScalarF>
-[[gnu::always_inline]] inline void map(const float* x, float* y, std::size_t n, VectorF&& fv, ScalarF&& fs)
-{
-    vector_then_scalar(
-        n, [&](std::size_t i) { fv(batch::load_unaligned(x + i)).store_unaligned(y + i); },
-        [&](std::size_t i) { y[i] = fs(x[i]); });
+[[gnu::always_inline]] inline void map(const float* x, float* y, std::size_t n, VectorF&& fv, ScalarF&& fs) {
+  vector_then_scalar(
+      n, [&](std::size_t i) { fv(batch::load_unaligned(x + i)).store_unaligned(y + i); },
+      [&](std::size_t i) { y[i] = fs(x[i]); });
 }
 
 }  // namespace aw::kernels::simd

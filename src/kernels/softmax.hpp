@@ -19,7 +19,6 @@ namespace aw::kernels {
 // - a NaN anywhere in a slice makes the whole slice NaN;
 // - +inf: x - max is inf - inf = NaN, so a slice holding +inf is NaN.
 void softmax(const float* x, float* y, std::size_t outer, std::size_t n, std::size_t inner);
-void softmax_reference(const float* x, float* y, std::size_t outer, std::size_t n,
-                       std::size_t inner);
+void softmax_reference(const float* x, float* y, std::size_t outer, std::size_t n, std::size_t inner);
 
 }  // namespace aw::kernels

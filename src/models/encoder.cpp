@@ -21,12 +21,12 @@ constexpr const char* kFn = "encoder.forward";
 // every layer. rows = N * L.
 struct Activations {
   std::size_t N, L, H, Dh, D, F, rows;
-  Tensor x;                   // (N, L, D)    the hidden state
-  Tensor qkv;                 // (N*L, 3D)    x [W_q; W_k; W_v]^T + [b_q; b_k; b_v]
-  Tensor q, k, v;             // (N, H, L, Dh) each
-  Tensor context;             // (N*L, D)     attention output, heads merged
-  Tensor projected;           // (N*L, D)     a sublayer's output before the residual add
-  Tensor hidden;              // (N*L, F)     feed-forward hidden layer
+  Tensor x;          // (N, L, D)    the hidden state
+  Tensor qkv;        // (N*L, 3D)    x [W_q; W_k; W_v]^T + [b_q; b_k; b_v]
+  Tensor q, k, v;    // (N, H, L, Dh) each
+  Tensor context;    // (N*L, D)     attention output, heads merged
+  Tensor projected;  // (N*L, D)     a sublayer's output before the residual add
+  Tensor hidden;     // (N*L, F)     feed-forward hidden layer
 };
 
 Activations allocate_activations(const EncoderConfig& c, std::int64_t N, std::int64_t L) {
@@ -54,10 +54,11 @@ void validate_input(const EncoderConfig& c, const EncoderInput& in) {
                                ", " + std::to_string(in.length) + "]");
   if (in.length > c.max_positions)
     fail(ErrorKind::Range, fn + ": sequence length " + std::to_string(in.length) +
-                               " is longer than the model's max_position_embeddings " + std::to_string(c.max_positions));
+                               " is longer than the model's max_position_embeddings " +
+                               std::to_string(c.max_positions));
   if (in.batch > kMaxElements / in.length)
-    fail(ErrorKind::Range, fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) +
-                               " is too large");
+    fail(ErrorKind::Range,
+         fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) + " is too large");
   const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
   auto where = [&](std::size_t i) {
     return " at [" + std::to_string(i / static_cast<std::size_t>(in.length)) + ", " +
@@ -70,8 +71,8 @@ void validate_input(const EncoderConfig& c, const EncoderInput& in) {
   if (in.attention_mask)
     for (std::size_t i = 0; i < n; ++i)
       if (in.attention_mask[i] > 1)
-        fail(ErrorKind::Range, fn + ": attention_mask" + where(i) + " = " + std::to_string(in.attention_mask[i]) +
-                                   " must be 0 or 1");
+        fail(ErrorKind::Range,
+             fn + ": attention_mask" + where(i) + " = " + std::to_string(in.attention_mask[i]) + " must be 0 or 1");
   if (in.token_type_ids) {
     if (c.arch != EncoderArch::Bert)
       fail(ErrorKind::Type, fn + ": token_type_ids are not an input of distilbert (it has no token type embeddings)");
@@ -87,7 +88,8 @@ void validate_input(const EncoderConfig& c, const EncoderInput& in) {
 // when nothing is padding: the attention then reads no mask.
 Tensor key_padding_mask(const EncoderInput& in) {
   const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
-  if (!in.attention_mask || std::all_of(in.attention_mask, in.attention_mask + n, [](std::uint8_t m) { return m == 1; }))
+  if (!in.attention_mask ||
+      std::all_of(in.attention_mask, in.attention_mask + n, [](std::uint8_t m) { return m == 1; }))
     return {};
   Tensor m = make_uninitialised_tensor({in.batch, 1, 1, in.length}, std::string(kFn) + ": attention mask");
   for (std::size_t i = 0; i < n; ++i) m.data[i] = in.attention_mask[i] ? 0.0f : std::numeric_limits<float>::lowest();
@@ -113,8 +115,8 @@ void embed(const Encoder& model, const EncoderInput& in, Activations& a) {
       }
     }
   kernels::layer_norm(x, model.parameter(p.global(GlobalParam::EmbeddingsNormWeight)),
-                 model.parameter(p.global(GlobalParam::EmbeddingsNormBias)), x, a.rows, a.D,
-                 static_cast<float>(model.config().layer_norm_eps));
+                      model.parameter(p.global(GlobalParam::EmbeddingsNormBias)), x, a.rows, a.D,
+                      static_cast<float>(model.config().layer_norm_eps));
 }
 
 // qkv (N, L, 3, H, Dh) -> q, k, v (N, H, L, Dh): transformers' shape() / transpose_for_scores
@@ -141,8 +143,7 @@ void merge_heads(const Tensor& heads, Activations& a) {
 
 // context = MultiHeadSelfAttention(x) before its output projection, through the SDPA op:
 // softmax(q k^T / sqrt(Dh) + M) v. Returns the weights (N, H, L, L) when asked for.
-Tensor self_attention(const Encoder& model, std::int64_t layer, const Tensor& mask, bool want_weights,
-                      Activations& a) {
+Tensor self_attention(const Encoder& model, std::int64_t layer, const Tensor& mask, bool want_weights, Activations& a) {
   const ParameterLayout& p = model.layout();
   // one (N*L, D) x (3D, D)^T product: the query, key and value weights lie back to back
   linear_rows_parallel(a.x.data.data(), model.parameter(p.layer(layer, LayerParam::QueryWeight)),
@@ -163,7 +164,7 @@ void add_and_norm(const Encoder& model, const float* y, std::size_t weight_slot,
   float* x = a.x.data.data();
   kernels::add(x, 1, y, 1, x, a.rows * a.D);
   kernels::layer_norm(x, model.parameter(weight_slot), model.parameter(bias_slot), x, a.rows, a.D,
-                 static_cast<float>(model.config().layer_norm_eps));
+                      static_cast<float>(model.config().layer_norm_eps));
 }
 
 // projected = act(x W_1^T + b_1) W_2^T + b_2   (distilbert FFN, bert BertIntermediate + BertOutput.dense)
@@ -174,9 +175,15 @@ void feed_forward(const Encoder& model, std::int64_t layer, Activations& a) {
                        model.parameter(p.layer(layer, LayerParam::FfnInBias)), hidden, a.rows, a.D, a.F);
   const std::size_t n = a.rows * a.F;
   switch (model.config().activation) {
-    case EncoderActivation::Gelu: kernels::gelu(hidden, hidden, n); break;
-    case EncoderActivation::GeluTanh: kernels::gelu_tanh(hidden, hidden, n); break;
-    case EncoderActivation::Relu: kernels::relu(hidden, hidden, n); break;
+    case EncoderActivation::Gelu:
+      kernels::gelu(hidden, hidden, n);
+      break;
+    case EncoderActivation::GeluTanh:
+      kernels::gelu_tanh(hidden, hidden, n);
+      break;
+    case EncoderActivation::Relu:
+      kernels::relu(hidden, hidden, n);
+      break;
   }
   linear_rows_parallel(hidden, model.parameter(p.layer(layer, LayerParam::FfnOutWeight)),
                        model.parameter(p.layer(layer, LayerParam::FfnOutBias)), a.projected.data.data(), a.rows, a.F,
@@ -203,9 +210,9 @@ Tensor encoder_layer(const Encoder& model, std::int64_t layer, const Tensor& mas
 Tensor pool(const Encoder& model, const Activations& a) {
   const ParameterLayout& p = model.layout();
   const std::string fn = kFn;
-  Tensor first = make_uninitialised_tensor({static_cast<std::int64_t>(a.N), static_cast<std::int64_t>(a.D)}, fn + ": pooler input");
-  for (std::size_t n = 0; n < a.N; ++n)
-    std::copy_n(a.x.data.data() + n * a.L * a.D, a.D, first.data.data() + n * a.D);
+  Tensor first = make_uninitialised_tensor({static_cast<std::int64_t>(a.N), static_cast<std::int64_t>(a.D)},
+                                           fn + ": pooler input");
+  for (std::size_t n = 0; n < a.N; ++n) std::copy_n(a.x.data.data() + n * a.L * a.D, a.D, first.data.data() + n * a.D);
   Tensor out = make_uninitialised_tensor(first.shape, fn + ": pooler output");
   linear_rows_parallel(first.data.data(), model.parameter(p.global(GlobalParam::PoolerWeight)),
                        model.parameter(p.global(GlobalParam::PoolerBias)), out.data.data(), a.N, a.D, a.D);
@@ -226,8 +233,8 @@ Encoder::Encoder(const EncoderConfig& config, bool with_pooler)
   try {
     arena_.resize(layout_.arena_floats);
   } catch (const std::bad_alloc&) {
-    fail(ErrorKind::Range, "encoder: out of memory allocating " + std::to_string(layout_.arena_floats * 4) +
-                               " bytes for the weights");
+    fail(ErrorKind::Range,
+         "encoder: out of memory allocating " + std::to_string(layout_.arena_floats * 4) + " bytes for the weights");
   }
 }
 

@@ -37,8 +37,10 @@ void validate_encoder_config(const EncoderConfig& c) {
   check_size(c.intermediate_size, 1, L::intermediate_size, "feed-forward size (hidden_dim / intermediate_size)");
   check_size(c.vocab_size, 1, L::vocab_size, "vocab_size");
   check_size(c.max_positions, 1, L::max_positions, "max_position_embeddings");
-  if (is_bert(c)) check_size(c.type_vocab_size, 1, L::type_vocab_size, "type_vocab_size");
-  else check_size(c.type_vocab_size, 0, 0, "type_vocab_size (distilbert has no token types)");
+  if (is_bert(c))
+    check_size(c.type_vocab_size, 1, L::type_vocab_size, "type_vocab_size");
+  else
+    check_size(c.type_vocab_size, 0, 0, "type_vocab_size (distilbert has no token types)");
   if (!(std::isfinite(c.layer_norm_eps) && c.layer_norm_eps >= 0 && c.layer_norm_eps < 1))
     fail(ErrorKind::Range, api_name("encoder config") + ": layer_norm_eps must be a number in [0, 1), got " +
                                std::to_string(c.layer_norm_eps));
@@ -79,11 +81,14 @@ ParameterLayout encoder_parameters(const EncoderConfig& c, bool with_pooler) {
 
   place(layout.global(GlobalParam::WordEmbeddings), "embeddings.word_embeddings.weight", {V, D});
   place(layout.global(GlobalParam::PositionEmbeddings), "embeddings.position_embeddings.weight", {P, D});
-  if (bert) place(layout.global(GlobalParam::TokenTypeEmbeddings), "embeddings.token_type_embeddings.weight", {T, D});
-  else absent(layout.global(GlobalParam::TokenTypeEmbeddings), "embeddings.token_type_embeddings.weight", {0, D});
+  if (bert)
+    place(layout.global(GlobalParam::TokenTypeEmbeddings), "embeddings.token_type_embeddings.weight", {T, D});
+  else
+    absent(layout.global(GlobalParam::TokenTypeEmbeddings), "embeddings.token_type_embeddings.weight", {0, D});
   place(layout.global(GlobalParam::EmbeddingsNormWeight), "embeddings.LayerNorm.weight", {D});
   place(layout.global(GlobalParam::EmbeddingsNormBias), "embeddings.LayerNorm.bias", {D});
-  const std::size_t pooler_w = layout.global(GlobalParam::PoolerWeight), pooler_b = layout.global(GlobalParam::PoolerBias);
+  const std::size_t pooler_w = layout.global(GlobalParam::PoolerWeight),
+                    pooler_b = layout.global(GlobalParam::PoolerBias);
   if (bert && with_pooler) {
     place(pooler_w, "pooler.dense.weight", {D, D});
     place(pooler_b, "pooler.dense.bias", {D});

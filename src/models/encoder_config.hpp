@@ -30,7 +30,7 @@ struct EncoderConfig {
   std::int64_t max_positions = 0;      // P   (max_position_embeddings)
   std::int64_t type_vocab_size = 0;    // T   (bert: type_vocab_size; distilbert has none: 0)
   EncoderActivation activation = EncoderActivation::Gelu;
-  double layer_norm_eps = 1e-12;       // (distilbert: 1e-12 fixed; bert: layer_norm_eps)
+  double layer_norm_eps = 1e-12;  // (distilbert: 1e-12 fixed; bert: layer_norm_eps)
 };
 
 // Upper bounds on the sizes a config may ask for (checked before allocating). Generous for
@@ -53,16 +53,22 @@ void validate_encoder_config(const EncoderConfig& config);
 // The parameters of one encoder layer, in the order of the arena (the query, key and value
 // weights back to back form one (3D, D) matrix, their biases one (3D) vector).
 enum class LayerParam : std::size_t {
-  QueryWeight, KeyWeight, ValueWeight,  // (D, D) each
-  QueryBias, KeyBias, ValueBias,        // (D) each
-  AttentionOutWeight,                   // (D, D)
-  AttentionOutBias,                     // (D)
-  AttentionNormWeight, AttentionNormBias,  // (D)   post-attention LayerNorm
-  FfnInWeight,                          // (F, D)
-  FfnInBias,                            // (F)
-  FfnOutWeight,                         // (D, F)
-  FfnOutBias,                           // (D)
-  OutputNormWeight, OutputNormBias,     // (D)   post-FFN LayerNorm
+  QueryWeight,
+  KeyWeight,
+  ValueWeight,  // (D, D) each
+  QueryBias,
+  KeyBias,
+  ValueBias,           // (D) each
+  AttentionOutWeight,  // (D, D)
+  AttentionOutBias,    // (D)
+  AttentionNormWeight,
+  AttentionNormBias,  // (D)   post-attention LayerNorm
+  FfnInWeight,        // (F, D)
+  FfnInBias,          // (F)
+  FfnOutWeight,       // (D, F)
+  FfnOutBias,         // (D)
+  OutputNormWeight,
+  OutputNormBias,  // (D)   post-FFN LayerNorm
   Count
 };
 
@@ -71,16 +77,18 @@ enum class GlobalParam : std::size_t {
   WordEmbeddings,       // (V, D)
   PositionEmbeddings,   // (P, D)
   TokenTypeEmbeddings,  // (T, D)   bert only
-  EmbeddingsNormWeight, EmbeddingsNormBias,  // (D)
-  PoolerWeight, PoolerBias,  // (D, D), (D)   bert only, optional (add_pooling_layer)
+  EmbeddingsNormWeight,
+  EmbeddingsNormBias,  // (D)
+  PoolerWeight,
+  PoolerBias,  // (D, D), (D)   bert only, optional (add_pooling_layer)
   Count
 };
 
 struct ParameterSpec {
   std::string name;  // the base model's state_dict name, e.g. "transformer.layer.0.attention.q_lin.weight"
   Shape shape;
-  bool present = true;   // false: the architecture has no such parameter (token types of DistilBERT)
-  bool optional = false; // may be absent from a checkpoint (the pooler)
+  bool present = true;     // false: the architecture has no such parameter (token types of DistilBERT)
+  bool optional = false;   // may be absent from a checkpoint (the pooler)
   std::size_t offset = 0;  // in floats from the start of the arena
 };
 

@@ -67,7 +67,8 @@ void decode_weights(WeightDtype dtype, const std::uint8_t* src, float* dst, std:
 }
 
 WeightStream::WeightStream(std::vector<WeightTarget> targets) {
-  std::sort(targets.begin(), targets.end(), [](const WeightTarget& a, const WeightTarget& b) { return a.begin < b.begin; });
+  std::sort(targets.begin(), targets.end(),
+            [](const WeightTarget& a, const WeightTarget& b) { return a.begin < b.begin; });
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const WeightTarget& t = targets[i];
     if (t.end < t.begin || (t.end - t.begin) % dtype_bytes(t.dtype) != 0)
@@ -76,7 +77,8 @@ WeightStream::WeightStream(std::vector<WeightTarget> targets) {
     if (i > 0 && t.begin < targets[i - 1].end)
       fail(ErrorKind::Shape, "tensor '" + t.name + "': data_offsets [" + std::to_string(t.begin) + ", " +
                                  std::to_string(t.end) + "] overlap tensor '" + targets[i - 1].name + "' [" +
-                                 std::to_string(targets[i - 1].begin) + ", " + std::to_string(targets[i - 1].end) + "]");
+                                 std::to_string(targets[i - 1].begin) + ", " + std::to_string(targets[i - 1].end) +
+                                 "]");
   }
   states_.reserve(targets.size());
   for (auto& t : targets) states_.push_back(State{std::move(t)});
@@ -93,7 +95,8 @@ void WeightStream::write(std::uint64_t offset, const std::uint8_t* bytes, std::s
     if (from - it->target.begin != it->written)
       fail(ErrorKind::Range, "tensor '" + it->target.name + "': bytes from " + std::to_string(from) +
                                  " arrived, but the next expected byte is " +
-                                 std::to_string(it->target.begin + it->written) + " (writes must follow the file order)");
+                                 std::to_string(it->target.begin + it->written) +
+                                 " (writes must follow the file order)");
   }
   for (auto it = first; it != states_.end() && it->target.begin < stop; ++it) {
     State& s = *it;

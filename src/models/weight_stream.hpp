@@ -54,7 +54,7 @@ class WeightStream {
  private:
   struct State {
     WeightTarget target;
-    std::uint64_t written = 0;   // bytes of the target received so far
+    std::uint64_t written = 0;     // bytes of the target received so far
     std::uint8_t partial[4] = {};  // the bytes of an element split by a chunk boundary
   };
   std::vector<State> states_;  // sorted by begin

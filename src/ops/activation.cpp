@@ -16,8 +16,10 @@ Tensor gelu(const TensorRef& input, const std::string& approximate) {
     fail(ErrorKind::Range, "gelu: approximate must be 'none' or 'tanh', got '" + approximate + "' (input " +
                                shape_str(input.shape) + ")");
   Tensor out = make_tensor(input.shape, "gelu: result");
-  if (approximate == "tanh") kernels::gelu_tanh(input.data, out.data.data(), out.data.size());
-  else kernels::gelu(input.data, out.data.data(), out.data.size());
+  if (approximate == "tanh")
+    kernels::gelu_tanh(input.data, out.data.data(), out.data.size());
+  else
+    kernels::gelu(input.data, out.data.data(), out.data.size());
   return out;
 }
 

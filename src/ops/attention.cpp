@@ -48,7 +48,8 @@ Dims check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef&
     fail(ErrorKind::Shape, fn + ": query, key and value need at least 2 dimensions (..., L, E), got " + shapes);
   const std::int64_t L = q[q.size() - 2], E = q.back(), S = k[k.size() - 2], Ev = v.back();
   if (k.back() != E)
-    fail(ErrorKind::Shape, fn + ": key's last dimension must equal query's E = " + std::to_string(E) + ", got " + shapes);
+    fail(ErrorKind::Shape,
+         fn + ": key's last dimension must equal query's E = " + std::to_string(E) + ", got " + shapes);
   if (v[v.size() - 2] != S)
     fail(ErrorKind::Shape, fn + ": value must have the same sequence length S = " + std::to_string(S) +
                                " as key (dim -2), got " + shapes);
@@ -76,7 +77,8 @@ HeadPlan plan_heads(const TensorRef& query, const TensorRef& key, const TensorRe
       fail(ErrorKind::Shape, fn + ": key and value must have the same number of heads, got " + shapes);
     if (H == 0 || Hq % H != 0)
       fail(ErrorKind::Shape, fn + ": with " + api_name("enable_gqa") + " the query heads (" + std::to_string(Hq) +
-                                 ") must be a multiple of the key/value heads (" + std::to_string(H) + "), got " + shapes);
+                                 ") must be a multiple of the key/value heads (" + std::to_string(H) + "), got " +
+                                 shapes);
     group = Hq / H;
   }
   // In the broadcast, key and value count their heads as query heads (each one `group` times).
@@ -116,7 +118,8 @@ MaskPlan plan_mask(const SdpaOptions& opt, const Shape& batch, const Dims& d) {
                            " must broadcast to (N..., L, S) = " + shape_str(target);
   if (shape->size() > target.size() || broadcast_shapes(*shape, target, what) != target) fail(ErrorKind::Shape, what);
   if (opt.bool_mask) {
-    m.converted = additive_mask(*opt.bool_mask, BoolMaskMeaning::TakesPart, opt.function + ": " + api_name("attn_mask"));
+    m.converted =
+        additive_mask(*opt.bool_mask, BoolMaskMeaning::TakesPart, opt.function + ": " + api_name("attn_mask"));
     m.data = m.converted.data.data();
   } else {
     m.data = opt.float_mask->data;
@@ -158,9 +161,14 @@ struct Attention {
   SdpaResult& r;
 
   kernels::HeadView head(std::size_t h) const {
-    return {query.data + plan.query_of[h] * d.L * d.E, key.data + plan.key_of[h] * d.S * d.E,
-            value.data + plan.value_of[h] * d.S * d.Ev, r.output.data.data() + h * d.L * d.Ev,
-            d.L, d.S, d.E, d.Ev};
+    return {query.data + plan.query_of[h] * d.L * d.E,
+            key.data + plan.key_of[h] * d.S * d.E,
+            value.data + plan.value_of[h] * d.S * d.Ev,
+            r.output.data.data() + h * d.L * d.Ev,
+            d.L,
+            d.S,
+            d.E,
+            d.Ev};
   }
   kernels::MaskView mask_of(std::size_t h) const {
     return {mask.data ? mask.data + mask.plane_offset[h] : nullptr, mask.row_stride, mask.col_stride, causal};

@@ -33,8 +33,8 @@ struct SdpaOptions {
 };
 
 struct SdpaResult {
-  Tensor output;   // (N..., Hq, L, Ev)
-  Tensor weights;  // (N..., Hq, L, S) when return_weights or return_intermediates
+  Tensor output;                  // (N..., Hq, L, Ev)
+  Tensor weights;                 // (N..., Hq, L, S) when return_weights or return_intermediates
   Tensor scores, scaled, masked;  // (N..., Hq, L, S) when return_intermediates
 };
 

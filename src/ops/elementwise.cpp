@@ -19,8 +19,8 @@ Shape left_padded(const Shape& shape, std::size_t rank) {
 // each operand's row is found with broadcast_offsets over the leading dims, and its last dim is
 // either contiguous (step 1) or a single stretched value (step 0).
 Tensor broadcast_binary(const TensorRef& input, const TensorRef& other, const std::string& fn, BinaryKernel kernel) {
-  const Shape out_shape = broadcast_shapes(input.shape, other.shape,
-                                           fn + ": input " + shape_str(input.shape) + " and other " + shape_str(other.shape));
+  const Shape out_shape = broadcast_shapes(
+      input.shape, other.shape, fn + ": input " + shape_str(input.shape) + " and other " + shape_str(other.shape));
   Tensor out = make_tensor(out_shape, fn + ": result");
   if (out.data.empty()) return out;
   // View everything with at least one dim: a 0-d result is one row of one value.
@@ -39,8 +39,12 @@ Tensor broadcast_binary(const TensorRef& input, const TensorRef& other, const st
 
 }  // namespace
 
-Tensor add(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "add", kernels::add); }
+Tensor add(const TensorRef& input, const TensorRef& other) {
+  return broadcast_binary(input, other, "add", kernels::add);
+}
 
-Tensor mul(const TensorRef& input, const TensorRef& other) { return broadcast_binary(input, other, "mul", kernels::mul); }
+Tensor mul(const TensorRef& input, const TensorRef& other) {
+  return broadcast_binary(input, other, "mul", kernels::mul);
+}
 
 }  // namespace aw

@@ -9,8 +9,8 @@
 
 namespace aw {
 
-Tensor layer_norm(const TensorRef& input, const Shape& normalized_shape, const TensorRef* weight,
-                  const TensorRef* bias, double eps) {
+Tensor layer_norm(const TensorRef& input, const Shape& normalized_shape, const TensorRef* weight, const TensorRef* bias,
+                  double eps) {
   const std::string fn = api_name("layer_norm"), norm = api_name("normalized_shape");
   const Shape& x = input.shape;
   std::string shapes = "input " + shape_str(x) + ", " + norm + " " + shape_str(normalized_shape);
@@ -25,13 +25,14 @@ Tensor layer_norm(const TensorRef& input, const Shape& normalized_shape, const T
   if (normalized_shape.empty())
     fail(ErrorKind::Shape, fn + ": " + norm + " must have at least 1 dimension, got " + shapes);
   const std::size_t k = normalized_shape.size();
-  if (k > x.size() || !std::equal(normalized_shape.begin(), normalized_shape.end(), x.end() - static_cast<std::ptrdiff_t>(k)))
+  if (k > x.size() ||
+      !std::equal(normalized_shape.begin(), normalized_shape.end(), x.end() - static_cast<std::ptrdiff_t>(k)))
     fail(ErrorKind::Shape, fn + ": input must end with the dims of " + norm + " (expected [*, " +
                                shape_str(normalized_shape).substr(1) + "), got " + shapes);
   for (const auto& [t, name] : {std::pair{weight, "weight"}, std::pair{bias, "bias"}})
     if (t && t->shape != normalized_shape)
-      fail(ErrorKind::Shape, fn + ": " + name + " must have shape " + norm + " " + shape_str(normalized_shape) +
-                                 ", got " + shapes);
+      fail(ErrorKind::Shape,
+           fn + ": " + name + " must have shape " + norm + " " + shape_str(normalized_shape) + ", got " + shapes);
   Tensor out = make_tensor(x, fn + ": result");
   if (out.data.empty()) return out;
   kernels::layer_norm(input.data, weight ? weight->data : nullptr, bias ? bias->data : nullptr, out.data.data(),

@@ -45,12 +45,12 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
       kernels::matmul(a + begin * k, b, c + begin * n, end - begin, k, n);
     else
       kernels::matmul_packed(a + begin * k, b, c + begin * n, end - begin, k, n,
-                        scratch.data() + worker * kernels::matmul_packed_scratch_size());
+                             scratch.data() + worker * kernels::matmul_packed_scratch_size());
   });
 }
 
-void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m,
-                          std::size_t k, std::size_t n) {
+void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
+                          std::size_t n) {
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
     kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
   });
@@ -60,8 +60,7 @@ Tensor matmul(const TensorRef& input, const TensorRef& other) {
   const Shape& a = input.shape;
   const Shape& b = other.shape;
   const std::string shapes = "input " + shape_str(a) + " and other " + shape_str(b);
-  if (a.empty() || b.empty())
-    fail(ErrorKind::Shape, "matmul: both arguments need at least 1 dimension, got " + shapes);
+  if (a.empty() || b.empty()) fail(ErrorKind::Shape, "matmul: both arguments need at least 1 dimension, got " + shapes);
   // View 1-D operands as matrices: input (k) -> (1, k), other (k) -> (k, 1).
   const std::int64_t m = a.size() == 1 ? 1 : a[a.size() - 2];
   const std::int64_t k = a.back();
@@ -83,8 +82,8 @@ Tensor matmul(const TensorRef& input, const TensorRef& other) {
   const auto off_b = broadcast_offsets(batch, b_batch);
   const auto M = static_cast<std::size_t>(m), K = static_cast<std::size_t>(k), N = static_cast<std::size_t>(n);
   for (std::size_t i = 0; i < off_a.size(); ++i)
-    matmul_rows_parallel(input.data + off_a[i] * M * K, other.data + off_b[i] * K * N, out.data.data() + i * M * N,
-                         M, K, N);
+    matmul_rows_parallel(input.data + off_a[i] * M * K, other.data + off_b[i] * K * N, out.data.data() + i * M * N, M,
+                         K, N);
   return out;
 }
 

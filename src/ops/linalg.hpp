@@ -18,7 +18,7 @@ Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* 
 // result split between the threads of core/parallel.hpp when the product is large enough.
 // Rows are independent in the kernels, so the result is byte-identical to one thread.
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
-void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m,
-                          std::size_t k, std::size_t n);
+void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
+                          std::size_t n);
 
 }  // namespace aw

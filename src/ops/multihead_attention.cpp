@@ -36,8 +36,8 @@ struct RowLayout {
 
 void expect_shape(const TensorRef* t, const Shape& want, const std::string& name, const std::string& fn) {
   if (t && t->shape != want)
-    fail(ErrorKind::Shape, fn + ": parameter " + name + " must have shape " + shape_str(want) + ", got " +
-                               shape_str(t->shape));
+    fail(ErrorKind::Shape,
+         fn + ": parameter " + name + " must have shape " + shape_str(want) + ", got " + shape_str(t->shape));
 }
 
 // E, H and the in projection from the parameters, each checked against the others.
@@ -69,8 +69,8 @@ MhaShape check_parameters(const MhaParams& p, const MhaOptions& opt, InProjectio
     expect_shape(p.q_proj_weight, {E, E}, "q_proj_weight", fn);
     auto expect_rows = [&](const TensorRef* t, const std::string& name, const std::string& dim) {
       if (t->shape.size() != 2 || t->shape[0] != E)
-        fail(ErrorKind::Shape, fn + ": parameter " + name + " must have shape (E, " + dim + ") = [" + std::to_string(E) +
-                                   ", " + dim + "], got " + shape_str(t->shape));
+        fail(ErrorKind::Shape, fn + ": parameter " + name + " must have shape (E, " + dim + ") = [" +
+                                   std::to_string(E) + ", " + dim + "], got " + shape_str(t->shape));
     };
     expect_rows(p.k_proj_weight, "k_proj_weight", "kdim");
     expect_rows(p.v_proj_weight, "v_proj_weight", "vdim");
@@ -99,7 +99,8 @@ void check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef&
   if (qs.size() != 2 && qs.size() != 3)
     fail(ErrorKind::Shape, fn + ": query must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " + shapes);
   if (ks.size() != qs.size() || vs.size() != qs.size())
-    fail(ErrorKind::Shape, fn + ": query, key and value must all be batched (3-D) or all unbatched (2-D), got " + shapes);
+    fail(ErrorKind::Shape,
+         fn + ": query, key and value must all be batched (3-D) or all unbatched (2-D), got " + shapes);
   s.batched = qs.size() == 3;
   s.batch_first = s.batched && opt.batch_first;
   const std::size_t len_dim = s.batch_first ? 1 : 0, batch_dim = s.batch_first ? 0 : 1;  // of a batched input
@@ -108,18 +109,19 @@ void check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef&
   s.N = s.batched ? qs[batch_dim] : 1;
   auto expect_last = [&](const Shape& shape, const std::string& name, std::int64_t want, const std::string& what) {
     if (shape.back() != want)
-      fail(ErrorKind::Shape, fn + ": " + name + "'s last dimension must be " + what + " " + std::to_string(want) +
-                                 ", got " + shapes);
+      fail(ErrorKind::Shape,
+           fn + ": " + name + "'s last dimension must be " + what + " " + std::to_string(want) + ", got " + shapes);
   };
   expect_last(qs, "query", s.E, api_name("embed_dim"));
   expect_last(ks, "key", s.kdim, "kdim");
   expect_last(vs, "value", s.vdim, "vdim");
   if (s.batched && (ks[batch_dim] != s.N || vs[batch_dim] != s.N))
     fail(ErrorKind::Shape, fn + ": query, key and value must have the same batch size N = " + std::to_string(s.N) +
-                               (s.batch_first ? " (dim 0, " + api_name("batch_first") + ")" : " (dim 1)") + ", got " + shapes);
+                               (s.batch_first ? " (dim 0, " + api_name("batch_first") + ")" : " (dim 1)") + ", got " +
+                               shapes);
   if (vs[len_dim] != s.S)
-    fail(ErrorKind::Shape, fn + ": key and value must have the same sequence length S = " + std::to_string(s.S) +
-                               ", got " + shapes);
+    fail(ErrorKind::Shape,
+         fn + ": key and value must have the same sequence length S = " + std::to_string(s.S) + ", got " + shapes);
 }
 
 // The masks' shapes, exactly as torch checks them.
@@ -130,8 +132,12 @@ void check_masks(const MhaOptions& opt, const MhaShape& s, const std::string& sh
     fail(ErrorKind::Type, fn + ": give one " + kpm_name + ", not two");
   if (opt.attn_mask_float && opt.attn_mask_bool) fail(ErrorKind::Type, fn + ": give one " + am_name + ", not two");
   const TensorRef* kpm_float = opt.key_padding_mask_float;
-  const Shape* kpm = kpm_float ? &kpm_float->shape : opt.key_padding_mask_bool ? &opt.key_padding_mask_bool->shape : nullptr;
-  const Shape* am = opt.attn_mask_float ? &opt.attn_mask_float->shape : opt.attn_mask_bool ? &opt.attn_mask_bool->shape : nullptr;
+  const Shape* kpm = kpm_float                   ? &kpm_float->shape
+                     : opt.key_padding_mask_bool ? &opt.key_padding_mask_bool->shape
+                                                 : nullptr;
+  const Shape* am = opt.attn_mask_float  ? &opt.attn_mask_float->shape
+                    : opt.attn_mask_bool ? &opt.attn_mask_bool->shape
+                                         : nullptr;
   if (kpm && *kpm != (s.batched ? Shape{s.N, s.S} : Shape{s.S}))
     fail(ErrorKind::Shape, fn + ": " + kpm_name + " must have shape " + (s.batched ? "(N, S) = " : "(S) = ") +
                                shape_str(s.batched ? Shape{s.N, s.S} : Shape{s.S}) + ", got " + shape_str(*kpm) +
@@ -144,8 +150,8 @@ void check_masks(const MhaOptions& opt, const MhaShape& s, const std::string& sh
 }
 
 // x (rows in the input's own layout, in_features) W^T + b, laid out by head: (N, H, len, Dh).
-Tensor project_to_heads(const TensorRef& x, const float* w, const float* b, std::int64_t in_features,
-                        std::int64_t len, const MhaShape& s, const std::string& where) {
+Tensor project_to_heads(const TensorRef& x, const float* w, const float* b, std::int64_t in_features, std::int64_t len,
+                        const MhaShape& s, const std::string& where) {
   const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(s.H), Dh = static_cast<std::size_t>(s.Dh),
              E = static_cast<std::size_t>(s.E), n_len = static_cast<std::size_t>(len);
   Tensor projected = make_uninitialised_tensor({s.N * len, s.E}, where);  // (rows, E)
@@ -198,7 +204,8 @@ MergedMask merge_masks(const MhaOptions& opt, const MhaShape& s) {
   const TensorRef *kpm = opt.key_padding_mask_float, *am = opt.attn_mask_float;
   TensorRef kpm_ref, am_ref;
   if (opt.key_padding_mask_bool) {
-    kpm_converted = additive_mask(*opt.key_padding_mask_bool, BoolMaskMeaning::Masked, fn + ": " + opt.names.key_padding_mask);
+    kpm_converted =
+        additive_mask(*opt.key_padding_mask_bool, BoolMaskMeaning::Masked, fn + ": " + opt.names.key_padding_mask);
     kpm = &(kpm_ref = kpm_converted.ref());
   }
   if (opt.attn_mask_bool) {
@@ -257,8 +264,8 @@ Tensor head_weights(Tensor weights, const MhaShape& s, bool average, const std::
 
 }  // namespace
 
-MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
-                              const MhaParams& p, const MhaOptions& opt) {
+MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value, const MhaParams& p,
+                              const MhaOptions& opt) {
   const std::string& fn = opt.names.function;
   InProjection w;
   MhaShape s = check_parameters(p, opt, w);
@@ -270,8 +277,8 @@ MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, cons
   MhaResult r;
   if (s.N * s.L == 0 || s.E == 0) {  // nothing to attend with: zeros
     r.output = make_tensor(query.shape, fn + ": output");
-    if (opt.need_weights) r.weights = head_weights(make_tensor({s.N, s.H, s.L, s.S}, fn + ": weights"), s,
-                                                   opt.average_attn_weights, fn);
+    if (opt.need_weights)
+      r.weights = head_weights(make_tensor({s.N, s.H, s.L, s.S}, fn + ": weights"), s, opt.average_attn_weights, fn);
     return r;
   }
   const Tensor q = project_to_heads(query, w.wq, w.bq, s.E, s.L, s, fn + ": projected query");

@@ -29,13 +29,13 @@ namespace aw {
 // Parameters, torch's names. Either in_proj_weight (3E, E) (kdim == vdim == E) or the three
 // separate q (E, E), k (E, kdim), v (E, vdim) weights. Biases may be null (bias=False).
 struct MhaParams {
-  const TensorRef* in_proj_weight = nullptr;  // (3E, E)
-  const TensorRef* q_proj_weight = nullptr;   // (E, E)
-  const TensorRef* k_proj_weight = nullptr;   // (E, kdim)
-  const TensorRef* v_proj_weight = nullptr;   // (E, vdim)
-  const TensorRef* in_proj_bias = nullptr;    // (3E)
-  const TensorRef* out_proj_weight = nullptr; // (E, E)
-  const TensorRef* out_proj_bias = nullptr;   // (E)
+  const TensorRef* in_proj_weight = nullptr;   // (3E, E)
+  const TensorRef* q_proj_weight = nullptr;    // (E, E)
+  const TensorRef* k_proj_weight = nullptr;    // (E, kdim)
+  const TensorRef* v_proj_weight = nullptr;    // (E, vdim)
+  const TensorRef* in_proj_bias = nullptr;     // (3E)
+  const TensorRef* out_proj_weight = nullptr;  // (E, E)
+  const TensorRef* out_proj_bias = nullptr;    // (E)
 };
 
 // How messages name the function and its masks (torch's names, marked with api_name): a caller
@@ -50,10 +50,10 @@ struct MhaNames {
 struct MhaOptions {
   std::int64_t num_heads = 1;
   bool batch_first = false;
-  const TensorRef* key_padding_mask_float = nullptr;  // (N, S) or (S) unbatched; added
+  const TensorRef* key_padding_mask_float = nullptr;     // (N, S) or (S) unbatched; added
   const BoolTensorRef* key_padding_mask_bool = nullptr;  // true = ignore this key
-  const TensorRef* attn_mask_float = nullptr;  // (L, S) or (N*H, L, S); added
-  const BoolTensorRef* attn_mask_bool = nullptr;  // true = not allowed
+  const TensorRef* attn_mask_float = nullptr;            // (L, S) or (N*H, L, S); added
+  const BoolTensorRef* attn_mask_bool = nullptr;         // true = not allowed
   bool is_causal = false;
   bool need_weights = true;
   bool average_attn_weights = true;

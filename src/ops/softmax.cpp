@@ -12,7 +12,12 @@ Tensor softmax(const TensorRef& input, std::int64_t dim) {
   std::size_t outer = 1, n = 1, inner = 1;
   for (std::size_t i = 0; i < input.shape.size(); ++i) {
     const auto s = static_cast<std::size_t>(input.shape[i]);
-    if (i < d) outer *= s; else if (i == d) n = s; else inner *= s;
+    if (i < d)
+      outer *= s;
+    else if (i == d)
+      n = s;
+    else
+      inner *= s;
   }
   kernels::softmax(input.data, out.data.data(), outer, n, inner);
   return out;

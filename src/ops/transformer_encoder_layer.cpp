@@ -20,8 +20,8 @@ void expect(const TensorRef* t, const Shape& want, const std::string& name, bool
     return;
   }
   if (t->shape != want)
-    fail(ErrorKind::Shape, std::string(kFn) + ": parameter " + name + " must have shape " + shape_str(want) +
-                               ", got " + shape_str(t->shape));
+    fail(ErrorKind::Shape, std::string(kFn) + ": parameter " + name + " must have shape " + shape_str(want) + ", got " +
+                               shape_str(t->shape));
 }
 
 const float* data_or_null(const TensorRef* t) { return t ? t->data : nullptr; }
@@ -31,8 +31,8 @@ const float* data_or_null(const TensorRef* t) { return t ? t->data : nullptr; }
 std::int64_t check_shapes(const TensorRef& src, const EncoderLayerParams& p) {
   const std::string fn = kFn;
   if (src.shape.size() != 2 && src.shape.size() != 3)
-    fail(ErrorKind::Shape, fn + ": src must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " +
-                               shape_str(src.shape));
+    fail(ErrorKind::Shape,
+         fn + ": src must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " + shape_str(src.shape));
   const std::int64_t E = src.shape.back();
   const TensorRef* out_w = p.self_attn.out_proj_weight;
   if (out_w && !out_w->shape.empty() && out_w->shape[0] != E)
@@ -79,10 +79,14 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
   };
   // FF(in) added to x.
   auto feed_forward_into_x = [&](const Tensor& in) {
-    linear_rows_parallel(in.data.data(), p.linear1_weight->data, data_or_null(p.linear1_bias), hidden.data.data(), rows, uE, uF);
-    if (opt.activation == Activation::Relu) kernels::relu(hidden.data.data(), hidden.data.data(), hidden.data.size());
-    else kernels::gelu(hidden.data.data(), hidden.data.data(), hidden.data.size());
-    linear_rows_parallel(hidden.data.data(), p.linear2_weight->data, data_or_null(p.linear2_bias), ff.data.data(), rows, uF, uE);
+    linear_rows_parallel(in.data.data(), p.linear1_weight->data, data_or_null(p.linear1_bias), hidden.data.data(), rows,
+                         uE, uF);
+    if (opt.activation == Activation::Relu)
+      kernels::relu(hidden.data.data(), hidden.data.data(), hidden.data.size());
+    else
+      kernels::gelu(hidden.data.data(), hidden.data.data(), hidden.data.size());
+    linear_rows_parallel(hidden.data.data(), p.linear2_weight->data, data_or_null(p.linear2_bias), ff.data.data(), rows,
+                         uF, uE);
     kernels::add(x.data.data(), 1, ff.data.data(), 1, x.data.data(), x.data.size());
   };
   auto norm = [&](const Tensor& in, Tensor& out, const TensorRef* w, const TensorRef* b) {
@@ -95,9 +99,9 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
     norm(x, normed, p.norm2_weight, p.norm2_bias);  // x = x + FF(norm2(x))
     feed_forward_into_x(normed);
   } else {
-    self_attention_into_x(x);                        // x = norm1(x + SA(x))
-    norm(x, x, p.norm1_weight, p.norm1_bias);        // (layer_norm may run in place)
-    feed_forward_into_x(x);                          // x = norm2(x + FF(x))
+    self_attention_into_x(x);                  // x = norm1(x + SA(x))
+    norm(x, x, p.norm1_weight, p.norm1_bias);  // (layer_norm may run in place)
+    feed_forward_into_x(x);                    // x = norm2(x + FF(x))
     norm(x, x, p.norm2_weight, p.norm2_bias);
   }
   return x;

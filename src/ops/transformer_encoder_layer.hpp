@@ -13,7 +13,7 @@ namespace aw {
 enum class Activation { Relu, Gelu };
 
 struct EncoderLayerParams {
-  MhaParams self_attn;  // in_proj_weight (3E, E) ...
+  MhaParams self_attn;                        // in_proj_weight (3E, E) ...
   const TensorRef* linear1_weight = nullptr;  // (F, E)
   const TensorRef* linear1_bias = nullptr;    // (F) or null
   const TensorRef* linear2_weight = nullptr;  // (E, F)

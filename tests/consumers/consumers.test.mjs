@@ -12,11 +12,22 @@ import { readFileSync, writeFileSync, cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { E0 } from '../web/oracles.mjs';
 import {
-  root, scratch, pack, project, page, run, runCommand, linesNamingThePackage, filesUnder, openInChromium, openUrl, closeBrowser,
+  root,
+  scratch,
+  pack,
+  project,
+  page,
+  run,
+  runCommand,
+  linesNamingThePackage,
+  filesUnder,
+  openInChromium,
+  openUrl,
+  closeBrowser,
   isolationHeaders,
 } from './harness.mjs';
 
-const OMEGA_24 = E0['E0.6.omega_24'];  // the document prints tensor(11.1466)
+const OMEGA_24 = E0['E0.6.omega_24']; // the document prints tensor(11.1466)
 const PAGES = ['main.js', 'omega24.js'];
 const THREADS_PAGES = ['threads-main.js', 'threads-worker.js', 'omega24.js'];
 const relaxedFlag = '--experimental-wasm-relaxed-simd';
@@ -39,7 +50,10 @@ function assertOmega24(result, label) {
   assert.ok(!result.error, `${label}: ${result.error}`);
   const printed = /^tensor\((-?[\d.]+)\)$/.exec(result.omega24);
   assert.ok(printed, `${label}: omega_24 printed as ${JSON.stringify(result.omega24)}`);
-  assert.ok(Math.abs(Number(printed[1]) - OMEGA_24) <= 0.5e-4 + 1e-6, `${label}: omega_24 ${printed[1]}, the document says ${OMEGA_24}`);
+  assert.ok(
+    Math.abs(Number(printed[1]) - OMEGA_24) <= 0.5e-4 + 1e-6,
+    `${label}: omega_24 ${printed[1]}, the document says ${OMEGA_24}`,
+  );
 }
 
 /** A tool's output must not name the package (warnings, errors); `allowed` lines are its file listings. */
@@ -50,9 +64,17 @@ function assertQuiet(output, label, allowed) {
 /** No file of the threaded build in `dir`, and no output file names one. */
 function assertSingleThreadOnly(dir, label) {
   const files = filesUnder(dir);
-  assert.deepEqual(files.filter((f) => /_mt[-_.]/.test(f)), [], `${label}: threaded files in the output`);
+  assert.deepEqual(
+    files.filter((f) => /_mt[-_.]/.test(f)),
+    [],
+    `${label}: threaded files in the output`,
+  );
   for (const f of files.filter((f) => /\.(m?js|html)$/.test(f))) {
-    assert.doesNotMatch(readFileSync(join(dir, f), 'utf8'), /attention_wasm(_relaxed)?_mt/, `${label}: ${f} names the threaded build`);
+    assert.doesNotMatch(
+      readFileSync(join(dir, f), 'utf8'),
+      /attention_wasm(_relaxed)?_mt/,
+      `${label}: ${f} names the threaded build`,
+    );
   }
 }
 
@@ -70,13 +92,17 @@ async function assertRunsInChromium(dir, label, { threads = false } = {}) {
   } else {
     assert.equal(result.threads, 1);
     assert.deepEqual(result.tokens, tokens, `${label}: the shipped tokenizer`);
-    assert.deepEqual(requests.filter((u) => /_mt[-_.]/.test(u)), [], `${label}: fetched the threaded build`);
+    assert.deepEqual(
+      requests.filter((u) => /_mt[-_.]/.test(u)),
+      [],
+      `${label}: fetched the threaded build`,
+    );
   }
   return requests;
 }
 
 // ------------------------------------------------------------------------------------------------
-test('Node ESM: import { init } from \'attention-wasm\' (SIMD128 without the flag, relaxed with it)', () => {
+test("Node ESM: import { init } from 'attention-wasm' (SIMD128 without the flag, relaxed with it)", () => {
   const dir = project(join(work.dir, 'node-esm'), tarball, { files: PAGES });
   const plain = JSON.parse(run(dir, ['main.js']));
   assertOmega24(plain, 'node main.js');
@@ -86,7 +112,7 @@ test('Node ESM: import { init } from \'attention-wasm\' (SIMD128 without the fla
   assert.equal(relaxed.simd, 'relaxed-simd');
 });
 
-test('Node CommonJS: require(\'attention-wasm\')', () => {
+test("Node CommonJS: require('attention-wasm')", () => {
   const dir = project(join(work.dir, 'node-cjs'), tarball, { files: ['main.cjs', 'omega24.js'] });
   const output = run(dir, ['main.cjs']);
   assertOmega24(JSON.parse(output.split('\n')[0]), 'node main.cjs');
@@ -95,9 +121,13 @@ test('Node CommonJS: require(\'attention-wasm\')', () => {
 test('TypeScript: the example type-checks against the packed declarations (moduleResolution bundler and node16)', () => {
   const dir = project(join(work.dir, 'typescript'), tarball, { files: ['main.ts'], tools: ['typescript'] });
   const tsc = join(dir, 'node_modules/typescript/bin/tsc');
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: [] }, files: ['main.ts'],
-  }));
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, target: 'es2022', lib: ['es2022', 'dom'], types: [] },
+      files: ['main.ts'],
+    }),
+  );
   run(dir, [tsc, '-p', '.', '--module', 'esnext', '--moduleResolution', 'bundler']);
   run(dir, [tsc, '-p', '.', '--module', 'node16', '--moduleResolution', 'node16']);
 });
@@ -122,13 +152,19 @@ test('Vite: the threads opt-in in a module Worker, cross-origin isolated', async
   await assertRunsInChromium(join(dir, 'dist'), 'vite threads', { threads: true });
 });
 
-test('Vite\'s dev server: works with the one setting it needs, optimizeDeps.exclude (its pre-bundling would move the JS away from the .wasm)', async () => {
-  for (const [name, files, entry, threads] of [['vite-dev', PAGES, './main.js', false], ['vite-dev-threads', THREADS_PAGES, './threads-main.js', true]]) {
+test("Vite's dev server: works with the one setting it needs, optimizeDeps.exclude (its pre-bundling would move the JS away from the .wasm)", async () => {
+  for (const [name, files, entry, threads] of [
+    ['vite-dev', PAGES, './main.js', false],
+    ['vite-dev-threads', THREADS_PAGES, './threads-main.js', true],
+  ]) {
     const dir = project(join(work.dir, name), tarball, { files, tools: ['vite'] });
     writeFileSync(join(dir, 'index.html'), page(entry));
     const { createServer } = await import(join(dir, 'node_modules/vite/dist/node/index.js'));
     const server = await createServer({
-      root: dir, configFile: false, logLevel: 'silent', optimizeDeps: { exclude: ['attention-wasm'] },
+      root: dir,
+      configFile: false,
+      logLevel: 'silent',
+      optimizeDeps: { exclude: ['attention-wasm'] },
       server: { port: 0, host: '127.0.0.1', headers: isolationHeaders },
     });
     await server.listen();
@@ -146,10 +182,21 @@ test('Vite\'s dev server: works with the one setting it needs, optimizeDeps.excl
 // webpack 5: a config with only entry and output; the page is the user's own (webpack's output
 // is a classic script). --stats errors-warnings: webpack prints only its warnings and errors.
 function webpackProject(name, entry) {
-  const dir = project(join(work.dir, name), tarball, { files: entry === 'main.js' ? PAGES : THREADS_PAGES, tools: ['webpack', 'webpack-cli'] });
-  writeFileSync(join(dir, 'webpack.config.js'),
-    `export default { entry: './${entry}', output: { path: new URL('./dist', import.meta.url).pathname } };\n`);
-  const output = run(dir, ['node_modules/webpack-cli/bin/cli.js', '--mode', 'production', '--stats', 'errors-warnings']);
+  const dir = project(join(work.dir, name), tarball, {
+    files: entry === 'main.js' ? PAGES : THREADS_PAGES,
+    tools: ['webpack', 'webpack-cli'],
+  });
+  writeFileSync(
+    join(dir, 'webpack.config.js'),
+    `export default { entry: './${entry}', output: { path: new URL('./dist', import.meta.url).pathname } };\n`,
+  );
+  const output = run(dir, [
+    'node_modules/webpack-cli/bin/cli.js',
+    '--mode',
+    'production',
+    '--stats',
+    'errors-warnings',
+  ]);
   writeFileSync(join(dir, 'dist/index.html'), page('./main.js', { classic: true }));
   return { dir, output };
 }
@@ -173,8 +220,13 @@ test('webpack 5: the threads opt-in in a module Worker, cross-origin isolated', 
 // new URL('x.wasm', import.meta.url) alone): the package's .wasm files and the tokenizer's
 // vocabulary, and for threads the threaded glue, beside the bundle.
 function rollupProject(name, inputs, copied) {
-  const dir = project(join(work.dir, name), tarball, { files: inputs.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['rollup', '@rollup/plugin-node-resolve', 'rollup-plugin-copy'] });
-  writeFileSync(join(dir, 'rollup.config.mjs'), `import { nodeResolve } from '@rollup/plugin-node-resolve';
+  const dir = project(join(work.dir, name), tarball, {
+    files: inputs.includes('main.js') ? PAGES : THREADS_PAGES,
+    tools: ['rollup', '@rollup/plugin-node-resolve', 'rollup-plugin-copy'],
+  });
+  writeFileSync(
+    join(dir, 'rollup.config.mjs'),
+    `import { nodeResolve } from '@rollup/plugin-node-resolve';
 import copy from 'rollup-plugin-copy';
 
 export default {
@@ -182,21 +234,30 @@ export default {
   output: { dir: 'dist', format: 'es' },
   plugins: [nodeResolve(), copy({ targets: [{ src: ${JSON.stringify(copied.map((f) => `node_modules/attention-wasm/dist/${f}`))}, dest: 'dist' }] })],
 };
-`);
+`,
+  );
   const output = run(dir, ['node_modules/rollup/dist/bin/rollup', '-c']);
   writeFileSync(join(dir, 'dist/index.html'), page(`./${inputs[0]}`));
   return { dir, output };
 }
 
 test('Rollup (node-resolve, copy): builds without a warning naming the package, runs, no threaded build in the bundle', async () => {
-  const { dir, output } = rollupProject('rollup', ['main.js'], ['attention_wasm.wasm', 'attention_wasm_relaxed.wasm', 'vocab-bert-base-uncased.txt']);
+  const { dir, output } = rollupProject(
+    'rollup',
+    ['main.js'],
+    ['attention_wasm.wasm', 'attention_wasm_relaxed.wasm', 'vocab-bert-base-uncased.txt'],
+  );
   assertQuiet(output, 'rollup');
   assertSingleThreadOnly(join(dir, 'dist'), 'rollup');
   await assertRunsInChromium(join(dir, 'dist'), 'rollup');
 });
 
 test('Rollup: the threads opt-in (the Worker a second input), cross-origin isolated', async () => {
-  const { dir, output } = rollupProject('rollup-threads', ['threads-main.js', 'threads-worker.js'], ['*.wasm', '*.txt', 'attention_wasm_mt.js']);
+  const { dir, output } = rollupProject(
+    'rollup-threads',
+    ['threads-main.js', 'threads-worker.js'],
+    ['*.wasm', '*.txt', 'attention_wasm_mt.js'],
+  );
   assertQuiet(output, 'rollup (threads)');
   await assertRunsInChromium(join(dir, 'dist'), 'rollup threads', { threads: true });
 });
@@ -206,8 +267,16 @@ test('Rollup: the threads opt-in (the Worker a second input), cross-origin isola
 // threads the threaded glue) copied beside the bundle: esbuild leaves new URL('x.wasm',
 // import.meta.url) alone.
 function esbuildProject(name, entries, copied) {
-  const dir = project(join(work.dir, name), tarball, { files: entries.includes('main.js') ? PAGES : THREADS_PAGES, tools: ['esbuild'] });
-  const output = runCommand(dir, join(dir, 'node_modules/esbuild/bin/esbuild'), [...entries, '--bundle', '--format=esm', '--outdir=dist']);
+  const dir = project(join(work.dir, name), tarball, {
+    files: entries.includes('main.js') ? PAGES : THREADS_PAGES,
+    tools: ['esbuild'],
+  });
+  const output = runCommand(dir, join(dir, 'node_modules/esbuild/bin/esbuild'), [
+    ...entries,
+    '--bundle',
+    '--format=esm',
+    '--outdir=dist',
+  ]);
   const from = join(dir, 'node_modules/attention-wasm/dist');
   for (const f of readdirSync(from).filter((f) => copied.test(f))) cpSync(join(from, f), join(dir, 'dist', f));
   writeFileSync(join(dir, 'dist/index.html'), page(`./${entries[0]}`));
@@ -222,7 +291,11 @@ test('esbuild (one command + the .wasm copied): builds without a warning naming 
 });
 
 test('esbuild: the threads opt-in (the Worker a second entry point), cross-origin isolated', async () => {
-  const { dir, output } = esbuildProject('esbuild-threads', ['threads-main.js', 'threads-worker.js'], /\.wasm$|\.txt$|^attention_wasm_mt\.js$/);
+  const { dir, output } = esbuildProject(
+    'esbuild-threads',
+    ['threads-main.js', 'threads-worker.js'],
+    /\.wasm$|\.txt$|^attention_wasm_mt\.js$/,
+  );
   assertQuiet(output, 'esbuild (threads)');
   await assertRunsInChromium(join(dir, 'dist'), 'esbuild threads', { threads: true });
 });
@@ -233,8 +306,16 @@ test('esbuild: the threads opt-in (the Worker a second entry point), cross-origi
 // the app as it is. (Threads need a Worker, which import maps do not reach: a bundler's job.)
 function staticProject(name, files, script) {
   const dir = project(join(work.dir, name), tarball, { files });
-  const importMap = { imports: { 'attention-wasm': './node_modules/attention-wasm/dist/index.js', '@huggingface/tokenizers': './node_modules/@huggingface/tokenizers/dist/tokenizers.mjs' } };
-  writeFileSync(join(dir, 'index.html'), page(script).replace('<body>', `<script type="importmap">${JSON.stringify(importMap)}</script>\n<body>`));
+  const importMap = {
+    imports: {
+      'attention-wasm': './node_modules/attention-wasm/dist/index.js',
+      '@huggingface/tokenizers': './node_modules/@huggingface/tokenizers/dist/tokenizers.mjs',
+    },
+  };
+  writeFileSync(
+    join(dir, 'index.html'),
+    page(script).replace('<body>', `<script type="importmap">${JSON.stringify(importMap)}</script>\n<body>`),
+  );
   return dir;
 }
 
@@ -254,20 +335,41 @@ test('fallback in Chromium: where relaxed SIMD does not validate, init() loads t
     WebAssembly.validate = (bytes) => !relaxed(new Uint8Array(bytes)) && validate(bytes);
   </script>`;
   const html = join(dir, 'index.html');
-  writeFileSync(html, readFileSync(html, 'utf8').replace('<script type="importmap">', `${noRelaxedSimd}\n<script type="importmap">`));
+  writeFileSync(
+    html,
+    readFileSync(html, 'utf8').replace('<script type="importmap">', `${noRelaxedSimd}\n<script type="importmap">`),
+  );
   const { result, requests, errors } = await openInChromium(dir);
   assertOmega24(result, 'static, relaxed validation failing');
   assert.deepEqual([result.simd, errors], ['simd128', []]);
-  assert.deepEqual(requests.filter((u) => u.endsWith('.wasm')), ['/node_modules/attention-wasm/dist/attention_wasm.wasm']);
+  assert.deepEqual(
+    requests.filter((u) => u.endsWith('.wasm')),
+    ['/node_modules/attention-wasm/dist/attention_wasm.wasm'],
+  );
 });
 
 test('the tarball holds the files the consumers need and nothing of the sources', () => {
   const listed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   assert.deepEqual(Object.keys(listed.exports), ['.', './threads', './package.json']);
-  for (const f of ['dist/attention_wasm.js', 'dist/attention_wasm.wasm', 'dist/attention_wasm_relaxed.wasm', 'dist/attention_wasm_mt.js',
-    'dist/attention_wasm_mt.wasm', 'dist/attention_wasm_relaxed_mt.wasm', 'dist/attention_wasm_mt_node.js', 'dist/threads.js',
-    'dist/threads.d.ts', 'dist/node.js', 'dist/index.js', 'dist/index.d.ts', 'dist/vocab-bert-base-uncased.txt']) {
+  for (const f of [
+    'dist/attention_wasm.js',
+    'dist/attention_wasm.wasm',
+    'dist/attention_wasm_relaxed.wasm',
+    'dist/attention_wasm_mt.js',
+    'dist/attention_wasm_mt.wasm',
+    'dist/attention_wasm_relaxed_mt.wasm',
+    'dist/attention_wasm_mt_node.js',
+    'dist/threads.js',
+    'dist/threads.d.ts',
+    'dist/node.js',
+    'dist/index.js',
+    'dist/index.d.ts',
+    'dist/vocab-bert-base-uncased.txt',
+  ]) {
     assert.ok(packedFiles.includes(f), `${f} missing from the tarball: ${packedFiles.join(', ')}`);
   }
-  assert.deepEqual(packedFiles.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && !/^(README|LICENSE)/i.test(f)), []);
+  assert.deepEqual(
+    packedFiles.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && !/^(README|LICENSE)/i.test(f)),
+    [],
+  );
 });

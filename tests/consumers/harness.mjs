@@ -4,7 +4,17 @@
 // installed copies: nothing is downloaded), a static server (optionally cross-origin isolated)
 // and headless Chromium (Debian's, driven by playwright-core).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, writeFileSync, cpSync, symlinkSync, rmSync, readdirSync, statSync, readFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  mkdirSync,
+  writeFileSync,
+  cpSync,
+  symlinkSync,
+  rmSync,
+  readdirSync,
+  statSync,
+  readFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -29,7 +39,11 @@ export function scratch() {
  */
 export function pack(dir) {
   const from = process.env.AW_CONSUMER_PACKAGE || root;
-  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], { cwd: from, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync('npm', ['pack', '--json', '--pack-destination', dir], {
+    cwd: from,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const [packed] = JSON.parse(out);
   return { tarball: join(dir, packed.filename), files: packed.files.map((f) => f.path) };
 }
@@ -41,8 +55,14 @@ export function pack(dir) {
  */
 export function project(dir, tarball, { files = [], tools = [] } = {}) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-save', tarball], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true, type: 'module' }),
+  );
+  execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', '--no-save', tarball], {
+    cwd: dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   for (const f of files) cpSync(join(appSources, f), join(dir, f));
   for (const tool of tools) {
     mkdirSync(dirname(join(dir, 'node_modules', tool)), { recursive: true });
@@ -53,15 +73,18 @@ export function project(dir, tarball, { files = [], tools = [] } = {}) {
 
 /** An HTML page whose one script is `src` (a module unless `classic`); results go to #result. */
 export function page(src, { classic = false } = {}) {
-  return `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title></head>\n` +
-    `<body>\n<pre id="result"></pre>\n<script${classic ? '' : ' type="module"'} src="${src}"></script>\n</body>\n</html>\n`;
+  return (
+    `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><link rel="icon" href="data:,"><title>consumer</title></head>\n` +
+    `<body>\n<pre id="result"></pre>\n<script${classic ? '' : ' type="module"'} src="${src}"></script>\n</body>\n</html>\n`
+  );
 }
 
 /** Runs `command args` in `cwd`; its output (stdout + stderr); throws if it fails. */
 export function runCommand(cwd, command, args) {
   const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
   const output = `${r.stdout}${r.stderr}`;
-  if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${r.status}:\n${output}${r.error ?? ''}`);
+  if (r.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${r.status}:\n${output}${r.error ?? ''}`);
   return output;
 }
 
@@ -75,7 +98,9 @@ export function linesNamingThePackage(output, allowed = () => false) {
 
 /** Every file under `dir` (paths relative to it). */
 export function filesUnder(dir) {
-  return readdirSync(dir, { recursive: true }).filter((f) => statSync(join(dir, f)).isFile()).map(String);
+  return readdirSync(dir, { recursive: true })
+    .filter((f) => statSync(join(dir, f)).isFile())
+    .map(String);
 }
 
 /** Sizes of the JS and wasm files under `dir`, raw and gzipped (level 9), in bytes. */
@@ -91,12 +116,16 @@ export function bundleSize(dir) {
   return size;
 }
 
-export const isolationHeaders = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' };
+export const isolationHeaders = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
 
 /** Serves `dir` on 127.0.0.1 (a free port), with COOP/COEP when `isolated`. */
 export async function serve(dir, { isolated = false } = {}) {
   const handler = sirv(dir, {
-    dev: false, etag: false,
+    dev: false,
+    etag: false,
     setHeaders: (res) => {
       if (isolated) for (const [name, value] of Object.entries(isolationHeaders)) res.setHeader(name, value);
     },
@@ -104,7 +133,11 @@ export async function serve(dir, { isolated = false } = {}) {
   const server = createServer((req, res) => handler(req, res, () => res.writeHead(404).end()));
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   // close(): also the connections the browser keeps alive (server.close() alone waits for them)
-  const close = () => new Promise((resolve) => { server.close(resolve); server.closeAllConnections(); });
+  const close = () =>
+    new Promise((resolve) => {
+      server.close(resolve);
+      server.closeAllConnections();
+    });
   return { origin: `http://127.0.0.1:${server.address().port}`, close };
 }
 
@@ -113,12 +146,23 @@ let browser;
 async function chromiumContext() {
   browser ??= await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'aw-consumers-chromium-')), {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   return browser;
 }
-export const closeBrowser = async () => { await browser?.close(); browser = undefined; };
+export const closeBrowser = async () => {
+  await browser?.close();
+  browser = undefined;
+};
 
 /**
  * Opens `url` in Chromium and waits for the page's #result; resolves with the parsed result, the
@@ -133,16 +177,25 @@ export async function openUrl(url) {
   const requests = [];
   const errors = [];
   const onRequest = (req) => requests.push(req.url());
-  const onConsole = (msg) => { if (msg.type() === 'error') errors.push(msg.text()); };
+  const onConsole = (msg) => {
+    if (msg.type() === 'error') errors.push(msg.text());
+  };
   const onError = (err) => errors.push(String(err));
   context.on('request', onRequest);
   tab.on('console', onConsole);
   tab.on('pageerror', onError);
   try {
     await tab.goto(url);
-    await tab.waitForFunction(() => document.querySelector('#result')?.textContent, null, { polling: 50, timeout: 60000 });
+    await tab.waitForFunction(() => document.querySelector('#result')?.textContent, null, {
+      polling: 50,
+      timeout: 60000,
+    });
     const result = JSON.parse(await tab.locator('#result').textContent());
-    return { result, requests: requests.filter((u) => u.startsWith(origin)).map((u) => u.slice(origin.length)), errors };
+    return {
+      result,
+      requests: requests.filter((u) => u.startsWith(origin)).map((u) => u.slice(origin.length)),
+      errors,
+    };
   } finally {
     await tab.goto('about:blank');
     context.off('request', onRequest);

@@ -61,10 +61,12 @@ const adversaries = {
     return { data, shape: t.shape };
   },
   // `data` / `shape` getters that give the tensor for the first k reads, then something else
-  ...Object.fromEntries([1, 2, 3, 4].flatMap((k) => [
-    [`data getter (${k})`, (t) => defineGetters(t, { data: changing(k, t.data, shortData(t)) })],
-    [`shape getter (${k})`, (t) => defineGetters(t, { shape: changing(k, t.shape, biggerShape(t)) })],
-  ])),
+  ...Object.fromEntries(
+    [1, 2, 3, 4].flatMap((k) => [
+      [`data getter (${k})`, (t) => defineGetters(t, { data: changing(k, t.data, shortData(t)) })],
+      [`shape getter (${k})`, (t) => defineGetters(t, { shape: changing(k, t.shape, biggerShape(t)) })],
+    ]),
+  ),
   // a Proxy of the shape whose first dim is doubled after its first read
   'Proxy shape': (t) => {
     const first = changing(1, t.shape[0], t.shape[0] * 2);
@@ -114,8 +116,10 @@ for (const [fn, entry] of Object.entries(boundaryCases)) {
     const want = runEntry(entry, base);
     const prefix = new RegExp(`^(${entry.prefix ?? fn.replace('.', '\\.')})`);
     const failures = [];
-    const slots = [...Object.keys(base.tensors).map((name) => ['tensors', name]),
-      ...Object.keys(base.params).map((name) => ['params', name])];
+    const slots = [
+      ...Object.keys(base.tensors).map((name) => ['tensors', name]),
+      ...Object.keys(base.params).map((name) => ['params', name]),
+    ];
     for (const [where, name] of slots) {
       for (const [kind, make] of Object.entries(adversaries)) {
         const t = base[where][name];
@@ -135,12 +139,20 @@ for (const [fn, entry] of Object.entries(boundaryCases)) {
             failures.push(`${label}: the error does not name the argument: ${error.message}`);
           }
           if (!canary(A)) failures.push(`${label}: the module computes wrongly afterwards`);
-        } else if (!(got.data instanceof Float32Array) || JSON.stringify(got.shape) !== JSON.stringify(want.shape) ||
-                   !bytes(got).equals(bytes(want))) {
+        } else if (
+          !(got.data instanceof Float32Array) ||
+          JSON.stringify(got.shape) !== JSON.stringify(want.shape) ||
+          !bytes(got).equals(bytes(want))
+        ) {
           const differ = got.data ? Array.from(got.data).filter((x, i) => !Object.is(x, want.data[i])) : [];
-          failures.push(`${label}: no error, and ${differ.length} of ${got.data?.length} output elements (shape ` +
-            `${JSON.stringify(got.shape)}) differ from the result of the caller's data (shape ${JSON.stringify(want.shape)}), ` +
-            `e.g. ${differ.slice(0, 3).map((x) => x.toPrecision(5)).join(', ')}`);
+          failures.push(
+            `${label}: no error, and ${differ.length} of ${got.data?.length} output elements (shape ` +
+              `${JSON.stringify(got.shape)}) differ from the result of the caller's data (shape ${JSON.stringify(want.shape)}), ` +
+              `e.g. ${differ
+                .slice(0, 3)
+                .map((x) => x.toPrecision(5))
+                .join(', ')}`,
+          );
         }
         if (!bytes(t).equals(before)) failures.push(`${label}: the caller's array was written to`);
       }

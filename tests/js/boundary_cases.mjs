@@ -34,7 +34,8 @@ export const boundaryCases = {
   'scaledDotProductAttention (boolean mask, weights)': {
     prefix: 'scaledDotProductAttention',
     tensors: { query: f(2, 5, 4), key: f(2, 6, 4), value: f(2, 6, 3), attnMask: bool(2, 1, 6) },
-    run: (A, t) => A.scaledDotProductAttention(t.query, t.key, t.value, { attnMask: t.attnMask, returnWeights: true }).weights,
+    run: (A, t) =>
+      A.scaledDotProductAttention(t.query, t.key, t.value, { attnMask: t.attnMask, returnWeights: true }).weights,
   },
   layerNorm: {
     tensors: { input: f(3, 6), weight: f(6), bias: f(6) },
@@ -56,7 +57,8 @@ export const boundaryCases = {
     tensors: { query: f(5, 2, 8), key: f(6, 2, 8), value: f(6, 2, 8), keyPaddingMask: bool(2, 6), attnMask: f(5, 6) },
     params: { inProjWeight: f(24, 8), inProjBias: f(24), outProjWeight: f(8, 8), outProjBias: f(8) },
     make: mha,
-    run: (A, t, m) => m.forward(t.query, t.key, t.value, { keyPaddingMask: t.keyPaddingMask, attnMask: t.attnMask }).output,
+    run: (A, t, m) =>
+      m.forward(t.query, t.key, t.value, { keyPaddingMask: t.keyPaddingMask, attnMask: t.attnMask }).output,
   },
   'MultiheadAttention.forward (weights)': {
     prefix: 'MultiheadAttention',
@@ -65,11 +67,15 @@ export const boundaryCases = {
     run: (A, t, m) => m.forward(t.query, t.key, t.value, { attnMask: t.attnMask, averageAttnWeights: false }).weights,
   },
   'TransformerEncoderLayer.forward': {
-    prefix: 'TransformerEncoderLayer',  // also its parts' setters: TransformerEncoderLayer.selfAttn.outProj: bias ...
+    prefix: 'TransformerEncoderLayer', // also its parts' setters: TransformerEncoderLayer.selfAttn.outProj: bias ...
     tensors: { src: f(5, 2, 8), srcKeyPaddingMask: bool(2, 5), srcMask: f(5, 5) },
     params: {
-      'selfAttn.inProjWeight': f(24, 8), 'selfAttn.outProjBias': f(8), 'linear1.weight': f(16, 8),
-      'linear2.bias': f(8), 'norm1.weight': f(8), 'norm2.bias': f(8),
+      'selfAttn.inProjWeight': f(24, 8),
+      'selfAttn.outProjBias': f(8),
+      'linear1.weight': f(16, 8),
+      'linear2.bias': f(8),
+      'norm1.weight': f(8),
+      'norm2.bias': f(8),
     },
     make: (A) => {
       A.manualSeed(4);

@@ -9,16 +9,17 @@ import { relaxedSimd } from 'wasm-feature-detect';
 import { init } from 'attention-wasm';
 import { ternaryV128Module, relaxedSimdSupported } from '../../dist/builds.js';
 
-const V128_BITSELECT = [0xfd, 0x52];  // SIMD128's one ternary v128 instruction
+const V128_BITSELECT = [0xfd, 0x52]; // SIMD128's one ternary v128 instruction
 
 test('the relaxed-SIMD probe is a well-formed module: with v128.bitselect in its place it validates', () => {
   assert.equal(WebAssembly.validate(ternaryV128Module(V128_BITSELECT)), true);
   assert.equal(WebAssembly.validate(ternaryV128Module([0xfd, 0xff, 0x7f])), false, 'an unknown opcode does not');
 });
 
-test('the probe agrees with wasm-feature-detect\'s relaxedSimd() in this engine', async () => {
+test("the probe agrees with wasm-feature-detect's relaxedSimd() in this engine", async () => {
   assert.equal(relaxedSimdSupported(), await relaxedSimd());
-  if (process.execArgv.includes('--experimental-wasm-relaxed-simd')) assert.equal(relaxedSimdSupported(), true, 'Node with the flag runs relaxed SIMD');
+  if (process.execArgv.includes('--experimental-wasm-relaxed-simd'))
+    assert.equal(relaxedSimdSupported(), true, 'Node with the flag runs relaxed SIMD');
 });
 
 test('init() loads the relaxed-SIMD build where the engine validates it, else the SIMD128 build', async () => {
@@ -41,29 +42,42 @@ test('init({ simd }) forces a build; relaxed where the engine cannot run it is a
       R.dispose();
     } else {
       await assert.rejects(init({ simd: 'relaxed', threads }), {
-        name: 'Error', message: /^init: simd: 'relaxed' asks for the relaxed-SIMD build, but this engine does not support WebAssembly relaxed SIMD/,
+        name: 'Error',
+        message:
+          /^init: simd: 'relaxed' asks for the relaxed-SIMD build, but this engine does not support WebAssembly relaxed SIMD/,
       });
     }
   }
-  await assert.rejects(init({ simd: 'fma' }), { name: 'TypeError', message: 'init: simd must be \'auto\', \'relaxed\', \'simd128\', got "fma"' });
-  await assert.rejects(init({ simd: 128 }), { name: 'TypeError', message: /^init: simd must be 'auto', 'relaxed', 'simd128', got/ });
+  await assert.rejects(init({ simd: 'fma' }), {
+    name: 'TypeError',
+    message: "init: simd must be 'auto', 'relaxed', 'simd128', got \"fma\"",
+  });
+  await assert.rejects(init({ simd: 128 }), {
+    name: 'TypeError',
+    message: /^init: simd must be 'auto', 'relaxed', 'simd128', got/,
+  });
 });
 
 // A workload in a child process: its build and its outputs.
 const child = fileURLToPath(new URL('./builds_child.mjs', import.meta.url));
 function runChild(nodeFlags, env = {}) {
   const { ATTENTION_WASM_SIMD, ...inherited } = process.env;
-  const r = spawnSync(process.execPath, [...nodeFlags, child], { env: { ...inherited, ...env }, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(process.execPath, [...nodeFlags, child], {
+    env: { ...inherited, ...env },
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
 }
 
-test('fallback: Node without --experimental-wasm-relaxed-simd loads the SIMD128 build, with the relaxed build\'s results within tolerance', () => {
+test("fallback: Node without --experimental-wasm-relaxed-simd loads the SIMD128 build, with the relaxed build's results within tolerance", () => {
   const relaxed = runChild(['--experimental-wasm-relaxed-simd']);
   const plain = runChild([]);
   assert.equal(relaxed.simd, 'relaxed-simd');
   assert.equal(plain.simd, plain.relaxedSupported ? 'relaxed-simd' : 'simd128');
-  if (Number(process.versions.node.split('.')[0]) < 22) assert.equal(plain.simd, 'simd128', 'Node 20 runs relaxed SIMD only with the flag');
+  if (Number(process.versions.node.split('.')[0]) < 22)
+    assert.equal(plain.simd, 'simd128', 'Node 20 runs relaxed SIMD only with the flag');
   // ATTENTION_WASM_SIMD sets the default of init's simd option
   assert.equal(runChild(['--experimental-wasm-relaxed-simd'], { ATTENTION_WASM_SIMD: 'simd128' }).simd, 'simd128');
   // the kernels' tolerance against their scalar references and float64 (tests/kernels): 1e-5 relative
@@ -71,13 +85,20 @@ test('fallback: Node without --experimental-wasm-relaxed-simd loads the SIMD128 
   for (const [name, values] of Object.entries(plain.outputs)) {
     const other = relaxed.outputs[name];
     assert.equal(values.length, other.length, name);
-    values.forEach((x, i) => assert.ok(Math.abs(x - other[i]) <= 1e-5 * (1 + Math.abs(other[i])), `${name}[${i}]: ${x} (SIMD128) vs ${other[i]} (relaxed)`));
+    values.forEach((x, i) =>
+      assert.ok(
+        Math.abs(x - other[i]) <= 1e-5 * (1 + Math.abs(other[i])),
+        `${name}[${i}]: ${x} (SIMD128) vs ${other[i]} (relaxed)`,
+      ),
+    );
   }
 });
 
-test('the browsers\' entry point (dist/index.js) has no threaded build: asked for threads it could run, it names attention-wasm/threads', async () => {
+test("the browsers' entry point (dist/index.js) has no threaded build: asked for threads it could run, it names attention-wasm/threads", async () => {
   const { init: initBrowserEntry } = await import('../../dist/index.js');
   await assert.rejects(initBrowserEntry({ threads: 2 }), {
-    name: 'Error', message: /^init: threads: 2 needs the threaded build, which the 'attention-wasm' entry point leaves out of bundles; import \{ init \} from 'attention-wasm\/threads'/,
+    name: 'Error',
+    message:
+      /^init: threads: 2 needs the threaded build, which the 'attention-wasm' entry point leaves out of bundles; import \{ init \} from 'attention-wasm\/threads'/,
   });
 });

@@ -8,12 +8,15 @@ import { rng, randomTensor } from './helpers.mjs';
 const A = await init();
 const random = rng(2024);
 const t = (...shape) => randomTensor(shape, random);
-const q = t(1, 8, 100, 64), k = t(1, 8, 131, 64), v = t(1, 8, 131, 64);
+const q = t(1, 8, 100, 64),
+  k = t(1, 8, 131, 64),
+  v = t(1, 8, 131, 64);
 const mask = t(100, 131);
 const outputs = {
   attention: A.scaledDotProductAttention(q, k, v).output,
   attentionCausalWeights: A.scaledDotProductAttention(q, k, v, { isCausal: true, returnWeights: true }).weights,
-  attentionMasked: A.scaledDotProductAttention(t(2, 3, 17, 9), t(2, 3, 29, 9), t(2, 3, 29, 5), { attnMask: t(17, 29) }).output,
+  attentionMasked: A.scaledDotProductAttention(t(2, 3, 17, 9), t(2, 3, 29, 9), t(2, 3, 29, 5), { attnMask: t(17, 29) })
+    .output,
   attentionMaskedLarge: A.scaledDotProductAttention(q, k, v, { attnMask: mask }).output,
   matmul: A.matmul(t(67, 130), t(130, 45)),
   matmulPacked: A.matmul(t(256, 300), t(300, 260)),
@@ -23,8 +26,10 @@ const outputs = {
   gelu: A.gelu(t(1001)),
   geluTanh: A.gelu(t(1001), { approximate: 'tanh' }),
 };
-process.stdout.write(JSON.stringify({
-  simd: A.buildInfo().simd,
-  relaxedSupported: relaxedSimdSupported(),
-  outputs: Object.fromEntries(Object.entries(outputs).map(([name, x]) => [name, Array.from(x.data)])),
-}));
+process.stdout.write(
+  JSON.stringify({
+    simd: A.buildInfo().simd,
+    relaxedSupported: relaxedSimdSupported(),
+    outputs: Object.fromEntries(Object.entries(outputs).map(([name, x]) => [name, Array.from(x.data)])),
+  }),
+);

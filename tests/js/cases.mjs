@@ -20,7 +20,7 @@ export function makeRandom(seed) {
   };
   const r = {
     next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),  // inclusive
+    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), // inclusive
     pick: (xs) => xs[Math.floor(next() * xs.length)],
     chance: (p) => next() < p,
     // sizes: mostly small and odd (every SIMD tail), sometimes 0, sometimes past two vectors
@@ -44,15 +44,19 @@ const t = (data, shape) => ({ data: Float32Array.from(data), shape });
 
 // Values that are not tensors, each with the type it must raise.
 const notTensors = [
-  [null, TypeError], [undefined, TypeError], [3, TypeError], ['x', TypeError], [[1, 2], TypeError],
-  [{ data: [1, 2], shape: [2] }, TypeError],                      // Array data
-  [{ data: new Float64Array(2), shape: [2] }, TypeError],         // wrong typed array
+  [null, TypeError],
+  [undefined, TypeError],
+  [3, TypeError],
+  ['x', TypeError],
+  [[1, 2], TypeError],
+  [{ data: [1, 2], shape: [2] }, TypeError], // Array data
+  [{ data: new Float64Array(2), shape: [2] }, TypeError], // wrong typed array
   [{ data: new Int32Array(2), shape: [2] }, TypeError],
-  [{ data: new Float32Array(2), shape: '2' }, TypeError],         // shape not an array
-  [{ data: new Float32Array(2), shape: ['2'] }, TypeError],       // a string for a size
-  [{ data: new Float32Array(2), shape: [3] }, RangeError],        // product != data.length
-  [{ data: new Float32Array(2), shape: [-2] }, RangeError],       // negative
-  [{ data: new Float32Array(2), shape: [2.5] }, RangeError],      // fractional
+  [{ data: new Float32Array(2), shape: '2' }, TypeError], // shape not an array
+  [{ data: new Float32Array(2), shape: ['2'] }, TypeError], // a string for a size
+  [{ data: new Float32Array(2), shape: [3] }, RangeError], // product != data.length
+  [{ data: new Float32Array(2), shape: [-2] }, RangeError], // negative
+  [{ data: new Float32Array(2), shape: [2.5] }, RangeError], // fractional
   [{ data: new Float32Array(0), shape: [0, 2 ** 40] }, RangeError], // a dim no int64 path should see
   [{ data: new Float32Array(2), shape: [NaN] }, RangeError],
 ];
@@ -65,7 +69,12 @@ function badTensorArg(r, fn, argNames, validArgs, call, optional = []) {
   const [bad, type] = r.pick(choices);
   const args = [...validArgs];
   args[i] = bad;
-  return { label: `${fn}(${argNames[i]} = bad)`, run: (A) => call(A, ...args), type, message: new RegExp(`^${fn}: ${argNames[i]}\\b`) };
+  return {
+    label: `${fn}(${argNames[i]} = bad)`,
+    run: (A) => call(A, ...args),
+    type,
+    message: new RegExp(`^${fn}: ${argNames[i]}\\b`),
+  };
 }
 
 /** add and mul: torch broadcasting in either order, or a plain number as the other operand. */
@@ -75,7 +84,9 @@ function binaryCase(fn, op) {
       const target = Array.from({ length: r.int(0, 3) }, () => r.dim());
       const a = r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
       // the other operand: a tensor broadcasting against the first, or a plain number
-      const b = r.chance(0.2) ? r.pick([2, -0.5, 0, 1e3]) : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
+      const b = r.chance(0.2)
+        ? r.pick([2, -0.5, 0, 1e3])
+        : r.tensor(r.chance(0.5) ? target : broadcastable(r, target), 10);
       const swap = typeof b !== 'number' && r.chance(0.5);
       const [x, y] = swap ? [b, a] : [a, b];
       const yt = typeof y === 'number' ? { data: [y], shape: [] } : y;
@@ -92,15 +103,26 @@ function binaryCase(fn, op) {
         case 0: {
           // a number is a valid operand (a 0-d tensor): every other non-tensor is not
           const [bad, type] = r.pick(notTensors.filter(([v]) => typeof v !== 'number'));
-          const i = r.int(0, 1), args = [x, r.tensor([3])];
+          const i = r.int(0, 1),
+            args = [x, r.tensor([3])];
           args[i] = bad;
           const name = ['input', 'other'][i];
-          return { label: `${fn}(${name} = bad)`, run: (A) => A[fn](...args), type, message: new RegExp(`^${fn}: ${name}\\b`) };
+          return {
+            label: `${fn}(${name} = bad)`,
+            run: (A) => A[fn](...args),
+            type,
+            message: new RegExp(`^${fn}: ${name}\\b`),
+          };
         }
-        default: return {
-          label: `${fn} broadcast`, run: (A) => A[fn](x, r.tensor([r.pick([2, 4])])), type: Error,
-          message: new RegExp(`^${fn}: input \\[2, 3\\] and other \\[\\d\\]: shapes \\[2, 3\\] and \\[\\d\\] are not broadcastable`),
-        };
+        default:
+          return {
+            label: `${fn} broadcast`,
+            run: (A) => A[fn](x, r.tensor([r.pick([2, 4])])),
+            type: Error,
+            message: new RegExp(
+              `^${fn}: input \\[2, 3\\] and other \\[\\d\\]: shapes \\[2, 3\\] and \\[\\d\\] are not broadcastable`,
+            ),
+          };
       }
     },
     small: (A) => A[fn](t([1, 2, 3, 4], [2, 2]), t([10, 20], [2])),
@@ -112,23 +134,44 @@ export const functions = {
     weight: 2,
     valid(r) {
       // batch broadcasting, 1-D operands, zero sizes
-      const m = r.dim(), k = r.dim(), n = r.dim();
+      const m = r.dim(),
+        k = r.dim(),
+        n = r.dim();
       const batch = r.chance(0.5) ? [] : Array.from({ length: r.int(1, 2) }, () => r.int(1, 3));
       let as = r.chance(0.15) ? [k] : [...broadcastable(r, batch), m, k];
       let bs = r.chance(0.15) ? [k] : [...broadcastable(r, batch), k, n];
-      const a = r.tensor(as), b = r.tensor(bs);
-      return { label: `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)}`, args: [a, b], run: (A) => A.matmul(a, b), want: () => ref.matmul(a, b) };
+      const a = r.tensor(as),
+        b = r.tensor(bs);
+      return {
+        label: `matmul ${JSON.stringify(as)} x ${JSON.stringify(bs)}`,
+        args: [a, b],
+        run: (A) => A.matmul(a, b),
+        want: () => ref.matmul(a, b),
+      };
     },
     invalid(r) {
-      const a = r.tensor([2, 3]), b = r.tensor([3, 4]);
+      const a = r.tensor([2, 3]),
+        b = r.tensor([3, 4]);
       switch (r.int(0, 2)) {
-        case 0: return badTensorArg(r, 'matmul', ['input', 'other'], [a, b], (A, x, y) => A.matmul(x, y));
+        case 0:
+          return badTensorArg(r, 'matmul', ['input', 'other'], [a, b], (A, x, y) => A.matmul(x, y));
         case 1: {
-          const k = r.int(1, 9), k2 = k + r.int(1, 3);
-          return { label: 'matmul inner dims', run: (A) => A.matmul(r.tensor([2, k]), r.tensor([k2, 3])), type: Error, message: /^matmul: input \[2, \d+\] and other \[\d+, 3\] cannot be multiplied/ };
+          const k = r.int(1, 9),
+            k2 = k + r.int(1, 3);
+          return {
+            label: 'matmul inner dims',
+            run: (A) => A.matmul(r.tensor([2, k]), r.tensor([k2, 3])),
+            type: Error,
+            message: /^matmul: input \[2, \d+\] and other \[\d+, 3\] cannot be multiplied/,
+          };
         }
         default:
-          return { label: 'matmul batch', run: (A) => A.matmul(r.tensor([2, 2, 3]), r.tensor([3, 3, 4])), type: Error, message: /^matmul: batch dims of input \[2, 2, 3\] and other \[3, 3, 4\]/ };
+          return {
+            label: 'matmul batch',
+            run: (A) => A.matmul(r.tensor([2, 2, 3]), r.tensor([3, 3, 4])),
+            type: Error,
+            message: /^matmul: batch dims of input \[2, 2, 3\] and other \[3, 3, 4\]/,
+          };
       }
     },
     small: (A) => A.matmul(t([1, 2, 3, 4, 5, 6], [2, 3]), t([1, 0, 0, 1, 1, 1], [3, 2])),
@@ -136,18 +179,42 @@ export const functions = {
 
   linear: {
     valid(r) {
-      const k = r.dim(), n = r.dim();
+      const k = r.dim(),
+        n = r.dim();
       const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
-      const x = r.tensor([...lead, k]), w = r.tensor([n, k]);
+      const x = r.tensor([...lead, k]),
+        w = r.tensor([n, k]);
       const bias = r.chance(0.5) ? r.tensor([n]) : undefined;
-      return { label: `linear ${JSON.stringify(x.shape)} W ${JSON.stringify(w.shape)} bias ${!!bias}`, args: [x, w, bias].filter(Boolean), run: (A) => A.linear(x, w, bias), want: () => ref.linear(x, w, bias) };
+      return {
+        label: `linear ${JSON.stringify(x.shape)} W ${JSON.stringify(w.shape)} bias ${!!bias}`,
+        args: [x, w, bias].filter(Boolean),
+        run: (A) => A.linear(x, w, bias),
+        want: () => ref.linear(x, w, bias),
+      };
     },
     invalid(r) {
-      const x = r.tensor([2, 3]), w = r.tensor([4, 3]), b = r.tensor([4]);
+      const x = r.tensor([2, 3]),
+        w = r.tensor([4, 3]),
+        b = r.tensor([4]);
       switch (r.int(0, 2)) {
-        case 0: return badTensorArg(r, 'linear', ['input', 'weight', 'bias'], [x, w, b], (A, p, q, s) => A.linear(p, q, s), ['bias']);
-        case 1: return { label: 'linear in_features', run: (A) => A.linear(x, r.tensor([4, 5])), type: Error, message: /^linear: input \[2, 3\], weight \[4, 5\]/ };
-        default: return { label: 'linear bias', run: (A) => A.linear(x, w, r.tensor([5])), type: Error, message: /^linear: bias must have shape \[4\], got input \[2, 3\], weight \[4, 3\], bias \[5\]/ };
+        case 0:
+          return badTensorArg(r, 'linear', ['input', 'weight', 'bias'], [x, w, b], (A, p, q, s) => A.linear(p, q, s), [
+            'bias',
+          ]);
+        case 1:
+          return {
+            label: 'linear in_features',
+            run: (A) => A.linear(x, r.tensor([4, 5])),
+            type: Error,
+            message: /^linear: input \[2, 3\], weight \[4, 5\]/,
+          };
+        default:
+          return {
+            label: 'linear bias',
+            run: (A) => A.linear(x, w, r.tensor([5])),
+            type: Error,
+            message: /^linear: bias must have shape \[4\], got input \[2, 3\], weight \[4, 3\], bias \[5\]/,
+          };
       }
     },
     small: (A) => A.linear(t([1, 2, 3], [1, 3]), t([1, 1, 1, 0, 1, 0], [2, 3]), t([1, 2], [2])),
@@ -159,18 +226,43 @@ export const functions = {
       const shape = Array.from({ length: r.int(0, 4) }, () => r.dim());
       const x = r.tensor(shape, r.pick([1, 10, 100]));
       // sprinkle -inf (and whole -inf slices for 1-D rows)
-      if (x.data.length && r.chance(0.3)) for (let i = 0; i < x.data.length; i++) if (r.chance(0.3)) x.data[i] = -Infinity;
+      if (x.data.length && r.chance(0.3))
+        for (let i = 0; i < x.data.length; i++) if (r.chance(0.3)) x.data[i] = -Infinity;
       const rank = shape.length;
       const dim = rank === 0 ? r.pick([0, -1]) : r.int(-rank, rank - 1);
-      return { label: `softmax ${JSON.stringify(shape)} dim ${dim}`, args: [x], run: (A) => A.softmax(x, { dim }), want: () => ref.softmax(x, dim) };
+      return {
+        label: `softmax ${JSON.stringify(shape)} dim ${dim}`,
+        args: [x],
+        run: (A) => A.softmax(x, { dim }),
+        want: () => ref.softmax(x, dim),
+      };
     },
     invalid(r) {
       const x = r.tensor([2, 3]);
       switch (r.int(0, 3)) {
-        case 0: return badTensorArg(r, 'softmax', ['input'], [x], (A, p) => A.softmax(p));
-        case 1: return { label: 'softmax dim range', run: (A) => A.softmax(x, { dim: r.pick([2, 3, -3, 100]) }), type: RangeError, message: /^softmax: dim for input \[2, 3\]: dim -?\d+ is out of range \[-2, 1\]/ };
-        case 2: return { label: 'softmax dim type', run: (A) => A.softmax(x, { dim: r.pick(['1', null, [1]]) }), type: TypeError, message: /^softmax: dim must be an integer/ };
-        default: return { label: 'softmax dim fraction', run: (A) => A.softmax(x, { dim: r.pick([0.5, NaN, Infinity, 1e300]) }), type: RangeError, message: /^softmax: dim must be an integer/ };
+        case 0:
+          return badTensorArg(r, 'softmax', ['input'], [x], (A, p) => A.softmax(p));
+        case 1:
+          return {
+            label: 'softmax dim range',
+            run: (A) => A.softmax(x, { dim: r.pick([2, 3, -3, 100]) }),
+            type: RangeError,
+            message: /^softmax: dim for input \[2, 3\]: dim -?\d+ is out of range \[-2, 1\]/,
+          };
+        case 2:
+          return {
+            label: 'softmax dim type',
+            run: (A) => A.softmax(x, { dim: r.pick(['1', null, [1]]) }),
+            type: TypeError,
+            message: /^softmax: dim must be an integer/,
+          };
+        default:
+          return {
+            label: 'softmax dim fraction',
+            run: (A) => A.softmax(x, { dim: r.pick([0.5, NaN, Infinity, 1e300]) }),
+            type: RangeError,
+            message: /^softmax: dim must be an integer/,
+          };
       }
     },
     small: (A) => A.softmax(t([1, 2, 3, 4], [2, 2])),
@@ -178,21 +270,44 @@ export const functions = {
 
   embedding: {
     valid(r) {
-      const rows = r.int(1, 9), dim = r.dim();
+      const rows = r.int(1, 9),
+        dim = r.dim();
       const ids = Array.from({ length: r.dim() }, () => r.int(0, rows - 1));
       const w = r.tensor([rows, dim]);
       const form = r.int(0, 1);
       const input = form === 0 ? ids : Int32Array.from(ids);
-      return { label: `embedding ${ids.length} ids of ${JSON.stringify(w.shape)}`, args: [w], run: (A) => A.embedding(input, w), want: () => ref.embedding(ids, w) };
+      return {
+        label: `embedding ${ids.length} ids of ${JSON.stringify(w.shape)}`,
+        args: [w],
+        run: (A) => A.embedding(input, w),
+        want: () => ref.embedding(ids, w),
+      };
     },
     invalid(r) {
       const w = r.tensor([4, 3]);
       switch (r.int(0, 2)) {
-        case 0: return { label: 'embedding id range', run: (A) => A.embedding([0, r.pick([4, 5, -1, 2 ** 32])], w), type: RangeError, message: /^embedding: (input: )?index -?\d+ \(input position 1\)/ };
-        case 1: return { label: 'embedding ids type', run: (A) => A.embedding(r.pick([null, 'ab', new Float32Array(2), [0, '1']]), w), type: TypeError, message: /^embedding: input must/ };
+        case 0:
+          return {
+            label: 'embedding id range',
+            run: (A) => A.embedding([0, r.pick([4, 5, -1, 2 ** 32])], w),
+            type: RangeError,
+            message: /^embedding: (input: )?index -?\d+ \(input position 1\)/,
+          };
+        case 1:
+          return {
+            label: 'embedding ids type',
+            run: (A) => A.embedding(r.pick([null, 'ab', new Float32Array(2), [0, '1']]), w),
+            type: TypeError,
+            message: /^embedding: input must/,
+          };
         default: {
           const [bad, type] = r.pick(notTensors);
-          return { label: 'embedding weight', run: (A) => A.embedding([0], bad), type, message: /^embedding: weight\b/ };
+          return {
+            label: 'embedding weight',
+            run: (A) => A.embedding([0], bad),
+            type,
+            message: /^embedding: weight\b/,
+          };
         }
       }
     },
@@ -205,20 +320,37 @@ export const functions = {
       const seed = r.int(0, 2 ** 31);
       return {
         label: `rand ${JSON.stringify(shape)}`,
-        run: (A) => { A.manualSeed(seed); return A.rand(...shape); },
+        run: (A) => {
+          A.manualSeed(seed);
+          return A.rand(...shape);
+        },
         check: (out, A) => {
           if (out.data.some((x) => !(x >= 0 && x < 1))) return 'a value outside [0, 1)';
           A.manualSeed(seed);
-          const again = A.rand(shape);  // the array form; same seed, same numbers
-          return Buffer.compare(Buffer.from(again.data.buffer), Buffer.from(out.data.buffer)) === 0 ? null : 'not reproducible';
+          const again = A.rand(shape); // the array form; same seed, same numbers
+          return Buffer.compare(Buffer.from(again.data.buffer), Buffer.from(out.data.buffer)) === 0
+            ? null
+            : 'not reproducible';
         },
       };
     },
     invalid(r) {
-      const [size, type] = r.pick([[-1, RangeError], [2.5, RangeError], ['3', TypeError], [2 ** 30, RangeError], [NaN, RangeError], [null, TypeError]]);
+      const [size, type] = r.pick([
+        [-1, RangeError],
+        [2.5, RangeError],
+        ['3', TypeError],
+        [2 ** 30, RangeError],
+        [NaN, RangeError],
+        [null, TypeError],
+      ]);
       const shape = r.chance(0.5) ? [size] : [2, size];
       const fn = r.pick(['rand', 'randn']);
-      return { label: `${fn}(${shape})`, run: (A) => A[fn](...shape), type, message: new RegExp(`^${fn}: size: shape \\[`) };
+      return {
+        label: `${fn}(${shape})`,
+        run: (A) => A[fn](...shape),
+        type,
+        message: new RegExp(`^${fn}: size: shape \\[`),
+      };
     },
     small: (A) => A.rand(3, 2),
   },
@@ -226,10 +358,18 @@ export const functions = {
   randn: {
     valid(r) {
       const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
-      return { label: `randn ${JSON.stringify(shape)}`, run: (A) => A.randn(shape), check: (out) => (out.data.every(Number.isFinite) ? null : 'not finite') };
+      return {
+        label: `randn ${JSON.stringify(shape)}`,
+        run: (A) => A.randn(shape),
+        check: (out) => (out.data.every(Number.isFinite) ? null : 'not finite'),
+      };
     },
     invalid(r) {
-      const [size, type] = r.pick([[-3, RangeError], [1e10, RangeError], [{}, TypeError]]);
+      const [size, type] = r.pick([
+        [-3, RangeError],
+        [1e10, RangeError],
+        [{}, TypeError],
+      ]);
       return { label: `randn(${size})`, run: (A) => A.randn(4, size), type, message: /^randn: size: shape \[4, / };
     },
     small: (A) => A.randn(2, 3),
@@ -238,10 +378,22 @@ export const functions = {
   manualSeed: {
     valid(r) {
       const seed = r.int(0, 2 ** 40);
-      return { label: `manualSeed ${seed}`, run: (A) => { A.manualSeed(seed); return A.rand(2); }, check: (out) => (out.data.length === 2 ? null : 'wrong') };
+      return {
+        label: `manualSeed ${seed}`,
+        run: (A) => {
+          A.manualSeed(seed);
+          return A.rand(2);
+        },
+        check: (out) => (out.data.length === 2 ? null : 'wrong'),
+      };
     },
     invalid(r) {
-      const [seed, type] = r.pick([[-1, RangeError], [1.5, RangeError], ['1', TypeError], [2 ** 60, RangeError]]);
+      const [seed, type] = r.pick([
+        [-1, RangeError],
+        [1.5, RangeError],
+        ['1', TypeError],
+        [2 ** 60, RangeError],
+      ]);
       return { label: `manualSeed(${seed})`, run: (A) => A.manualSeed(seed), type, message: /^manualSeed: seed must/ };
     },
     small: (A) => A.manualSeed(7),
@@ -250,10 +402,14 @@ export const functions = {
   scaledDotProductAttention: {
     weight: 5,
     valid(r) {
-      const L = r.dim(), S = r.dim(), E = r.dim(), Ev = r.chance(0.5) ? E : r.dim();
+      const L = r.dim(),
+        S = r.dim(),
+        E = r.dim(),
+        Ev = r.chance(0.5) ? E : r.dim();
       const unbatched = r.chance(0.2);
       const gqa = !unbatched && r.chance(0.25);
-      const H = r.int(1, 3), Hq = gqa ? H * r.int(1, 3) : H;
+      const H = r.int(1, 3),
+        Hq = gqa ? H * r.int(1, 3) : H;
       const N = unbatched ? [] : r.chance(0.5) ? [r.int(1, 3)] : [];
       const qb = unbatched ? [] : [...N, Hq];
       let kvb = unbatched ? [] : [...N, H];
@@ -289,14 +445,54 @@ export const functions = {
     },
     invalid(r) {
       const fn = 'scaledDotProductAttention';
-      const q = r.tensor([2, 3, 4]), k = r.tensor([2, 5, 4]), v = r.tensor([2, 5, 6]);
+      const q = r.tensor([2, 3, 4]),
+        k = r.tensor([2, 5, 4]),
+        v = r.tensor([2, 5, 6]);
       switch (r.int(0, 7)) {
-        case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [q, k, v], (A, a, b, c) => A.scaledDotProductAttention(a, b, c));
-        case 1: return { label: 'sdpa E', run: (A) => A.scaledDotProductAttention(q, r.tensor([2, 5, 3]), v), type: Error, message: /^scaledDotProductAttention: key's last dimension must equal query's E = 4, got query \[2, 3, 4\], key \[2, 5, 3\], value \[2, 5, 6\]/ };
-        case 2: return { label: 'sdpa S', run: (A) => A.scaledDotProductAttention(q, k, r.tensor([2, 4, 6])), type: Error, message: /^scaledDotProductAttention: value must have the same sequence length S = 5/ };
-        case 3: return { label: 'sdpa mask broadcast', run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, r.pick([2, 4, 6])]) }), type: Error, message: /^scaledDotProductAttention: attnMask \[3, \d\] must broadcast to \(N\.\.\., L, S\) = \[2, 3, 5\]/ };
-        case 4: return { label: 'sdpa mask + causal', run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, 5]), isCausal: true }), type: Error, message: /^scaledDotProductAttention: attnMask and isCausal cannot both be set/ };
-        case 5: return { label: 'sdpa gqa', run: (A) => A.scaledDotProductAttention(r.tensor([1, 3, 2, 4]), r.tensor([1, 2, 5, 4]), r.tensor([1, 2, 5, 4]), { enableGqa: true }), type: Error, message: /^scaledDotProductAttention: with enableGqa the query heads \(3\) must be a multiple of the key\/value heads \(2\), got query \[1, 3, 2, 4\]/ };
+        case 0:
+          return badTensorArg(r, fn, ['query', 'key', 'value'], [q, k, v], (A, a, b, c) =>
+            A.scaledDotProductAttention(a, b, c),
+          );
+        case 1:
+          return {
+            label: 'sdpa E',
+            run: (A) => A.scaledDotProductAttention(q, r.tensor([2, 5, 3]), v),
+            type: Error,
+            message:
+              /^scaledDotProductAttention: key's last dimension must equal query's E = 4, got query \[2, 3, 4\], key \[2, 5, 3\], value \[2, 5, 6\]/,
+          };
+        case 2:
+          return {
+            label: 'sdpa S',
+            run: (A) => A.scaledDotProductAttention(q, k, r.tensor([2, 4, 6])),
+            type: Error,
+            message: /^scaledDotProductAttention: value must have the same sequence length S = 5/,
+          };
+        case 3:
+          return {
+            label: 'sdpa mask broadcast',
+            run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, r.pick([2, 4, 6])]) }),
+            type: Error,
+            message: /^scaledDotProductAttention: attnMask \[3, \d\] must broadcast to \(N\.\.\., L, S\) = \[2, 3, 5\]/,
+          };
+        case 4:
+          return {
+            label: 'sdpa mask + causal',
+            run: (A) => A.scaledDotProductAttention(q, k, v, { attnMask: r.tensor([3, 5]), isCausal: true }),
+            type: Error,
+            message: /^scaledDotProductAttention: attnMask and isCausal cannot both be set/,
+          };
+        case 5:
+          return {
+            label: 'sdpa gqa',
+            run: (A) =>
+              A.scaledDotProductAttention(r.tensor([1, 3, 2, 4]), r.tensor([1, 2, 5, 4]), r.tensor([1, 2, 5, 4]), {
+                enableGqa: true,
+              }),
+            type: Error,
+            message:
+              /^scaledDotProductAttention: with enableGqa the query heads \(3\) must be a multiple of the key\/value heads \(2\), got query \[1, 3, 2, 4\]/,
+          };
         case 6: {
           const [opts, type, message] = r.pick([
             [{ dropoutP: 0.1 }, RangeError, /^scaledDotProductAttention: dropoutP must be 0/],
@@ -304,17 +500,41 @@ export const functions = {
             [{ scale: '2' }, TypeError, /^scaledDotProductAttention: scale must be a number/],
             [{ scale: NaN }, RangeError, /^scaledDotProductAttention: scale must not be NaN/],
             [{ mask: 1 }, TypeError, /^scaledDotProductAttention: unknown option 'mask'/],
-            [{ attnMask: { data: new Int8Array(15), shape: [3, 5] } }, TypeError, /^scaledDotProductAttention: attnMask must have Uint8Array/],
-            [{ attnMask: { data: new Uint8Array(14), shape: [3, 5] } }, RangeError, /^scaledDotProductAttention: attnMask has shape \[3, 5\] \(15 elements\) but its data has 14/],
+            [
+              { attnMask: { data: new Int8Array(15), shape: [3, 5] } },
+              TypeError,
+              /^scaledDotProductAttention: attnMask must have Uint8Array/,
+            ],
+            [
+              { attnMask: { data: new Uint8Array(14), shape: [3, 5] } },
+              RangeError,
+              /^scaledDotProductAttention: attnMask has shape \[3, 5\] \(15 elements\) but its data has 14/,
+            ],
           ]);
-          return { label: `sdpa options ${Object.keys(opts)}`, run: (A) => A.scaledDotProductAttention(q, k, v, opts), type, message };
+          return {
+            label: `sdpa options ${Object.keys(opts)}`,
+            run: (A) => A.scaledDotProductAttention(q, k, v, opts),
+            type,
+            message,
+          };
         }
         default:
           // passes every input check, but the weights it asks for would be an (L, S) matrix beyond 2^29 elements
-          return { label: 'sdpa L x S weights too large', run: (A) => A.scaledDotProductAttention(r.tensor([65536, 1]), r.tensor([65536, 1]), r.tensor([65536, 1]), { returnWeights: true }), type: RangeError, message: /^scaledDotProductAttention: weights: shape \[65536, 65536\] has more than 536870912 elements/ };
+          return {
+            label: 'sdpa L x S weights too large',
+            run: (A) =>
+              A.scaledDotProductAttention(r.tensor([65536, 1]), r.tensor([65536, 1]), r.tensor([65536, 1]), {
+                returnWeights: true,
+              }),
+            type: RangeError,
+            message: /^scaledDotProductAttention: weights: shape \[65536, 65536\] has more than 536870912 elements/,
+          };
       }
     },
-    small: (A) => A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), { isCausal: true }),
+    small: (A) =>
+      A.scaledDotProductAttention(t([1, 0, 0, 1], [2, 2]), t([1, 0, 0, 1, 1, 1], [3, 2]), t([1, 2, 3], [3, 1]), {
+        isCausal: true,
+      }),
   },
 
   layerNorm: {
@@ -328,7 +548,7 @@ export const functions = {
       const bias = r.chance(0.6) ? r.tensor(norm) : undefined;
       const eps = r.chance(0.3) ? r.pick([1e-6, 1e-3, 0.1]) : undefined;
       const opts = { weight, bias, ...(eps === undefined ? {} : { eps }) };
-      const normalizedShape = k === 1 && r.chance(0.5) ? norm[0] : norm;  // an integer or an array
+      const normalizedShape = k === 1 && r.chance(0.5) ? norm[0] : norm; // an integer or an array
       return {
         label: `layerNorm ${JSON.stringify(x.shape)} over ${JSON.stringify(norm)} weight ${!!weight} bias ${!!bias} eps ${eps}`,
         args: [x, weight, bias].filter(Boolean),
@@ -342,7 +562,8 @@ export const functions = {
             const mean = row.reduce((a, v) => a + v, 0) / n;
             const sd = Math.sqrt(row.reduce((a, v) => a + (v - mean) ** 2, 0) / n + (eps ?? 1e-5));
             const big = Math.max(...row.map(Math.abs));
-            for (let j = 0; j < n; j++) mag[o + j] = (weight ? Math.abs(weight.data[j]) : 1) * big / sd + (bias ? Math.abs(bias.data[j]) : 0);
+            for (let j = 0; j < n; j++)
+              mag[o + j] = ((weight ? Math.abs(weight.data[j]) : 1) * big) / sd + (bias ? Math.abs(bias.data[j]) : 0);
           }
           return { ...want, mag };
         },
@@ -351,9 +572,23 @@ export const functions = {
     invalid(r) {
       const x = r.tensor([2, 3]);
       switch (r.int(0, 4)) {
-        case 0: return badTensorArg(r, 'layerNorm', ['input'], [x], (A, p) => A.layerNorm(p, [3]));
-        case 1: return { label: 'layerNorm normalizedShape', run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]), type: Error, message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, \d\]\), got input \[2, 3\]/ };
-        case 2: return { label: 'layerNorm weight shape', run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }), type: Error, message: /^layerNorm: weight must have shape normalizedShape \[3\], got input \[2, 3\]/ };
+        case 0:
+          return badTensorArg(r, 'layerNorm', ['input'], [x], (A, p) => A.layerNorm(p, [3]));
+        case 1:
+          return {
+            label: 'layerNorm normalizedShape',
+            run: (A) => A.layerNorm(x, [r.pick([2, 4, 5])]),
+            type: Error,
+            message:
+              /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, \d\]\), got input \[2, 3\]/,
+          };
+        case 2:
+          return {
+            label: 'layerNorm weight shape',
+            run: (A) => A.layerNorm(x, [3], { weight: r.tensor([r.pick([2, 4])]) }),
+            type: Error,
+            message: /^layerNorm: weight must have shape normalizedShape \[3\], got input \[2, 3\]/,
+          };
         case 3: {
           const [opts, type, message] = r.pick([
             [{ eps: '1e-5' }, TypeError, /^layerNorm: eps must be a number/],
@@ -361,9 +596,20 @@ export const functions = {
             [{ epsilon: 1 }, TypeError, /^layerNorm: unknown option 'epsilon'/],
             [{ bias: [1, 2, 3] }, TypeError, /^layerNorm: bias must have Float32Array data/],
           ]);
-          return { label: `layerNorm options ${Object.keys(opts)}`, run: (A) => A.layerNorm(x, [3], opts), type, message };
+          return {
+            label: `layerNorm options ${Object.keys(opts)}`,
+            run: (A) => A.layerNorm(x, [3], opts),
+            type,
+            message,
+          };
         }
-        default: return { label: 'layerNorm normalizedShape type', run: (A) => A.layerNorm(x, r.pick(['3', null, { 0: 3 }])), type: TypeError, message: /^layerNorm: normalizedShape must be an integer or an array of integers/ };
+        default:
+          return {
+            label: 'layerNorm normalizedShape type',
+            run: (A) => A.layerNorm(x, r.pick(['3', null, { 0: 3 }])),
+            type: TypeError,
+            message: /^layerNorm: normalizedShape must be an integer or an array of integers/,
+          };
       }
     },
     small: (A) => A.layerNorm(t([1, 2, 3, 4, 6, 8], [2, 3]), 3),
@@ -385,8 +631,15 @@ export const functions = {
     invalid(r) {
       const x = r.tensor([2, 3]);
       switch (r.int(0, 2)) {
-        case 0: return badTensorArg(r, 'gelu', ['input'], [x], (A, p) => A.gelu(p));
-        case 1: return { label: 'gelu approximate value', run: (A) => A.gelu(x, { approximate: r.pick(['erf', 'fast', 'TANH']) }), type: RangeError, message: /^gelu: approximate must be 'none' or 'tanh', got '/ };
+        case 0:
+          return badTensorArg(r, 'gelu', ['input'], [x], (A, p) => A.gelu(p));
+        case 1:
+          return {
+            label: 'gelu approximate value',
+            run: (A) => A.gelu(x, { approximate: r.pick(['erf', 'fast', 'TANH']) }),
+            type: RangeError,
+            message: /^gelu: approximate must be 'none' or 'tanh', got '/,
+          };
         default: {
           const [opts, type, message] = r.pick([
             [{ approximate: true }, TypeError, /^gelu: approximate must be 'none' or 'tanh', got boolean/],
@@ -405,7 +658,12 @@ export const functions = {
       const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
       const x = r.tensor(shape);
       if (x.data.length && r.chance(0.2)) x.data[r.int(0, x.data.length - 1)] = r.pick([NaN, -Infinity, Infinity, -0]);
-      return { label: `relu ${JSON.stringify(shape)}`, args: [x], run: (A) => A.relu(x), want: () => nn.map(x, nn.relu) };
+      return {
+        label: `relu ${JSON.stringify(shape)}`,
+        args: [x],
+        run: (A) => A.relu(x),
+        want: () => nn.map(x, nn.relu),
+      };
     },
     invalid(r) {
       return badTensorArg(r, 'relu', ['input'], [r.tensor([2, 3])], (A, p) => A.relu(p));
@@ -419,7 +677,8 @@ export const functions = {
 
   positionalEncoding: {
     valid(r) {
-      const maxLength = r.pick([r.dim(), r.dim(), r.int(0, 300)]), dModel = r.dim();
+      const maxLength = r.pick([r.dim(), r.dim(), r.int(0, 300)]),
+        dModel = r.dim();
       return {
         label: `positionalEncoding(${maxLength}, ${dModel})`,
         run: (A) => A.positionalEncoding(maxLength, dModel),
@@ -444,11 +703,17 @@ export const functions = {
   'MultiheadAttention.forward': {
     weight: 2,
     valid(r) {
-      const H = r.int(1, 3), E = H * r.pick([1, 2, 3, 5, 7, 9]);
+      const H = r.int(1, 3),
+        E = H * r.pick([1, 2, 3, 5, 7, 9]);
       const cross = r.chance(0.3);
-      const kdim = cross ? r.pick([1, 3, 5, 8, 13]) : E, vdim = cross ? r.pick([1, 2, 7, 9, 17]) : E;
-      const bias = r.chance(0.8), batchFirst = r.chance(0.5), unbatched = r.chance(0.2);
-      const L = r.dim(), S = r.dim(), N = r.int(1, 3);
+      const kdim = cross ? r.pick([1, 3, 5, 8, 13]) : E,
+        vdim = cross ? r.pick([1, 2, 7, 9, 17]) : E;
+      const bias = r.chance(0.8),
+        batchFirst = r.chance(0.5),
+        unbatched = r.chance(0.2);
+      const L = r.dim(),
+        S = r.dim(),
+        N = r.int(1, 3);
       const options = { embedDim: E, numHeads: H, bias, batchFirst };
       if (cross) Object.assign(options, { kdim, vdim });
       // parameters drawn here (not the module's xavier init, whose biases are zeros)
@@ -464,14 +729,19 @@ export const functions = {
       params.outProjWeight = r.tensor([E, E], 1 / Math.sqrt(E));
       params.outProjBias = bias ? r.tensor([E], 0.1) : null;
       const shape3 = (len, F) => (unbatched ? [len, F] : batchFirst ? [N, len, F] : [len, N, F]);
-      const q = r.tensor(shape3(L, E)), k = r.tensor(shape3(S, kdim)), v = r.tensor(shape3(S, vdim));
-      const selfAttn = !cross && r.chance(0.3);  // query = key = value: one array for all three
+      const q = r.tensor(shape3(L, E)),
+        k = r.tensor(shape3(S, kdim)),
+        v = r.tensor(shape3(S, vdim));
+      const selfAttn = !cross && r.chance(0.3); // query = key = value: one array for all three
       const [key, value] = selfAttn && L === S ? [q, q] : [k, v];
       const Nb = unbatched ? 1 : N;
       const opts = {};
       if (r.chance(0.3)) opts.needWeights = r.chance(0.5);
       if (r.chance(0.3)) opts.averageAttnWeights = r.chance(0.5);
-      const bool = (shape, p) => ({ data: Uint8Array.from({ length: ref.numel(shape) }, () => (r.chance(p) ? 1 : 0)), shape });
+      const bool = (shape, p) => ({
+        data: Uint8Array.from({ length: ref.numel(shape) }, () => (r.chance(p) ? 1 : 0)),
+        shape,
+      });
       if (r.chance(0.4)) {
         const shape = unbatched ? [S] : [N, S];
         opts.keyPaddingMask = r.chance(0.5) ? bool(shape, 0.3) : r.tensor(shape, 2);
@@ -482,7 +752,8 @@ export const functions = {
       if (amKind === 'float2') opts.attnMask = r.tensor([L, S], 2);
       if (amKind === 'float3') opts.attnMask = r.tensor([Nb * H, L, S], 2);
       if (amKind === 'causal') opts.isCausal = true;
-      const label = `MultiheadAttention E=${E} H=${H} kdim=${kdim} vdim=${vdim} bias=${bias} batchFirst=${batchFirst} ` +
+      const label =
+        `MultiheadAttention E=${E} H=${H} kdim=${kdim} vdim=${vdim} bias=${bias} batchFirst=${batchFirst} ` +
         `q ${JSON.stringify(q.shape)} k ${JSON.stringify(key.shape)} ${amKind}${opts.keyPaddingMask ? ' kpm' : ''} ${JSON.stringify({ needWeights: opts.needWeights, averageAttnWeights: opts.averageAttnWeights })}`;
       return {
         label,
@@ -494,7 +765,8 @@ export const functions = {
             m[name] = value;
           }
           const out = m.forward(q, key, value, opts);
-          if (opts.needWeights === false && out.weights !== null) throw new Error('weights returned with needWeights false');
+          if (opts.needWeights === false && out.weights !== null)
+            throw new Error('weights returned with needWeights false');
           return out;
         },
         want: () => ref.multiheadAttention(q, key, value, params, { numHeads: H, batchFirst, ...opts }),
@@ -506,35 +778,78 @@ export const functions = {
       const x = r.tensor([5, 3, 8]);
       const bool = (shape) => ({ data: new Uint8Array(ref.numel(shape)), shape });
       switch (r.int(0, 3)) {
-        case 0: return badTensorArg(r, fn, ['query', 'key', 'value'], [x, x, x], (A, a, b, c) => mha(A).forward(a, b, c));
+        case 0:
+          return badTensorArg(r, fn, ['query', 'key', 'value'], [x, x, x], (A, a, b, c) => mha(A).forward(a, b, c));
         case 1: {
           const [args, message] = r.pick([
-            [[r.tensor([5, 3, 7]), x, x], /^MultiheadAttention\.forward: query's last dimension must be embedDim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/],
-            [[x, r.tensor([5, 2, 8]), r.tensor([5, 2, 8])], /^MultiheadAttention\.forward: .*same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/],
-            [[x, r.tensor([4, 3, 8]), x], /^MultiheadAttention\.forward: key and value must have the same sequence length S = 4/],
-            [[x, r.tensor([5, 8]), r.tensor([5, 8])], /^MultiheadAttention\.forward: .*all be batched \(3-D\) or all unbatched \(2-D\)/],
-            [[r.tensor([1, 5, 3, 8]), x, x], /^MultiheadAttention\.forward: .*query must be \(L, E\) unbatched or \(L, N, E\)/],
+            [
+              [r.tensor([5, 3, 7]), x, x],
+              /^MultiheadAttention\.forward: query's last dimension must be embedDim 8, got query \[5, 3, 7\], key \[5, 3, 8\], value \[5, 3, 8\]/,
+            ],
+            [
+              [x, r.tensor([5, 2, 8]), r.tensor([5, 2, 8])],
+              /^MultiheadAttention\.forward: .*same batch size N = 3 \(dim 1\), got query \[5, 3, 8\], key \[5, 2, 8\], value \[5, 2, 8\]/,
+            ],
+            [
+              [x, r.tensor([4, 3, 8]), x],
+              /^MultiheadAttention\.forward: key and value must have the same sequence length S = 4/,
+            ],
+            [
+              [x, r.tensor([5, 8]), r.tensor([5, 8])],
+              /^MultiheadAttention\.forward: .*all be batched \(3-D\) or all unbatched \(2-D\)/,
+            ],
+            [
+              [r.tensor([1, 5, 3, 8]), x, x],
+              /^MultiheadAttention\.forward: .*query must be \(L, E\) unbatched or \(L, N, E\)/,
+            ],
             [[x, x, r.tensor([5, 3, 6])], /^MultiheadAttention\.forward: .*value's last dimension must be vdim 8/],
           ]);
-          return { label: 'MultiheadAttention.forward shapes', run: (A) => mha(A).forward(...args), type: Error, message };
+          return {
+            label: 'MultiheadAttention.forward shapes',
+            run: (A) => mha(A).forward(...args),
+            type: Error,
+            message,
+          };
         }
         case 2: {
           const [opts, message] = r.pick([
-            [{ keyPaddingMask: bool([5, 3]) }, /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/],
-            [{ attnMask: bool([5, r.pick([4, 6])]) }, /^MultiheadAttention\.forward: attnMask must have shape \(L, S\) = \[5, 5\] or \(N\*numHeads, L, S\) = \[6, 5, 5\], got \[5, \d\]/],
-            [{ attnMask: r.tensor([3, 5, 5]) }, /^MultiheadAttention\.forward: attnMask must have shape .* got \[3, 5, 5\]/],
+            [
+              { keyPaddingMask: bool([5, 3]) },
+              /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\) = \[3, 5\], got \[5, 3\]/,
+            ],
+            [
+              { attnMask: bool([5, r.pick([4, 6])]) },
+              /^MultiheadAttention\.forward: attnMask must have shape \(L, S\) = \[5, 5\] or \(N\*numHeads, L, S\) = \[6, 5, 5\], got \[5, \d\]/,
+            ],
+            [
+              { attnMask: r.tensor([3, 5, 5]) },
+              /^MultiheadAttention\.forward: attnMask must have shape .* got \[3, 5, 5\]/,
+            ],
           ]);
-          return { label: `MultiheadAttention.forward mask ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: Error, message };
+          return {
+            label: `MultiheadAttention.forward mask ${Object.keys(opts)}`,
+            run: (A) => mha(A).forward(x, x, x, opts),
+            type: Error,
+            message,
+          };
         }
         default: {
           const [opts, message] = r.pick([
-            [{ attnMask: { data: new Int32Array(25), shape: [5, 5] } }, /^MultiheadAttention\.forward: attnMask must have Uint8Array \(boolean\) or Float32Array \(additive\) data, got Int32Array\(25\)/],
+            [
+              { attnMask: { data: new Int32Array(25), shape: [5, 5] } },
+              /^MultiheadAttention\.forward: attnMask must have Uint8Array \(boolean\) or Float32Array \(additive\) data, got Int32Array\(25\)/,
+            ],
             [{ keyPaddingMask: [[true]] }, /^MultiheadAttention\.forward: keyPaddingMask must have Uint8Array/],
             [{ needWeights: 'no' }, /^MultiheadAttention\.forward: needWeights must be a boolean, got string/],
             [{ isCausal: 1 }, /^MultiheadAttention\.forward: isCausal must be a boolean/],
             [{ key_padding_mask: null }, /^MultiheadAttention\.forward: unknown option 'key_padding_mask'/],
           ]);
-          return { label: `MultiheadAttention.forward options ${Object.keys(opts)}`, run: (A) => mha(A).forward(x, x, x, opts), type: TypeError, message };
+          return {
+            label: `MultiheadAttention.forward options ${Object.keys(opts)}`,
+            run: (A) => mha(A).forward(x, x, x, opts),
+            type: TypeError,
+            message,
+          };
         }
       }
     },
@@ -550,8 +865,15 @@ export const functions = {
 export function canary(A) {
   const out = A.matmul(t([1, 2, 3, 4, 5, 6], [2, 3]), t([1, 0, 1, 0, 1, 1], [3, 2])).data;
   const sm = A.softmax(t([0, Math.log(3)], [2])).data;
-  return out.length === 4 && out[0] === 6 && out[1] === 3 && out[2] === 15 && out[3] === 6 &&
-    Math.abs(sm[0] - 0.25) < 1e-7 && Math.abs(sm[1] - 0.75) < 1e-7;
+  return (
+    out.length === 4 &&
+    out[0] === 6 &&
+    out[1] === 3 &&
+    out[2] === 15 &&
+    out[3] === 6 &&
+    Math.abs(sm[0] - 0.25) < 1e-7 &&
+    Math.abs(sm[1] - 0.75) < 1e-7
+  );
 }
 
 /** The bytes of every typed array in `args` (tensors' data), to prove they are never written. */
@@ -559,5 +881,7 @@ export function snapshot(args) {
   return args.map((a) => Buffer.from(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength)));
 }
 export function sameBytes(args, snap) {
-  return args.every((a, i) => Buffer.from(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength)).equals(snap[i]));
+  return args.every((a, i) =>
+    Buffer.from(new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength)).equals(snap[i]),
+  );
 }

@@ -39,8 +39,8 @@ export const round2 = (x) => Math.round(x * 100) / 100;
  */
 export function e46(model) {
   const tok = model.tokenizer;
-  const le = (seq) => model.wordEmbeddings(tok.encode(seq).ids);           // [L, dim]
-  const te = (seq) => model.forward(tok.encode(seq)).lastHiddenState;     // [1, L, dim]
+  const le = (seq) => model.wordEmbeddings(tok.encode(seq).ids); // [L, dim]
+  const te = (seq) => model.forward(tok.encode(seq)).lastHiddenState; // [1, L, dim]
   const row = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
   const s1 = tok.encode(S1);
   return {
@@ -69,24 +69,37 @@ export function assertE46(got, expected, { threshold = 1000 } = {}) {
   assert.deepEqual(got.tokens, expected.tokens, 'tokens');
   assert.equal(got.tokens.indexOf('bank'), 11);
   for (const line of ['leBank', 's1Bank', 's2Bank']) {
-    got[line].forEach((x, i) => assert.ok(Math.abs(x - expected[line][i]) <= 0.005 + 1e-6,
-      `${line}[${i}]: ${x} prints as ${round2(x)}, the document ${expected[line][i]}`));
+    got[line].forEach((x, i) =>
+      assert.ok(
+        Math.abs(x - expected[line][i]) <= 0.005 + 1e-6,
+        `${line}[${i}]: ${x} prints as ${round2(x)}, the document ${expected[line][i]}`,
+      ),
+    );
   }
   for (const name of ['learnedEmbeddings', 'lastHiddenState']) {
     const t = got[name];
     const printed = formatTensor(t, { threshold });
-    const want = printedRows(expected[name]), have = printedRows(printed);
-    assert.equal(have.length, want.length, `${name}: ${have.length} printed lines, expected ${want.length}:\n${printed}`);
+    const want = printedRows(expected[name]),
+      have = printedRows(printed);
+    assert.equal(
+      have.length,
+      want.length,
+      `${name}: ${have.length} printed lines, expected ${want.length}:\n${printed}`,
+    );
     // the corners: rows 0..2 and L-3..L-1, columns 0..2 and dim-3..dim-1
     const [L, D] = t.shape.slice(-2);
-    const rows = [0, 1, 2, null, L - 3, L - 2, L - 1], cols = [0, 1, 2, null, D - 3, D - 2, D - 1];
+    const rows = [0, 1, 2, null, L - 3, L - 2, L - 1],
+      cols = [0, 1, 2, null, D - 3, D - 2, D - 1];
     rows.forEach((r, line) => {
       if (r === null) return assert.deepEqual(want[line], ['...'], `${name}: line ${line} is '...'`);
       assert.equal(have[line].length, 7, `${name} line ${line}: ${have[line].join(' ')}`);
       cols.forEach((c, j) => {
         if (c === null) return assert.equal(want[line][j], '...');
         const x = t.data[r * D + c];
-        assert.ok(Math.abs(x - Number(want[line][j])) <= 0.00005 + 1e-6, `${name}[${r}][${c}] = ${x} prints as ${x.toFixed(4)}, expected ${want[line][j]}`);
+        assert.ok(
+          Math.abs(x - Number(want[line][j])) <= 0.00005 + 1e-6,
+          `${name}[${r}][${c}] = ${x} prints as ${x.toFixed(4)}, expected ${want[line][j]}`,
+        );
         assert.equal(have[line][j], x.toFixed(4));
       });
     });

@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { gelu, geluTanh, relu } from './nn_float64.mjs';
 
-const FINFO_MIN = -3.4028234663852886e38;  // torch.finfo(torch.float32).min
+const FINFO_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
 const ACT2FN = { gelu, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, relu };
 
 // y (rows, out) = x (rows, in) W^T + b   (nn.Linear)
@@ -65,19 +65,25 @@ export function referenceEncoder({ arch, config, weights }, { inputIds, attentio
   const H = distil ? config.n_heads : config.num_attention_heads;
   const layers = distil ? config.n_layers : config.num_hidden_layers;
   const act = ACT2FN[distil ? config.activation : config.hidden_act];
-  const eps = distil ? 1e-12 : config.layer_norm_eps;  // distilbert: nn.LayerNorm(dim, eps=1e-12)
-  const N = inputIds.length, L = inputIds[0].length, rows = N * L, Dh = D / H;
+  const eps = distil ? 1e-12 : config.layer_norm_eps; // distilbert: nn.LayerNorm(dim, eps=1e-12)
+  const N = inputIds.length,
+    L = inputIds[0].length,
+    rows = N * L,
+    Dh = D / H;
   const mask = attentionMask ?? inputIds.map((r) => r.map(() => 1));
 
   // Embeddings: word_embeddings(input_ids) + position_embeddings(arange(L)) (+ token_type_embeddings), LayerNorm
-  const word = W('embeddings.word_embeddings.weight'), position = W('embeddings.position_embeddings.weight');
+  const word = W('embeddings.word_embeddings.weight'),
+    position = W('embeddings.position_embeddings.weight');
   const types = distil ? null : W('embeddings.token_type_embeddings.weight');
   let x = new Float64Array(rows * D);
   for (let n = 0; n < N; n++) {
     for (let l = 0; l < L; l++) {
-      const id = inputIds[n][l], type = tokenTypeIds ? tokenTypeIds[n][l] : 0;
+      const id = inputIds[n][l],
+        type = tokenTypeIds ? tokenTypeIds[n][l] : 0;
       for (let d = 0; d < D; d++) {
-        x[(n * L + l) * D + d] = word.data[id * D + d] + position.data[l * D + d] + (types ? types.data[type * D + d] : 0);
+        x[(n * L + l) * D + d] =
+          word.data[id * D + d] + position.data[l * D + d] + (types ? types.data[type * D + d] : 0);
       }
     }
   }
@@ -88,10 +94,30 @@ export function referenceEncoder({ arch, config, weights }, { inputIds, attentio
   for (let i = 0; i < layers; i++) {
     const p = distil ? `transformer.layer.${i}.` : `encoder.layer.${i}.`;
     const name = distil
-      ? { q: 'attention.q_lin', k: 'attention.k_lin', v: 'attention.v_lin', o: 'attention.out_lin', n1: 'sa_layer_norm', f1: 'ffn.lin1', f2: 'ffn.lin2', n2: 'output_layer_norm' }
-      : { q: 'attention.self.query', k: 'attention.self.key', v: 'attention.self.value', o: 'attention.output.dense', n1: 'attention.output.LayerNorm', f1: 'intermediate.dense', f2: 'output.dense', n2: 'output.LayerNorm' };
+      ? {
+          q: 'attention.q_lin',
+          k: 'attention.k_lin',
+          v: 'attention.v_lin',
+          o: 'attention.out_lin',
+          n1: 'sa_layer_norm',
+          f1: 'ffn.lin1',
+          f2: 'ffn.lin2',
+          n2: 'output_layer_norm',
+        }
+      : {
+          q: 'attention.self.query',
+          k: 'attention.self.key',
+          v: 'attention.self.value',
+          o: 'attention.output.dense',
+          n1: 'attention.output.LayerNorm',
+          f1: 'intermediate.dense',
+          f2: 'output.dense',
+          n2: 'output.LayerNorm',
+        };
     const lin = (input, key) => linear(input, rows, W(`${p}${name[key]}.weight`), W(`${p}${name[key]}.bias`));
-    const q = lin(x, 'q'), k = lin(x, 'k'), v = lin(x, 'v');
+    const q = lin(x, 'q'),
+      k = lin(x, 'k'),
+      v = lin(x, 'v');
     // per head: scores = q k^T / sqrt(Dh) (distilbert divides q first: the same in float64),
     // masked keys: distilbert masked_fill(mask == 0, finfo.min); bert adds (1 - mask) * finfo.min
     const weightsOut = new Float64Array(N * H * L * L);
@@ -118,7 +144,14 @@ export function referenceEncoder({ arch, config, weights }, { inputIds, attentio
       }
     }
     attentions.push(weightsOut);
-    const attended = layerNorm(add(lin(context, 'o'), x), rows, D, W(`${p}${name.n1}.weight`), W(`${p}${name.n1}.bias`), eps);
+    const attended = layerNorm(
+      add(lin(context, 'o'), x),
+      rows,
+      D,
+      W(`${p}${name.n1}.weight`),
+      W(`${p}${name.n1}.bias`),
+      eps,
+    );
     const hidden = lin(attended, 'f1').map(act);
     const F = W(`${p}${name.f1}.weight`).shape[0];
     const ffn = linear(hidden, rows, W(`${p}${name.f2}.weight`), W(`${p}${name.f2}.bias`));
@@ -163,7 +196,8 @@ export function assertMatches(got, want, label, rel = 1e-5) {
   let worst = 0;
   for (let i = 0; i < want.length; i++) {
     const err = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(err <= rel)) assert.fail(`${label}[${i}]: ${got[i]} vs float64 ${want[i]} (relative error ${err.toExponential(2)} > ${rel})`);
+    if (!(err <= rel))
+      assert.fail(`${label}[${i}]: ${got[i]} vs float64 ${want[i]} (relative error ${err.toExponential(2)} > ${rel})`);
     worst = Math.max(worst, err);
   }
   return worst;

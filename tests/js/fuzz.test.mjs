@@ -71,7 +71,11 @@ test(`fuzz: ${INVALID} invalid calls throw the documented type and leave the mod
       error = e;
     }
     assert.ok(error, `invalid call ${i} ${c.label} did not throw`);
-    assert.equal(error.constructor, c.type, `invalid call ${i} ${c.label}: ${error.constructor.name} (${error.message}) instead of ${c.type.name}`);
+    assert.equal(
+      error.constructor,
+      c.type,
+      `invalid call ${i} ${c.label}: ${error.constructor.name} (${error.message}) instead of ${c.type.name}`,
+    );
     assert.match(error.message, c.message, `invalid call ${i} ${c.label}`);
     assert.ok(canary(A), `after invalid call ${i} ${c.label} the module computes wrongly`);
     counts[c.type.name] = (counts[c.type.name] ?? 0) + 1;

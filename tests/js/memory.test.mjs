@@ -23,26 +23,34 @@ function jsHeap() {
 
 test(`${CALLS} calls of each public function, valid and invalid: wasm and JS heaps stay flat`, () => {
   const r = makeRandom(77);
-  const invalid = Object.values(functions).map((f) => Array.from({ length: 16 }, () => f.invalid(r)))
-    .flat().filter((c) => !/too large/.test(c.message.source));  // the rest are cheap to repeat
+  const invalid = Object.values(functions)
+    .map((f) => Array.from({ length: 16 }, () => f.invalid(r)))
+    .flat()
+    .filter((c) => !/too large/.test(c.message.source)); // the rest are cheap to repeat
   const round = (n) => {
     for (const [name, f] of Object.entries(functions)) {
       for (let i = 0; i < n; i++) f.small(A);
       void name;
     }
     for (let i = 0; i < n; i++) {
-      try { invalid[i % invalid.length].run(A); } catch { /* expected */ }
+      try {
+        invalid[i % invalid.length].run(A);
+      } catch {
+        /* expected */
+      }
     }
   };
-  round(200);  // warm-up: the heap reaches its working size, JIT settles
+  round(200); // warm-up: the heap reaches its working size, JIT settles
   const wasmBefore = A.memoryStats();
   const jsBefore = jsHeap();
   round(CALLS);
   const wasmAfter = A.memoryStats();
   const jsAfter = jsHeap();
-  console.log(`memory: ${CALLS} calls x ${Object.keys(functions).length} functions + ${CALLS} invalid calls: ` +
-    `wasm heap ${wasmBefore.heapBytes} -> ${wasmAfter.heapBytes} bytes, malloc in use ${wasmBefore.allocatedBytes} -> ` +
-    `${wasmAfter.allocatedBytes} bytes, JS heap ${(jsBefore / 2 ** 20).toFixed(2)} -> ${(jsAfter / 2 ** 20).toFixed(2)} MiB`);
+  console.log(
+    `memory: ${CALLS} calls x ${Object.keys(functions).length} functions + ${CALLS} invalid calls: ` +
+      `wasm heap ${wasmBefore.heapBytes} -> ${wasmAfter.heapBytes} bytes, malloc in use ${wasmBefore.allocatedBytes} -> ` +
+      `${wasmAfter.allocatedBytes} bytes, JS heap ${(jsBefore / 2 ** 20).toFixed(2)} -> ${(jsAfter / 2 ** 20).toFixed(2)} MiB`,
+  );
   assert.equal(wasmAfter.heapBytes, wasmBefore.heapBytes, 'the wasm memory grew');
   assert.equal(wasmAfter.allocatedBytes, wasmBefore.allocatedBytes, 'malloc holds more than before');
   assert.ok(jsAfter - jsBefore < 2 * 2 ** 20, `the JS heap grew by ${jsAfter - jsBefore} bytes`);

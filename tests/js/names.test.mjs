@@ -28,23 +28,44 @@ test('every name the C++ messages mark has its JS spelling in names.js', () => {
 
 test('messages from every layer use the JS names of the function and its options', () => {
   const cases = [
-    [() => A.scaledDotProductAttention(t([3, 4]), t([5, 4]), t([5, 2]), { attnMask: t([3, 5]), isCausal: true }),
-      /^scaledDotProductAttention: attnMask and isCausal cannot both be set/],
-    [() => A.scaledDotProductAttention(t([1, 3, 2, 4]), t([1, 2, 5, 4]), t([1, 2, 5, 4]), { enableGqa: true }),
-      /^scaledDotProductAttention: with enableGqa the query heads/],
+    [
+      () => A.scaledDotProductAttention(t([3, 4]), t([5, 4]), t([5, 2]), { attnMask: t([3, 5]), isCausal: true }),
+      /^scaledDotProductAttention: attnMask and isCausal cannot both be set/,
+    ],
+    [
+      () => A.scaledDotProductAttention(t([1, 3, 2, 4]), t([1, 2, 5, 4]), t([1, 2, 5, 4]), { enableGqa: true }),
+      /^scaledDotProductAttention: with enableGqa the query heads/,
+    ],
     [() => A.layerNorm(t([2, 3]), [4]), /^layerNorm: input must end with the dims of normalizedShape/],
     [() => A.positionalEncoding(1e6, 1e6), /^positionalEncoding: result: shape/],
-    [() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2 }).forward(t([5, 3, 8]), t([5, 3, 8]), t([5, 3, 8]),
-      { keyPaddingMask: bool([5, 3]) }), /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\)/],
-    [() => new A.MultiheadAttention({ embedDim: 8, numHeads: 2 }).forward(t([5, 3, 7]), t([5, 3, 8]), t([5, 3, 8])),
-      /^MultiheadAttention\.forward: query's last dimension must be embedDim 8/],
-    [() => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2 }).forward(t([3, 2, 4]), { srcKeyPaddingMask: bool([3, 2]) }),
-      /^TransformerEncoderLayer\.forward: srcKeyPaddingMask must have shape \(N, S\) = \[2, 3\]/],
-    [() => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2 }).forward(t([3, 2, 4]), { srcMask: t([3, 2]) }),
-      /^TransformerEncoderLayer\.forward: srcMask must have shape \(L, S\) = \[3, 3\] or \(N\*numHeads, L, S\)/],
+    [
+      () =>
+        new A.MultiheadAttention({ embedDim: 8, numHeads: 2 }).forward(t([5, 3, 8]), t([5, 3, 8]), t([5, 3, 8]), {
+          keyPaddingMask: bool([5, 3]),
+        }),
+      /^MultiheadAttention\.forward: keyPaddingMask must have shape \(N, S\)/,
+    ],
+    [
+      () => new A.MultiheadAttention({ embedDim: 8, numHeads: 2 }).forward(t([5, 3, 7]), t([5, 3, 8]), t([5, 3, 8])),
+      /^MultiheadAttention\.forward: query's last dimension must be embedDim 8/,
+    ],
+    [
+      () =>
+        new A.TransformerEncoderLayer({ dModel: 4, nhead: 2 }).forward(t([3, 2, 4]), {
+          srcKeyPaddingMask: bool([3, 2]),
+        }),
+      /^TransformerEncoderLayer\.forward: srcKeyPaddingMask must have shape \(N, S\) = \[2, 3\]/,
+    ],
+    [
+      () => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2 }).forward(t([3, 2, 4]), { srcMask: t([3, 2]) }),
+      /^TransformerEncoderLayer\.forward: srcMask must have shape \(L, S\) = \[3, 3\] or \(N\*numHeads, L, S\)/,
+    ],
   ];
   for (const [run, message] of cases) {
-    assert.throws(run, (e) => e instanceof Error && message.test(e.message) && !/[a-z]_[a-z]/.test(e.message.split(' got ')[0]),
-      `expected ${message}`);
+    assert.throws(
+      run,
+      (e) => e instanceof Error && message.test(e.message) && !/[a-z]_[a-z]/.test(e.message.split(' got ')[0]),
+      `expected ${message}`,
+    );
   }
 });

@@ -20,9 +20,12 @@ function assertUnchanged(before, after, label) {
 
 test('layerNorm over the last dim and the last two, with and without weight/bias, vs float64', () => {
   const x = randomTensor([2, 3, 5], random, 3);
-  const w5 = randomTensor([5], random), b5 = randomTensor([5], random);
-  const w35 = randomTensor([3, 5], random), b35 = randomTensor([3, 5], random);
-  const xBefore = copy(x), wBefore = copy(w35);
+  const w5 = randomTensor([5], random),
+    b5 = randomTensor([5], random);
+  const w35 = randomTensor([3, 5], random),
+    b35 = randomTensor([3, 5], random);
+  const xBefore = copy(x),
+    wBefore = copy(w35);
   assertClose(A.layerNorm(x, [5]), f64.layerNorm(x, 1), 2e-6, 'layerNorm(x, [5])');
   assertClose(A.layerNorm(x, 5), f64.layerNorm(x, 1), 2e-6, 'layerNorm(x, 5)');
   assertClose(A.layerNorm(x, [5], { weight: w5, bias: b5 }), f64.layerNorm(x, 1, w5, b5), 4e-6, 'affine [5]');
@@ -37,9 +40,20 @@ test('layerNorm over the last dim and the last two, with and without weight/bias
     assertClose(A.layerNorm(xs, [n]), f64.layerNorm(xs, 1), 1e-5, `layerNorm n=${n}`);
   }
   // torch: F.layer_norm(torch.tensor([1., 2., 3., 4.]), (4,)) -> [-1.3416, -0.4472, 0.4472, 1.3416]
-  assertClose(A.layerNorm(Tensor.fromArray([1, 2, 3, 4]), [4]), [-1.3416, -0.4472, 0.4472, 1.3416], 5e-5, 'torch print');
+  assertClose(
+    A.layerNorm(Tensor.fromArray([1, 2, 3, 4]), [4]),
+    [-1.3416, -0.4472, 0.4472, 1.3416],
+    5e-5,
+    'torch print',
+  );
   // a NaN makes its row NaN, as torch
-  const y = A.layerNorm(Tensor.fromArray([[1, NaN, 3], [1, 2, 3]]), [3]);
+  const y = A.layerNorm(
+    Tensor.fromArray([
+      [1, NaN, 3],
+      [1, 2, 3],
+    ]),
+    [3],
+  );
   assert.ok(Array.from(y.data.slice(0, 3)).every(Number.isNaN));
   assert.ok(Array.from(y.data.slice(3)).every(Number.isFinite));
 });
@@ -62,26 +76,69 @@ test('relu and gelu (none, tanh) vs float64 over every SIMD tail; special values
   assertClose(A.relu(special), [NaN, Infinity, 0, 0, 0.5], 0, 'relu special');
   for (const approximate of ['none', 'tanh']) {
     const g = A.gelu(special, { approximate });
-    assert.ok(Number.isNaN(g.data[0]) && g.data[1] === Infinity && Number.isNaN(g.data[2]), `gelu ${approximate} special: ${g.data}`);
+    assert.ok(
+      Number.isNaN(g.data[0]) && g.data[1] === Infinity && Number.isNaN(g.data[2]),
+      `gelu ${approximate} special: ${g.data}`,
+    );
   }
   // torch: F.gelu(torch.tensor([-1., 1., 2.])) -> [-0.1587, 0.8413, 1.9545]
   assertClose(A.gelu(Tensor.fromArray([-1, 1, 2])), [-0.1587, 0.8413, 1.9545], 5e-5, 'gelu torch print');
-  assertClose(A.gelu(Tensor.fromArray([-1, 1, 2]), { approximate: 'tanh' }), [-0.1588, 0.8412, 1.9546], 5e-5, 'gelu tanh print');
+  assertClose(
+    A.gelu(Tensor.fromArray([-1, 1, 2]), { approximate: 'tanh' }),
+    [-0.1588, 0.8412, 1.9546],
+    5e-5,
+    'gelu tanh print',
+  );
 });
 
 test('add and mul broadcast as torch, vs float64', () => {
   const shapes = [
-    [[2, 3, 4], [2, 3, 4]], [[2, 3, 4], [4]], [[2, 3, 1], [4]], [[4], [2, 3, 4]], [[2, 1, 5], [1, 3, 1]],
-    [[3, 17], [17]], [[3, 17], [3, 1]], [[], [5]], [[5], []], [[], []], [[1, 9], [9, 1]], [[0, 3], [3]],
+    [
+      [2, 3, 4],
+      [2, 3, 4],
+    ],
+    [[2, 3, 4], [4]],
+    [[2, 3, 1], [4]],
+    [[4], [2, 3, 4]],
+    [
+      [2, 1, 5],
+      [1, 3, 1],
+    ],
+    [[3, 17], [17]],
+    [
+      [3, 17],
+      [3, 1],
+    ],
+    [[], [5]],
+    [[5], []],
+    [[], []],
+    [
+      [1, 9],
+      [9, 1],
+    ],
+    [[0, 3], [3]],
   ];
   for (const [sa, sb] of shapes) {
-    const a = randomTensor(sa, random, 3), b = randomTensor(sb, random, 3);
-    const aBefore = copy(a), bBefore = copy(b);
-    const sum = A.add(a, b), prod = A.mul(a, b);
+    const a = randomTensor(sa, random, 3),
+      b = randomTensor(sb, random, 3);
+    const aBefore = copy(a),
+      bBefore = copy(b);
+    const sum = A.add(a, b),
+      prod = A.mul(a, b);
     const label = `[${sa}] and [${sb}]`;
     assert.deepEqual(sum.shape, f64.broadcastShape(sa, sb), `add ${label} shape`);
-    assertClose(sum, f64.binary(a, b, (u, v) => u + v), 1e-6, `add ${label}`);
-    assertClose(prod, f64.binary(a, b, (u, v) => u * v), 1e-6, `mul ${label}`);
+    assertClose(
+      sum,
+      f64.binary(a, b, (u, v) => u + v),
+      1e-6,
+      `add ${label}`,
+    );
+    assertClose(
+      prod,
+      f64.binary(a, b, (u, v) => u * v),
+      1e-6,
+      `mul ${label}`,
+    );
     assertUnchanged(aBefore, a, `add ${label}: input`);
     assertUnchanged(bBefore, b, `add ${label}: other`);
   }
@@ -90,40 +147,105 @@ test('add and mul broadcast as torch, vs float64', () => {
   assertClose(A.mul(2, Tensor.fromArray([1, 2])), [2, 4], 0, 'mul number');
   // IEEE: inf - inf = NaN, 0 * inf = NaN
   assertClose(A.add(Tensor.fromArray([Infinity, NaN]), Tensor.fromArray([-Infinity, 1])), [NaN, NaN], 0, 'add special');
-  assertClose(A.mul(Tensor.fromArray([0, 2]), Tensor.fromArray([Infinity, -Infinity])), [NaN, -Infinity], 0, 'mul special');
+  assertClose(
+    A.mul(Tensor.fromArray([0, 2]), Tensor.fromArray([Infinity, -Infinity])),
+    [NaN, -Infinity],
+    0,
+    'mul special',
+  );
 });
 
 test('argument errors: TypeError, RangeError, Error naming function, argument and shapes', () => {
   const x = randomTensor([2, 3], random);
   const xBefore = copy(x);
   // layerNorm
-  assert.throws(() => A.layerNorm([1, 2], [2]), { name: 'TypeError', message: /^layerNorm: input must have Float32Array data, got undefined/ });
-  assert.throws(() => A.layerNorm(x, '3'), { name: 'TypeError', message: /^layerNorm: normalizedShape must be an integer or an array of integers, got string/ });
-  assert.throws(() => A.layerNorm(x, [-3]), { name: 'RangeError', message: /^layerNorm: normalizedShape: shape \[-3\] must hold non-negative integers/ });
-  assert.throws(() => A.layerNorm(x, [4]), { name: 'Error', message: 'layerNorm: input must end with the dims of normalizedShape (expected [*, 4]), got input [2, 3], normalizedShape [4]' });
-  assert.throws(() => A.layerNorm(x, [2, 3, 1]), { name: 'Error', message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, 2, 3, 1\]\), got input \[2, 3\]/ });
-  assert.throws(() => A.layerNorm(x, []), { name: 'Error', message: /^layerNorm: normalizedShape must have at least 1 dimension, got input \[2, 3\], normalizedShape \[\]/ });
-  assert.throws(() => A.layerNorm(x, [3], { weight: randomTensor([2], random) }),
-    { name: 'Error', message: 'layerNorm: weight must have shape normalizedShape [3], got input [2, 3], normalizedShape [3], weight [2]' });
-  assert.throws(() => A.layerNorm(x, [3], { bias: randomTensor([1, 3], random) }),
-    { name: 'Error', message: /^layerNorm: bias must have shape normalizedShape \[3\], got .*bias \[1, 3\]$/ });
-  assert.throws(() => A.layerNorm(x, [3], { weight: [1, 2, 3] }), { name: 'TypeError', message: /^layerNorm: weight must have Float32Array data/ });
-  assert.throws(() => A.layerNorm(x, [3], { eps: '1e-5' }), { name: 'TypeError', message: /^layerNorm: eps must be a number, got string/ });
-  assert.throws(() => A.layerNorm(x, [3], { eps: -1 }), { name: 'RangeError', message: /^layerNorm: eps must be non-negative, got -1/ });
-  assert.throws(() => A.layerNorm(x, [3], { epsilon: 1 }), { name: 'TypeError', message: /^layerNorm: unknown option 'epsilon'/ });
+  assert.throws(() => A.layerNorm([1, 2], [2]), {
+    name: 'TypeError',
+    message: /^layerNorm: input must have Float32Array data, got undefined/,
+  });
+  assert.throws(() => A.layerNorm(x, '3'), {
+    name: 'TypeError',
+    message: /^layerNorm: normalizedShape must be an integer or an array of integers, got string/,
+  });
+  assert.throws(() => A.layerNorm(x, [-3]), {
+    name: 'RangeError',
+    message: /^layerNorm: normalizedShape: shape \[-3\] must hold non-negative integers/,
+  });
+  assert.throws(() => A.layerNorm(x, [4]), {
+    name: 'Error',
+    message:
+      'layerNorm: input must end with the dims of normalizedShape (expected [*, 4]), got input [2, 3], normalizedShape [4]',
+  });
+  assert.throws(() => A.layerNorm(x, [2, 3, 1]), {
+    name: 'Error',
+    message:
+      /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, 2, 3, 1\]\), got input \[2, 3\]/,
+  });
+  assert.throws(() => A.layerNorm(x, []), {
+    name: 'Error',
+    message: /^layerNorm: normalizedShape must have at least 1 dimension, got input \[2, 3\], normalizedShape \[\]/,
+  });
+  assert.throws(() => A.layerNorm(x, [3], { weight: randomTensor([2], random) }), {
+    name: 'Error',
+    message: 'layerNorm: weight must have shape normalizedShape [3], got input [2, 3], normalizedShape [3], weight [2]',
+  });
+  assert.throws(() => A.layerNorm(x, [3], { bias: randomTensor([1, 3], random) }), {
+    name: 'Error',
+    message: /^layerNorm: bias must have shape normalizedShape \[3\], got .*bias \[1, 3\]$/,
+  });
+  assert.throws(() => A.layerNorm(x, [3], { weight: [1, 2, 3] }), {
+    name: 'TypeError',
+    message: /^layerNorm: weight must have Float32Array data/,
+  });
+  assert.throws(() => A.layerNorm(x, [3], { eps: '1e-5' }), {
+    name: 'TypeError',
+    message: /^layerNorm: eps must be a number, got string/,
+  });
+  assert.throws(() => A.layerNorm(x, [3], { eps: -1 }), {
+    name: 'RangeError',
+    message: /^layerNorm: eps must be non-negative, got -1/,
+  });
+  assert.throws(() => A.layerNorm(x, [3], { epsilon: 1 }), {
+    name: 'TypeError',
+    message: /^layerNorm: unknown option 'epsilon'/,
+  });
   // relu / gelu
-  assert.throws(() => A.relu(new Float32Array(3)), { name: 'TypeError', message: /^relu: input must have Float32Array data, got undefined/ });
-  assert.throws(() => A.relu({ data: new Float32Array(3), shape: [4] }), { name: 'RangeError', message: /^relu: input has shape \[4\] \(4 elements\) but its data has 3/ });
+  assert.throws(() => A.relu(new Float32Array(3)), {
+    name: 'TypeError',
+    message: /^relu: input must have Float32Array data, got undefined/,
+  });
+  assert.throws(() => A.relu({ data: new Float32Array(3), shape: [4] }), {
+    name: 'RangeError',
+    message: /^relu: input has shape \[4\] \(4 elements\) but its data has 3/,
+  });
   assert.throws(() => A.gelu(null), { name: 'TypeError', message: /^gelu: input must be a Tensor/ });
-  assert.throws(() => A.gelu(x, { approximate: 'erf' }), { name: 'RangeError', message: "gelu: approximate must be 'none' or 'tanh', got 'erf'" });
-  assert.throws(() => A.gelu(x, { approximate: true }), { name: 'TypeError', message: /^gelu: approximate must be 'none' or 'tanh', got boolean/ });
-  assert.throws(() => A.gelu(x, 'tanh'), { name: 'TypeError', message: /^gelu: options must be an object, got string/ });
+  assert.throws(() => A.gelu(x, { approximate: 'erf' }), {
+    name: 'RangeError',
+    message: "gelu: approximate must be 'none' or 'tanh', got 'erf'",
+  });
+  assert.throws(() => A.gelu(x, { approximate: true }), {
+    name: 'TypeError',
+    message: /^gelu: approximate must be 'none' or 'tanh', got boolean/,
+  });
+  assert.throws(() => A.gelu(x, 'tanh'), {
+    name: 'TypeError',
+    message: /^gelu: options must be an object, got string/,
+  });
   // add / mul
-  assert.throws(() => A.add(x, randomTensor([2], random)), { name: 'Error', message: 'add: input [2, 3] and other [2]: shapes [2, 3] and [2] are not broadcastable (dim 1: 3 vs 2)' });
-  assert.throws(() => A.mul(randomTensor([4, 1, 2], random), randomTensor([3, 3], random)), { name: 'Error', message: /^mul: input \[4, 1, 2\] and other \[3, 3\]: .*not broadcastable/ });
+  assert.throws(() => A.add(x, randomTensor([2], random)), {
+    name: 'Error',
+    message: 'add: input [2, 3] and other [2]: shapes [2, 3] and [2] are not broadcastable (dim 1: 3 vs 2)',
+  });
+  assert.throws(() => A.mul(randomTensor([4, 1, 2], random), randomTensor([3, 3], random)), {
+    name: 'Error',
+    message: /^mul: input \[4, 1, 2\] and other \[3, 3\]: .*not broadcastable/,
+  });
   assert.throws(() => A.add(x, '1'), { name: 'TypeError', message: /^add: other must be a Tensor/ });
   assert.throws(() => A.mul(undefined, x), { name: 'TypeError', message: /^mul: input must be a Tensor/ });
-  assert.throws(() => A.add({ data: new Float64Array(6), shape: [2, 3] }, x), { name: 'TypeError', message: /^add: input must have Float32Array data, got Float64Array\(6\) with shape \[2, 3\]/ });
+  assert.throws(() => A.add({ data: new Float64Array(6), shape: [2, 3] }, x), {
+    name: 'TypeError',
+    message: /^add: input must have Float32Array data, got Float64Array\(6\) with shape \[2, 3\]/,
+  });
   assertUnchanged(xBefore, x, 'input after errors');
 });
 
@@ -135,5 +257,10 @@ test('the module keeps working after many errors', () => {
     assert.throws(() => A.gelu(x, { approximate: 'fast' }));
   }
   assertClose(A.layerNorm(x, [8]), f64.layerNorm(x, 1), 2e-6, 'layerNorm after errors');
-  assertClose(A.add(x, x), f64.binary(x, x, (u, v) => u + v), 0, 'add after errors');
+  assertClose(
+    A.add(x, x),
+    f64.binary(x, x, (u, v) => u + v),
+    0,
+    'add after errors',
+  );
 });

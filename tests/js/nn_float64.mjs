@@ -7,7 +7,8 @@ export function erf(x) {
   if (Number.isNaN(x)) return NaN;
   const ax = Math.abs(x);
   if (ax < 3) {
-    let term = x, sum = x;
+    let term = x,
+      sum = x;
     for (let n = 1; n < 100; n++) {
       term *= (-x * x) / n;
       const add = term / (2 * n + 1);
@@ -19,7 +20,7 @@ export function erf(x) {
   if (!Number.isFinite(ax)) return Math.sign(x);
   // erfc(x) = exp(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))
   let t = ax;
-  for (let k = 80; k >= 1; k--) t = ax + (k / 2) / t;
+  for (let k = 80; k >= 1; k--) t = ax + k / 2 / t;
   const erfc = Math.exp(-ax * ax) / Math.sqrt(Math.PI) / t;
   return Math.sign(x) * (1 - erfc);
 }
@@ -37,7 +38,8 @@ export function broadcastShape(a, b) {
   const rank = Math.max(a.length, b.length);
   const out = [];
   for (let i = 0; i < rank; i++) {
-    const da = a[i - (rank - a.length)] ?? 1, db = b[i - (rank - b.length)] ?? 1;
+    const da = a[i - (rank - a.length)] ?? 1,
+      db = b[i - (rank - b.length)] ?? 1;
     if (da !== db && da !== 1 && db !== 1) throw new Error(`not broadcastable: [${a}] [${b}]`);
     out.push(da === 1 ? db : da);
   }
@@ -48,10 +50,16 @@ export function broadcastShape(a, b) {
 export function binary(a, b, f) {
   const shape = broadcastShape(a.shape, b.shape);
   const n = shape.reduce((p, d) => p * d, 1);
-  const index = (t, flat) => {  // flat index in `shape` -> flat index in t (broadcast)
-    let off = 0, stride = 1, rest = flat;
+  const index = (t, flat) => {
+    // flat index in `shape` -> flat index in t (broadcast)
+    let off = 0,
+      stride = 1,
+      rest = flat;
     const coords = [];
-    for (let i = shape.length - 1; i >= 0; i--) { coords[i] = rest % shape[i]; rest = Math.floor(rest / shape[i]); }
+    for (let i = shape.length - 1; i >= 0; i--) {
+      coords[i] = rest % shape[i];
+      rest = Math.floor(rest / shape[i]);
+    }
     for (let i = t.shape.length - 1; i >= 0; i--) {
       const c = coords[i + shape.length - t.shape.length];
       off += (t.shape[i] === 1 ? 0 : c) * stride;
@@ -72,14 +80,17 @@ export function layerNorm(x, k, weight, bias, eps = 1e-5) {
     const row = Array.from(x.data.slice(r * n, r * n + n), Number);
     const mean = row.reduce((s, v) => s + v, 0) / n;
     const variance = row.reduce((s, v) => s + (v - mean) ** 2, 0) / n;
-    row.forEach((v, i) => data.push((v - mean) / Math.sqrt(variance + eps) * (weight ? weight.data[i] : 1) + (bias ? bias.data[i] : 0)));
+    row.forEach((v, i) =>
+      data.push(((v - mean) / Math.sqrt(variance + eps)) * (weight ? weight.data[i] : 1) + (bias ? bias.data[i] : 0)),
+    );
   }
   return { data, shape: [...x.shape] };
 }
 
 /** x (m, k) W^T (n, k) + b (n). */
 export function linear(x, w, b) {
-  const [m, k] = x.shape, n = w.shape[0];
+  const [m, k] = x.shape,
+    n = w.shape[0];
   const data = [];
   for (let i = 0; i < m; i++) {
     for (let j = 0; j < n; j++) {
@@ -93,7 +104,9 @@ export function linear(x, w, b) {
 
 /** softmax(q k^T / sqrt(E)) v for q (L, E), k (S, E), v (S, Ev). */
 export function attention(q, k, v) {
-  const [L, E] = q.shape, S = k.shape[0], Ev = v.shape[1];
+  const [L, E] = q.shape,
+    S = k.shape[0],
+    Ev = v.shape[1];
   const data = [];
   for (let i = 0; i < L; i++) {
     const scores = [];

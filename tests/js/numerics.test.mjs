@@ -50,8 +50,15 @@ test('matmul and linear: NaN and Inf propagate as IEEE (and as torch)', () => {
 test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match float64', () => {
   const r = makeRandom(9);
   for (const scale of [1, 100, 1e4]) {
-    for (const [L, S, E] of [[3, 5, 4], [7, 9, 8], [17, 33, 5], [1, 1, 1]]) {
-      const q = r.tensor([2, L, E], scale), k = r.tensor([2, S, E], scale), v = r.tensor([2, S, 3]);
+    for (const [L, S, E] of [
+      [3, 5, 4],
+      [7, 9, 8],
+      [17, 33, 5],
+      [1, 1, 1],
+    ]) {
+      const q = r.tensor([2, L, E], scale),
+        k = r.tensor([2, S, E], scale),
+        v = r.tensor([2, S, 3]);
       const mask = r.tensor([L, S], 1);
       for (let i = 0; i < mask.data.length; i++) if (r.chance(0.4)) mask.data[i] = -Infinity;
       for (const opts of [{}, { attnMask: mask }, { isCausal: true }]) {
@@ -61,7 +68,11 @@ test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match floa
         // A score of size 1e8 in float32 carries an absolute error of ~10 (relative 1e-7):
         // after exp that is any weight between 0 and 1, so huge logits are only checked for
         // being finite, summing to 0 or 1, and matching where the winner is clear.
-        if (scale <= 100) assertMatches(out.output, want, `sdpa x${scale} ${L}x${S}x${E} ${Object.keys(opts)}`, { rel: scale === 1 ? 1e-5 : 1e-3, abs: 1e-5 });
+        if (scale <= 100)
+          assertMatches(out.output, want, `sdpa x${scale} ${L}x${S}x${E} ${Object.keys(opts)}`, {
+            rel: scale === 1 ? 1e-5 : 1e-3,
+            abs: 1e-5,
+          });
         for (let row = 0; row < 2 * L; row++) {
           const sum = out.weights.data.slice(row * S, (row + 1) * S).reduce((a, b) => a + b, 0);
           assert.ok(Math.abs(sum - 1) < 1e-5 || sum === 0, `row ${row} sums to ${sum}`);
@@ -72,7 +83,9 @@ test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match floa
 });
 
 test('SDPA: a fully masked row gives zeros, other rows are unaffected', () => {
-  const q = t([1, 0, 0, 1, 1, 1], [3, 2]), k = t([1, 0, 0, 1], [2, 2]), v = t([1, 2, 3, 4], [2, 2]);
+  const q = t([1, 0, 0, 1, 1, 1], [3, 2]),
+    k = t([1, 0, 0, 1], [2, 2]),
+    v = t([1, 2, 3, 4], [2, 2]);
   for (const attnMask of [
     { data: Uint8Array.from([1, 1, 0, 0, 1, 0]), shape: [3, 2] },
     t([0, 0, -Infinity, -Infinity, 0, -Infinity], [3, 2]),
@@ -85,8 +98,16 @@ test('SDPA: a fully masked row gives zeros, other rows are unaffected', () => {
 });
 
 test('SDPA: NaN in q, k or v spreads where torch spreads it', () => {
-  const base = () => ({ q: t([1, 0, 0, 1], [2, 2]), k: t([1, 0, 0, 1, 1, 1], [3, 2]), v: t([1, 2, 3, 4, 5, 6], [3, 2]) });
-  for (const [name, index] of [['q', 0], ['k', 2], ['v', 3]]) {
+  const base = () => ({
+    q: t([1, 0, 0, 1], [2, 2]),
+    k: t([1, 0, 0, 1, 1, 1], [3, 2]),
+    v: t([1, 2, 3, 4, 5, 6], [3, 2]),
+  });
+  for (const [name, index] of [
+    ['q', 0],
+    ['k', 2],
+    ['v', 3],
+  ]) {
     const x = base();
     x[name].data[index] = NaN;
     const out = A.scaledDotProductAttention(x.q, x.k, x.v);

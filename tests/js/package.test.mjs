@@ -19,20 +19,37 @@ test('npm pack -> install into an empty project -> import and compute', () => {
   try {
     const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', dir], root))[0];
     const files = packed.files.map((f) => f.path);
-    for (const f of ['dist/attention_wasm.wasm', 'dist/attention_wasm.js', 'dist/index.js', 'dist/node.js', 'dist/index.d.ts', 'package.json',
-      'dist/vocab-bert-base-uncased.txt', 'dist/tokenizer.js', 'dist/pretrained.js']) {
+    for (const f of [
+      'dist/attention_wasm.wasm',
+      'dist/attention_wasm.js',
+      'dist/index.js',
+      'dist/node.js',
+      'dist/index.d.ts',
+      'package.json',
+      'dist/vocab-bert-base-uncased.txt',
+      'dist/tokenizer.js',
+      'dist/pretrained.js',
+    ]) {
       assert.ok(files.includes(f), `the tarball lacks ${f}: ${files.join(', ')}`);
     }
-    assert.deepEqual(files.filter((f) => /^(src|tests|web|scripts|build)\//.test(f)), []);
+    assert.deepEqual(
+      files.filter((f) => /^(src|tests|web|scripts|build)\//.test(f)),
+      [],
+    );
 
     const project = join(dir, 'project');
     execFileSync('mkdir', [project]);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'user', version: '1.0.0', type: 'module', private: true }));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'user', version: '1.0.0', type: 'module', private: true }),
+    );
     npm(['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], project);
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/attention-wasm/package.json'), 'utf8'));
     assert.deepEqual(Object.keys(installed.dependencies ?? {}), ['@huggingface/tokenizers']);
 
-    writeFileSync(join(project, 'check.mjs'), `
+    writeFileSync(
+      join(project, 'check.mjs'),
+      `
       import { init, Tensor } from 'attention-wasm';                   // the node condition
       const A = await init();
       const out = A.matmul(new Tensor(Float32Array.from([1, 2, 3, 4]), [2, 2]), new Tensor(Float32Array.from([1, 1, 1, 1]), [2, 2]));
@@ -40,7 +57,8 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       const { loadTokenizer } = await import('attention-wasm');
       const tokens = (await loadTokenizer('distilbert-base-uncased')).encode('a river bank.').tokens;
       console.log(JSON.stringify({ mm: Array.from(out.data), att: att.output.data[0], tokens }));
-    `);
+    `,
+    );
     const got = JSON.parse(execFileSync(process.execPath, ['check.mjs'], { cwd: project, encoding: 'utf8' }));
     assert.deepEqual(got.mm, [3, 3, 7, 7]);
     assert.deepEqual(got.tokens, ['[CLS]', 'a', 'river', 'bank', '.', '[SEP]']);
@@ -48,12 +66,15 @@ test('npm pack -> install into an empty project -> import and compute', () => {
     assert.ok(Math.abs(got.att - (Math.E + 3) / (Math.E + 1)) < 1e-6, String(got.att));
 
     // the `default` (browser) entry's file loads in Node too, given the wasm bytes
-    writeFileSync(join(project, 'default.mjs'), `
+    writeFileSync(
+      join(project, 'default.mjs'),
+      `
       import { readFileSync } from 'node:fs';
       import { init } from './node_modules/attention-wasm/dist/index.js';
       const A = await init({ wasmBinary: readFileSync('./node_modules/attention-wasm/dist/attention_wasm.wasm') });
       console.log(A.softmax({ data: Float32Array.from([0, Math.log(3)]), shape: [2] }).data[1]);
-    `);
+    `,
+    );
     const p = Number(execFileSync(process.execPath, ['default.mjs'], { cwd: project, encoding: 'utf8' }));
     assert.ok(Math.abs(p - 0.75) < 1e-7, String(p));
   } finally {

@@ -27,19 +27,49 @@ test('E4.2 the heatmap matrix (max_length 100, d_model 400) against float64', ()
 });
 
 test('odd and small sizes, and long sequences, against float64', () => {
-  for (const [maxLength, dModel] of [[1, 1], [7, 5], [9, 17], [33, 65], [3, 2], [2000, 7]]) {
-    assertClose(A.positionalEncoding(maxLength, dModel), seed004(maxLength, dModel), 1e-7, `PE(${maxLength}, ${dModel})`);
+  for (const [maxLength, dModel] of [
+    [1, 1],
+    [7, 5],
+    [9, 17],
+    [33, 65],
+    [3, 2],
+    [2000, 7],
+  ]) {
+    assertClose(
+      A.positionalEncoding(maxLength, dModel),
+      seed004(maxLength, dModel),
+      1e-7,
+      `PE(${maxLength}, ${dModel})`,
+    );
   }
   assert.deepEqual(A.positionalEncoding(0, 4).shape, [0, 4]);
   assert.deepEqual(A.positionalEncoding(4, 0).shape, [4, 0]);
 });
 
 test('positionalEncoding: argument errors', () => {
-  assert.throws(() => A.positionalEncoding('5', 3), { name: 'TypeError', message: /positionalEncoding: maxLength must be an integer, got string/ });
-  assert.throws(() => A.positionalEncoding(5), { name: 'TypeError', message: /positionalEncoding: dModel must be an integer, got undefined/ });
-  assert.throws(() => A.positionalEncoding(5, 2.5), { name: 'RangeError', message: /positionalEncoding: dModel must be an integer, got 2.5/ });
-  assert.throws(() => A.positionalEncoding(-1, 3), { name: 'RangeError', message: /positionalEncoding: maxLength must be a non-negative integer, got -1/ });
-  assert.throws(() => A.positionalEncoding(1e20, 3), { name: 'RangeError', message: /maxLength must be an integer in \(-2\^53, 2\^53\)/ });
-  assert.throws(() => A.positionalEncoding(1e6, 1e6), { name: 'RangeError', message: /^positionalEncoding: result: shape \[1000000, 1000000\] has more than/ });
+  assert.throws(() => A.positionalEncoding('5', 3), {
+    name: 'TypeError',
+    message: /positionalEncoding: maxLength must be an integer, got string/,
+  });
+  assert.throws(() => A.positionalEncoding(5), {
+    name: 'TypeError',
+    message: /positionalEncoding: dModel must be an integer, got undefined/,
+  });
+  assert.throws(() => A.positionalEncoding(5, 2.5), {
+    name: 'RangeError',
+    message: /positionalEncoding: dModel must be an integer, got 2.5/,
+  });
+  assert.throws(() => A.positionalEncoding(-1, 3), {
+    name: 'RangeError',
+    message: /positionalEncoding: maxLength must be a non-negative integer, got -1/,
+  });
+  assert.throws(() => A.positionalEncoding(1e20, 3), {
+    name: 'RangeError',
+    message: /maxLength must be an integer in \(-2\^53, 2\^53\)/,
+  });
+  assert.throws(() => A.positionalEncoding(1e6, 1e6), {
+    name: 'RangeError',
+    message: /^positionalEncoding: result: shape \[1000000, 1000000\] has more than/,
+  });
   assert.deepEqual(A.positionalEncoding(2, 2).shape, [2, 2]); // still working
 });

@@ -27,14 +27,21 @@ function checkAgainstReference(model, fx, input, label) {
   let worst = 0;
   out.hiddenStates.forEach((h, i) => {
     assert.deepEqual(h.shape, [N, L, D]);
-    worst = Math.max(worst, assertMatches(h.data, want.hiddenStates[i], `${label}: hiddenStates[${i}]${i === 0 ? ' (embeddings)' : ''}`));
+    worst = Math.max(
+      worst,
+      assertMatches(h.data, want.hiddenStates[i], `${label}: hiddenStates[${i}]${i === 0 ? ' (embeddings)' : ''}`),
+    );
   });
   out.attentions.forEach((a, i) => {
     assert.deepEqual(a.shape, [N, H, L, L]);
     worst = Math.max(worst, assertMatches(a.data, want.attentions[i], `${label}: attentions[${i}]`));
   });
   worst = Math.max(worst, assertMatches(out.lastHiddenState.data, want.lastHiddenState, `${label}: lastHiddenState`));
-  assert.deepEqual(Array.from(out.lastHiddenState.data), Array.from(out.hiddenStates.at(-1).data), `${label}: last = hiddenStates[-1]`);
+  assert.deepEqual(
+    Array.from(out.lastHiddenState.data),
+    Array.from(out.hiddenStates.at(-1).data),
+    `${label}: last = hiddenStates[-1]`,
+  );
   if (want.poolerOutput) {
     assert.deepEqual(out.poolerOutput.shape, [N, D]);
     worst = Math.max(worst, assertMatches(out.poolerOutput.data, want.poolerOutput, `${label}: poolerOutput`));
@@ -61,14 +68,24 @@ for (const name of Object.keys(FIXTURES)) {
         // ids alone (number[]) give the same as the object form
         const plain = model.forward(enc.ids).lastHiddenState;
         assert.deepEqual(plain.shape, [1, enc.ids.length, model.hiddenSize]);
-        for (const same of [Int32Array.from(enc.ids), { inputIds: [Int32Array.from(enc.ids)] }, { inputIds: enc.ids, attentionMask: enc.attentionMask }]) {
+        for (const same of [
+          Int32Array.from(enc.ids),
+          { inputIds: [Int32Array.from(enc.ids)] },
+          { inputIds: enc.ids, attentionMask: enc.attentionMask },
+        ]) {
           assert.deepEqual(Array.from(model.forward(same).lastHiddenState.data), Array.from(plain.data));
         }
       }
-      if (arch(fx) === 'bert') {  // a sentence pair: token types 0 then 1
-        const a = model.tokenizer.encode('a man fishing'), b = model.tokenizer.encode('on a river bank');
-        const ids = [...a.ids, ...b.ids.slice(1)], types = [...a.ids.map(() => 0), ...b.ids.slice(1).map(() => 1)];
-        worst = Math.max(worst, checkAgainstReference(model, fx, { inputIds: [ids], tokenTypeIds: [types] }, `${name} pair`).worst);
+      if (arch(fx) === 'bert') {
+        // a sentence pair: token types 0 then 1
+        const a = model.tokenizer.encode('a man fishing'),
+          b = model.tokenizer.encode('on a river bank');
+        const ids = [...a.ids, ...b.ids.slice(1)],
+          types = [...a.ids.map(() => 0), ...b.ids.slice(1).map(() => 1)];
+        worst = Math.max(
+          worst,
+          checkAgainstReference(model, fx, { inputIds: [ids], tokenTypeIds: [types] }, `${name} pair`).worst,
+        );
       }
       console.log(`${name}: largest relative error against float64 ${worst.toExponential(2)}`);
     } finally {
@@ -84,7 +101,10 @@ test('a padded batch gives the same rows as one text at a time, and matches the 
     const texts = [S1, 'bank', S2, 'a river'];
     const batch = model.tokenizer.encodeBatch(texts);
     const L = Math.max(...texts.map((t) => model.tokenizer.encode(t).ids.length));
-    assert.deepEqual(batch.inputIds.map((r) => r.length), texts.map(() => L));
+    assert.deepEqual(
+      batch.inputIds.map((r) => r.length),
+      texts.map(() => L),
+    );
     assert.equal(batch.attentionMask[1].filter(Boolean).length, 3, "'bank' is [CLS] bank [SEP] + padding");
     const { out } = checkAgainstReference(model, fx, batch, `${name} batch`);
     const D = model.hiddenSize;
@@ -94,7 +114,12 @@ test('a padded batch gives the same rows as one text at a time, and matches the 
       const l = enc.ids.length;
       const row = out.lastHiddenState.data.subarray(n * L * D, n * L * D + l * D);
       assertMatches(row, Array.from(single.lastHiddenState.data), `${name}: batch row ${n} vs alone`);
-      if (single.poolerOutput) assertMatches(out.poolerOutput.data.subarray(n * D, (n + 1) * D), Array.from(single.poolerOutput.data), `${name}: pooler row ${n}`);
+      if (single.poolerOutput)
+        assertMatches(
+          out.poolerOutput.data.subarray(n * D, (n + 1) * D),
+          Array.from(single.poolerOutput.data),
+          `${name}: pooler row ${n}`,
+        );
     });
     model.dispose();
   }
@@ -110,7 +135,13 @@ test('wordEmbeddings(ids): the learned embeddings, rows of word_embeddings exact
     const D = model.hiddenSize;
     assert.deepEqual(le.shape, [ids.length, D]);
     const word = fx.weights.get('embeddings.word_embeddings.weight').data;
-    ids.forEach((id, i) => assert.deepEqual(Array.from(le.data.subarray(i * D, (i + 1) * D)), Array.from(word.subarray(id * D, (id + 1) * D)), `${name} row ${i}`));
+    ids.forEach((id, i) =>
+      assert.deepEqual(
+        Array.from(le.data.subarray(i * D, (i + 1) * D)),
+        Array.from(word.subarray(id * D, (id + 1) * D)),
+        `${name} row ${i}`,
+      ),
+    );
     assert.deepEqual(model.wordEmbeddings(Int32Array.from([2924])).shape, [1, D]);
     assert.deepEqual(model.wordEmbeddings([]).shape, [0, D]);
     model.dispose();
@@ -127,14 +158,26 @@ test('embed(texts): mean pooling over the mask (and L2 normalisation), cls pooli
   for (const normalize of [false, true]) {
     const e = model.embed(texts, { pooling: 'mean', normalize });
     assert.deepEqual(e.shape, [3, D]);
-    assertMatches(e.data, referenceMeanPool(want.lastHiddenState, batch.attentionMask, N, L, D, normalize), `mean normalize=${normalize}`);
+    assertMatches(
+      e.data,
+      referenceMeanPool(want.lastHiddenState, batch.attentionMask, N, L, D, normalize),
+      `mean normalize=${normalize}`,
+    );
   }
-  const norms = model.embed(texts, { normalize: true }).toArray().map((v) => Math.hypot(...v));
+  const norms = model
+    .embed(texts, { normalize: true })
+    .toArray()
+    .map((v) => Math.hypot(...v));
   norms.forEach((n) => assert.ok(Math.abs(n - 1) < 1e-6, `norm ${n}`));
   // batches of 2 give the same as one batch of 3 (pooling ignores the padding)
   assertMatches(model.embed(texts, { batchSize: 2 }).data, Array.from(model.embed(texts).data), 'batchSize 2');
   const cls = model.embed(texts, { pooling: 'cls' });
-  for (let n = 0; n < N; n++) assertMatches(cls.data.subarray(n * D, (n + 1) * D), want.lastHiddenState.subarray(n * L * D, n * L * D + D), `cls ${n}`);
+  for (let n = 0; n < N; n++)
+    assertMatches(
+      cls.data.subarray(n * D, (n + 1) * D),
+      want.lastHiddenState.subarray(n * L * D, n * L * D + D),
+      `cls ${n}`,
+    );
   assert.deepEqual(model.embed('bank').shape, [1, D]);
   model.dispose();
 });
@@ -156,10 +199,19 @@ test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] 
   // a sentence-transformers folder has 1_Pooling/config.json: the top-level config.json wins
   const nested = new File(['{"word_embedding_dimension": 18}'], 'config.json');
   Object.defineProperty(nested, 'webkitRelativePath', { value: 'distilbert-bf16/1_Pooling/config.json' });
-  for (const [label, source] of [['Uint8Array', bytes], ['ArrayBuffer', buffers], ['Blob', blobs], ['File[]', [nested, ...dropped]]]) {
+  for (const [label, source] of [
+    ['Uint8Array', bytes],
+    ['ArrayBuffer', buffers],
+    ['Blob', blobs],
+    ['File[]', [nested, ...dropped]],
+  ]) {
     const model = await A.loadPretrained(source);
     assert.deepEqual(Array.from(model.forward(input).lastHiddenState.data), want, label);
-    assert.deepEqual(model.tokenizer.encode(S1).ids, [101, 4339, 1037, 5961, 2055, 1037, 2158, 5645, 2006, 1037, 2314, 2924, 1012, 102], label);
+    assert.deepEqual(
+      model.tokenizer.encode(S1).ids,
+      [101, 4339, 1037, 5961, 2055, 1037, 2158, 5645, 2006, 1037, 2314, 2924, 1012, 102],
+      label,
+    );
     model.dispose();
   }
 });
@@ -178,12 +230,31 @@ test('onProgress: bytes read grow to the total (the header and the tensors used;
   assert.equal(calls.at(-1).loaded, total);
   // the masked-LM head (vocab_projector alone is 30522 x 18 floats) is skipped
   assert.ok(total < size - 30522 * 18 * 4, `total ${total} of a ${size}-byte file`);
-  assert.deepEqual(model.ignoredTensors.sort(), ['vocab_layer_norm.bias', 'vocab_layer_norm.weight', 'vocab_projector.bias',
-    'vocab_projector.weight', 'vocab_transform.bias', 'vocab_transform.weight']);
+  assert.deepEqual(model.ignoredTensors.sort(), [
+    'vocab_layer_norm.bias',
+    'vocab_layer_norm.weight',
+    'vocab_projector.bias',
+    'vocab_projector.weight',
+    'vocab_transform.bias',
+    'vocab_transform.weight',
+  ]);
   model.dispose();
-  await assert.rejects(A.loadPretrained(fx.dir, { onProgress: () => { throw new Error('stop'); } }), /stop/);
-  await assert.rejects(A.loadPretrained(fx.dir, { onProgress: 1 }), { name: 'TypeError', message: /onProgress must be a function/ });
-  await assert.rejects(A.loadPretrained(fx.dir, { progress: () => {} }), { name: 'TypeError', message: /unknown option 'progress'/ });
+  await assert.rejects(
+    A.loadPretrained(fx.dir, {
+      onProgress: () => {
+        throw new Error('stop');
+      },
+    }),
+    /stop/,
+  );
+  await assert.rejects(A.loadPretrained(fx.dir, { onProgress: 1 }), {
+    name: 'TypeError',
+    message: /onProgress must be a function/,
+  });
+  await assert.rejects(A.loadPretrained(fx.dir, { progress: () => {} }), {
+    name: 'TypeError',
+    message: /unknown option 'progress'/,
+  });
 });
 
 test('memory: weights resident once (forward allocates nothing that stays), dispose() and Symbol.dispose free them', async () => {
@@ -192,16 +263,21 @@ test('memory: weights resident once (forward allocates nothing that stays), disp
   const model = await A.loadPretrained(fx.dir);
   const loaded = A.memoryStats().allocatedBytes;
   const params = [...fx.weights].filter(([n]) => !n.startsWith('cls.')).reduce((s, [, t]) => s + t.data.length, 0);
-  assert.ok(model.residentBytes >= params * 4 && model.residentBytes < params * 4 + 64 * 1024, `resident ${model.residentBytes} for ${params} floats`);
+  assert.ok(
+    model.residentBytes >= params * 4 && model.residentBytes < params * 4 + 64 * 1024,
+    `resident ${model.residentBytes} for ${params} floats`,
+  );
   // the weights and the model's small bookkeeping (parameter names and shapes); the 16 MiB staging buffer is freed
-  assert.ok(loaded - baseline >= model.residentBytes && loaded - baseline < model.residentBytes + 64 * 1024,
-    `loading holds ${loaded - baseline} bytes for ${model.residentBytes} of weights`);
+  assert.ok(
+    loaded - baseline >= model.residentBytes && loaded - baseline < model.residentBytes + 64 * 1024,
+    `loading holds ${loaded - baseline} bytes for ${model.residentBytes} of weights`,
+  );
   const enc = model.tokenizer.encode(S1);
   for (let i = 0; i < 20; i++) model.forward(enc, { outputHiddenStates: true, outputAttentions: true });
   assert.equal(A.memoryStats().allocatedBytes, loaded, 'forward keeps nothing');
   model.dispose();
   assert.equal(A.memoryStats().allocatedBytes, baseline, 'dispose frees the weights');
-  model.dispose();  // idempotent
+  model.dispose(); // idempotent
   assert.throws(() => model.forward(enc), { message: 'model.forward: the model has been disposed' });
   assert.throws(() => model.wordEmbeddings([1]), { message: 'model.wordEmbeddings: the model has been disposed' });
   assert.throws(() => model.embed('x'), { message: 'model.embed: the model has been disposed' });
@@ -210,7 +286,8 @@ test('memory: weights resident once (forward allocates nothing that stays), disp
   second[Symbol.dispose]();
   assert.equal(A.memoryStats().allocatedBytes, baseline, 'Symbol.dispose frees the weights');
   // two models at once are independent
-  const a = await A.loadPretrained(fx.dir), b = await A.loadPretrained((await loadFixture('bert-f16')).dir);
+  const a = await A.loadPretrained(fx.dir),
+    b = await A.loadPretrained((await loadFixture('bert-f16')).dir);
   const outA = Array.from(a.forward(enc).lastHiddenState.data);
   b.dispose();
   assert.deepEqual(Array.from(a.forward(enc).lastHiddenState.data), outA);
@@ -221,9 +298,11 @@ test('memory: weights resident once (forward allocates nothing that stays), disp
 test('the threaded build gives byte-identical outputs', async () => {
   const threaded = await init({ threads: 2 });
   const fx = await loadFixture('distilbert-f32');
-  const one = await A.loadPretrained(fx.dir), two = await threaded.loadPretrained(fx.dir);
+  const one = await A.loadPretrained(fx.dir),
+    two = await threaded.loadPretrained(fx.dir);
   const batch = one.tokenizer.encodeBatch([S1, S2, 'bank']);
-  const o1 = one.forward(batch, { outputAttentions: true }), o2 = two.forward(batch, { outputAttentions: true });
+  const o1 = one.forward(batch, { outputAttentions: true }),
+    o2 = two.forward(batch, { outputAttentions: true });
   assert.deepEqual(Array.from(o2.lastHiddenState.data), Array.from(o1.lastHiddenState.data));
   o1.attentions.forEach((a, i) => assert.deepEqual(Array.from(o2.attentions[i].data), Array.from(a.data)));
   one.dispose();
@@ -235,8 +314,10 @@ test('the shipped vocabulary and the fixtures agree (vocab.txt is bert-base-unca
   const fx = await loadFixture('distilbert-f16');
   const lines = readFileSync(join(fx.dir, 'vocab.txt'), 'utf8').split('\n');
   assert.equal(lines.length - 1, 30522);
-  assert.deepEqual([lines[0], lines[100], lines[101], lines[102], lines[1012], lines[1996], lines[2924]],
-    ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '.', 'the', 'bank']);
+  assert.deepEqual(
+    [lines[0], lines[100], lines[101], lines[102], lines[1012], lines[1996], lines[2924]],
+    ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '.', 'the', 'bank'],
+  );
 });
 
 test('many calls, valid and invalid, and load/dispose cycles: the wasm heap and malloc stay flat', async () => {
@@ -246,13 +327,21 @@ test('many calls, valid and invalid, and load/dispose cycles: the wasm heap and 
     for (let i = 0; i < n; i++) {
       model.forward(enc, { outputHiddenStates: i % 2 === 0, outputAttentions: i % 3 === 0 });
       model.wordEmbeddings(enc.ids);
-      try { model.forward([101, 1e6]); } catch { /* expected */ }
-      try { model.forward({ inputIds: [[101]], tokenTypeIds: [[5]] }); } catch { /* expected */ }
+      try {
+        model.forward([101, 1e6]);
+      } catch {
+        /* expected */
+      }
+      try {
+        model.forward({ inputIds: [[101]], tokenTypeIds: [[5]] });
+      } catch {
+        /* expected */
+      }
     }
     model.embed([S1, S2]);
   };
   let model = await A.loadPretrained(fx.dir);
-  calls(model, 50);  // warm-up: the heap reaches its working size
+  calls(model, 50); // warm-up: the heap reaches its working size
   model.dispose();
   const before = A.memoryStats();
   for (let cycle = 0; cycle < 10; cycle++) {

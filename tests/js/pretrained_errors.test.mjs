@@ -8,12 +8,15 @@ import { library } from './helpers.mjs';
 import { loadFixture, S1 } from './fixtures.mjs';
 
 const A = await library();
-const good = await loadFixture('distilbert-f32');  // prefixed names, masked-LM head
+const good = await loadFixture('distilbert-f32'); // prefixed names, masked-LM head
 const baseline = A.memoryStats().allocatedBytes;
 
 /** The module still computes and holds nothing more than before. */
 function assertHealthy(label) {
-  const out = A.matmul({ data: Float32Array.of(1, 2, 3, 4), shape: [2, 2] }, { data: Float32Array.of(1, 0, 0, 1), shape: [2, 2] });
+  const out = A.matmul(
+    { data: Float32Array.of(1, 2, 3, 4), shape: [2, 2] },
+    { data: Float32Array.of(1, 0, 0, 1), shape: [2, 2] },
+  );
   assert.deepEqual(Array.from(out.data), [1, 2, 3, 4], `${label}: the module still works`);
   assert.equal(A.memoryStats().allocatedBytes, baseline, `${label}: malloc is back to its baseline`);
 }
@@ -34,7 +37,10 @@ function joinFile(header, data, lengthField) {
   return out;
 }
 /** The tensors in file order: [name, entry]. */
-const inOrder = (header) => Object.entries(header).filter(([n]) => n !== '__metadata__').sort((a, b) => a[1].data_offsets[0] - b[1].data_offsets[0]);
+const inOrder = (header) =>
+  Object.entries(header)
+    .filter(([n]) => n !== '__metadata__')
+    .sort((a, b) => a[1].data_offsets[0] - b[1].data_offsets[0]);
 
 /** The good folder with some files replaced (undefined removes one). */
 function folder(changes) {
@@ -52,16 +58,21 @@ function withWeights(change) {
 function withoutTensor(header, data, name) {
   const [begin, end] = header[name].data_offsets;
   delete header[name];
-  for (const [, e] of inOrder(header)) if (e.data_offsets[0] >= end) e.data_offsets = e.data_offsets.map((o) => o - (end - begin));
+  for (const [, e] of inOrder(header))
+    if (e.data_offsets[0] >= end) e.data_offsets = e.data_offsets.map((o) => o - (end - begin));
   return { header, data: new Uint8Array([...data.subarray(0, begin), ...data.subarray(end)]) };
 }
 
 async function rejects(source, kind, pattern, label) {
-  await assert.rejects(A.loadPretrained(source), (e) => {
-    assert.equal(e.constructor, kind, `${label}: ${e.constructor.name}: ${e.message}`);
-    assert.match(e.message, pattern, label);
-    return true;
-  }, label);
+  await assert.rejects(
+    A.loadPretrained(source),
+    (e) => {
+      assert.equal(e.constructor, kind, `${label}: ${e.constructor.name}: ${e.message}`);
+      assert.match(e.message, pattern, label);
+      return true;
+    },
+    label,
+  );
   assertHealthy(label);
 }
 
@@ -71,52 +82,157 @@ test('bad model.safetensors files: the file, the tensor and the rule named; noth
   const { header, data } = splitFile(good.files['model.safetensors']);
   const order = inOrder(header);
   const cases = [
-    ['truncated file', folder({ 'model.safetensors': good.files['model.safetensors'].subarray(0, good.files['model.safetensors'].length - 100) }),
-      Error, /^loadPretrained: model\.safetensors: truncated file: the tensors need \d+ bytes of data but only \d+ follow the header \(safetensors: MetadataIncompleteBuffer\)/],
-    ['header length past the end', withWeights((h, d) => ({ header: h, data: d, lengthField: 10 ** 8 })), Error, /model\.safetensors: truncated file: the header length says 100000000 bytes .*InvalidHeaderLength/],
-    ['header length over the limit', withWeights((h, d) => ({ header: h, data: d, lengthField: 2 ** 31 })), Error, /HeaderTooLarge/],
-    ['offsets far outside the data', withWeights((h, d) => {
-      const last = inOrder(h).at(-1)[1];
-      last.data_offsets = last.data_offsets.map((o) => o + 2 ** 40);
-      return { header: h, data: d };
-    }), Error, new RegExp(`model\\.safetensors: tensor '${order.at(-1)[0].replaceAll('.', '\\.')}': data_offsets \\[\\d+, \\d+\\]: a hole of \\d+ bytes .*InvalidOffset`)],
-    ['overlapping offsets', withWeights((h, d) => {
-      const [, second] = inOrder(h)[1];
-      second.data_offsets = second.data_offsets.map((o) => o - 4);
-      return { header: h, data: d };
-    }), Error, new RegExp(`tensor '${order[1][0].replaceAll('.', '\\.')}': data_offsets .*: it overlaps tensor '${order[0][0].replaceAll('.', '\\.')}'.*InvalidOffset`)],
-    ['a hole', withWeights((h, d) => {
-      for (const [, e] of inOrder(h).slice(3)) e.data_offsets = e.data_offsets.map((o) => o + 16);
-      const [, third] = inOrder(h)[2];
-      const cut = third.data_offsets[1];
-      return { header: h, data: new Uint8Array([...d.subarray(0, cut), ...new Uint8Array(16), ...d.subarray(cut)]) };
-    }), Error, /a hole of 16 bytes before it .*InvalidOffset/],
-    ['an unknown dtype', withWeights((h, d) => { h[W].dtype = 'F24'; return { header: h, data: d }; }), Error,
-      new RegExp(`model\\.safetensors: tensor '${W.replaceAll('.', '\\.')}': unknown dtype "F24"`)],
-    ['dtype x shape != bytes', withWeights((h, d) => { h[W].shape = [37, 17]; return { header: h, data: d }; }), Error,
-      new RegExp(`tensor '${W.replaceAll('.', '\\.')}': shape \\[37, 17\\] of F32 needs 2516 bytes but data_offsets .* hold 2664 \\(safetensors: TensorInvalidInfo\\)`)],
-    ['a tensor the config needs is missing', withWeights((h, d) => withoutTensor(h, d, W)), Error,
-      /^loadPretrained: model\.safetensors: tensor 'transformer\.layer\.1\.ffn\.lin1\.weight' is missing \(looked for 'distilbert\.transformer\.layer\.1\.ffn\.lin1\.weight', 'transformer\.layer\.1\.ffn\.lin1\.weight'\); config\.json \(model_type distilbert\) needs it/],
-    ['a needed tensor of a dtype not read', withWeights((h, d) => { h[W].dtype = 'I32'; return { header: h, data: d }; }), TypeError,
-      new RegExp(`model\\.safetensors: tensor '${W.replaceAll('.', '\\.')}' has dtype I32; only F32, F16 and BF16 are read`)],
-    ['a shape that disagrees with config.json', folder({ 'config.json': utf8({ ...good.config, hidden_dim: 36 }) }), Error,
-      /model\.safetensors: tensor 'distilbert\.transformer\.layer\.0\.ffn\.lin1\.weight' has shape \[37, 18\]; config\.json \(vocab_size 30522, dim 18, n_heads 3, hidden_dim 36, max_position_embeddings 40\) needs \[36, 18\]/],
-    ['not a safetensors file at all', folder({ 'model.safetensors': utf8('PK\u0003\u0004 a zip file') }), Error, /model\.safetensors: .*(HeaderTooLarge|InvalidHeaderLength)/],
+    [
+      'truncated file',
+      folder({
+        'model.safetensors': good.files['model.safetensors'].subarray(0, good.files['model.safetensors'].length - 100),
+      }),
+      Error,
+      /^loadPretrained: model\.safetensors: truncated file: the tensors need \d+ bytes of data but only \d+ follow the header \(safetensors: MetadataIncompleteBuffer\)/,
+    ],
+    [
+      'header length past the end',
+      withWeights((h, d) => ({ header: h, data: d, lengthField: 10 ** 8 })),
+      Error,
+      /model\.safetensors: truncated file: the header length says 100000000 bytes .*InvalidHeaderLength/,
+    ],
+    [
+      'header length over the limit',
+      withWeights((h, d) => ({ header: h, data: d, lengthField: 2 ** 31 })),
+      Error,
+      /HeaderTooLarge/,
+    ],
+    [
+      'offsets far outside the data',
+      withWeights((h, d) => {
+        const last = inOrder(h).at(-1)[1];
+        last.data_offsets = last.data_offsets.map((o) => o + 2 ** 40);
+        return { header: h, data: d };
+      }),
+      Error,
+      new RegExp(
+        `model\\.safetensors: tensor '${order.at(-1)[0].replaceAll('.', '\\.')}': data_offsets \\[\\d+, \\d+\\]: a hole of \\d+ bytes .*InvalidOffset`,
+      ),
+    ],
+    [
+      'overlapping offsets',
+      withWeights((h, d) => {
+        const [, second] = inOrder(h)[1];
+        second.data_offsets = second.data_offsets.map((o) => o - 4);
+        return { header: h, data: d };
+      }),
+      Error,
+      new RegExp(
+        `tensor '${order[1][0].replaceAll('.', '\\.')}': data_offsets .*: it overlaps tensor '${order[0][0].replaceAll('.', '\\.')}'.*InvalidOffset`,
+      ),
+    ],
+    [
+      'a hole',
+      withWeights((h, d) => {
+        for (const [, e] of inOrder(h).slice(3)) e.data_offsets = e.data_offsets.map((o) => o + 16);
+        const [, third] = inOrder(h)[2];
+        const cut = third.data_offsets[1];
+        return { header: h, data: new Uint8Array([...d.subarray(0, cut), ...new Uint8Array(16), ...d.subarray(cut)]) };
+      }),
+      Error,
+      /a hole of 16 bytes before it .*InvalidOffset/,
+    ],
+    [
+      'an unknown dtype',
+      withWeights((h, d) => {
+        h[W].dtype = 'F24';
+        return { header: h, data: d };
+      }),
+      Error,
+      new RegExp(`model\\.safetensors: tensor '${W.replaceAll('.', '\\.')}': unknown dtype "F24"`),
+    ],
+    [
+      'dtype x shape != bytes',
+      withWeights((h, d) => {
+        h[W].shape = [37, 17];
+        return { header: h, data: d };
+      }),
+      Error,
+      new RegExp(
+        `tensor '${W.replaceAll('.', '\\.')}': shape \\[37, 17\\] of F32 needs 2516 bytes but data_offsets .* hold 2664 \\(safetensors: TensorInvalidInfo\\)`,
+      ),
+    ],
+    [
+      'a tensor the config needs is missing',
+      withWeights((h, d) => withoutTensor(h, d, W)),
+      Error,
+      /^loadPretrained: model\.safetensors: tensor 'transformer\.layer\.1\.ffn\.lin1\.weight' is missing \(looked for 'distilbert\.transformer\.layer\.1\.ffn\.lin1\.weight', 'transformer\.layer\.1\.ffn\.lin1\.weight'\); config\.json \(model_type distilbert\) needs it/,
+    ],
+    [
+      'a needed tensor of a dtype not read',
+      withWeights((h, d) => {
+        h[W].dtype = 'I32';
+        return { header: h, data: d };
+      }),
+      TypeError,
+      new RegExp(
+        `model\\.safetensors: tensor '${W.replaceAll('.', '\\.')}' has dtype I32; only F32, F16 and BF16 are read`,
+      ),
+    ],
+    [
+      'a shape that disagrees with config.json',
+      folder({ 'config.json': utf8({ ...good.config, hidden_dim: 36 }) }),
+      Error,
+      /model\.safetensors: tensor 'distilbert\.transformer\.layer\.0\.ffn\.lin1\.weight' has shape \[37, 18\]; config\.json \(vocab_size 30522, dim 18, n_heads 3, hidden_dim 36, max_position_embeddings 40\) needs \[36, 18\]/,
+    ],
+    [
+      'not a safetensors file at all',
+      folder({ 'model.safetensors': utf8('PK\u0003\u0004 a zip file') }),
+      Error,
+      /model\.safetensors: .*(HeaderTooLarge|InvalidHeaderLength)/,
+    ],
   ];
   for (const [label, source, kind, pattern] of cases) await rejects(source, kind, pattern, label);
 });
 
 test('bad config.json: invalid JSON, another model_type, absurd sizes refused before allocating', async () => {
-  await rejects(folder({ 'config.json': utf8('{"model_type": "distilbert",') }), Error, /^loadPretrained: config\.json: invalid JSON: /, 'invalid JSON');
-  await rejects(folder({ 'config.json': utf8('[1, 2]') }), Error, /config\.json: expected a JSON object, got an array/, 'an array');
-  await rejects(folder({ 'config.json': utf8({ ...good.config, model_type: 'roberta' }) }), Error,
-    /config\.json: model_type 'roberta' is not supported \(supported: distilbert, bert\)/, 'roberta');
-  await rejects(folder({ 'config.json': utf8({ dim: 18 }) }), Error, /config\.json: model_type is missing/, 'no model_type');
-  await rejects(folder({ 'config.json': utf8({ ...good.config, activation: 'silu' }) }), Error,
-    /config\.json: activation 'silu' is not supported \(supported: gelu, gelu_new, gelu_pytorch_tanh, relu\)/, 'silu');
-  await rejects(folder({ 'config.json': utf8({ ...good.config, dim: '18' }) }), TypeError, /config\.json: dim must be an integer, got "18"/, 'a string size');
-  await rejects(folder({ 'config.json': utf8({ model_type: 'bert', position_embedding_type: 'relative_key' }) }), Error,
-    /position_embedding_type 'relative_key' is not supported/, 'relative positions');
+  await rejects(
+    folder({ 'config.json': utf8('{"model_type": "distilbert",') }),
+    Error,
+    /^loadPretrained: config\.json: invalid JSON: /,
+    'invalid JSON',
+  );
+  await rejects(
+    folder({ 'config.json': utf8('[1, 2]') }),
+    Error,
+    /config\.json: expected a JSON object, got an array/,
+    'an array',
+  );
+  await rejects(
+    folder({ 'config.json': utf8({ ...good.config, model_type: 'roberta' }) }),
+    Error,
+    /config\.json: model_type 'roberta' is not supported \(supported: distilbert, bert\)/,
+    'roberta',
+  );
+  await rejects(
+    folder({ 'config.json': utf8({ dim: 18 }) }),
+    Error,
+    /config\.json: model_type is missing/,
+    'no model_type',
+  );
+  await rejects(
+    folder({ 'config.json': utf8({ ...good.config, activation: 'silu' }) }),
+    Error,
+    /config\.json: activation 'silu' is not supported \(supported: gelu, gelu_new, gelu_pytorch_tanh, relu\)/,
+    'silu',
+  );
+  await rejects(
+    folder({ 'config.json': utf8({ ...good.config, dim: '18' }) }),
+    TypeError,
+    /config\.json: dim must be an integer, got "18"/,
+    'a string size',
+  );
+  await rejects(
+    folder({ 'config.json': utf8({ model_type: 'bert', position_embedding_type: 'relative_key' }) }),
+    Error,
+    /position_embedding_type 'relative_key' is not supported/,
+    'relative positions',
+  );
   const heap = A.memoryStats().heapBytes;
   const absurd = [
     [{ dim: 1e9 }, /config\.json: hidden size \(dim \/ hidden_size\) must be in \[1, 16384\], got 1000000000/],
@@ -124,56 +240,138 @@ test('bad config.json: invalid JSON, another model_type, absurd sizes refused be
     [{ vocab_size: 1e12 }, /vocab_size must be in \[1, 4000000\], got 1000000000000/],
     [{ n_heads: 4 }, /the number of heads 4 must divide the hidden size 18/],
     [{ hidden_dim: -3 }, /feed-forward size .* must be in \[1, 65536\], got -3/],
-    [{ dim: 16384, hidden_dim: 65536, n_layers: 100, n_heads: 16 }, /the parameters would take \d+ floats, more than the 536870912 \(2 GiB\) the wasm heap can hold/],
+    [
+      { dim: 16384, hidden_dim: 65536, n_layers: 100, n_heads: 16 },
+      /the parameters would take \d+ floats, more than the 536870912 \(2 GiB\) the wasm heap can hold/,
+    ],
     [{ max_position_embeddings: 2 ** 40 }, /max_position_embeddings must be in \[1, 65536\]/],
   ];
-  for (const [change, pattern] of absurd) await rejects(folder({ 'config.json': utf8({ ...good.config, ...change }) }), RangeError, pattern, JSON.stringify(change));
+  for (const [change, pattern] of absurd)
+    await rejects(
+      folder({ 'config.json': utf8({ ...good.config, ...change }) }),
+      RangeError,
+      pattern,
+      JSON.stringify(change),
+    );
   assert.equal(A.memoryStats().heapBytes, heap, 'absurd sizes are refused before anything is allocated');
 });
 
 test('missing files: a .bin (pickle) checkpoint, a sharded one, no config.json', async () => {
-  await rejects(folder({ 'model.safetensors': undefined, 'pytorch_model.bin': new Uint8Array(64) }), Error,
-    /loadPretrained: the files given has pytorch_model\.bin but no model\.safetensors: only safetensors checkpoints are read \(a \.bin is a Python pickle/, '.bin');
-  await rejects(folder({ 'model.safetensors': undefined, 'model.safetensors.index.json': utf8({}) }), Error, /sharded checkpoint .* only a single model\.safetensors is read/, 'sharded');
-  await rejects(folder({ 'model.safetensors': undefined }), Error, /model\.safetensors is missing from the files given \(it has: config\.json, /, 'no weights');
-  await rejects(folder({ 'config.json': undefined }), Error, /config\.json is missing from the files given/, 'no config');
-  await assert.rejects(A.loadPretrained('/nonexistent/folder'), { message: /loadPretrained: cannot open the model folder \/nonexistent\/folder/ });
+  await rejects(
+    folder({ 'model.safetensors': undefined, 'pytorch_model.bin': new Uint8Array(64) }),
+    Error,
+    /loadPretrained: the files given has pytorch_model\.bin but no model\.safetensors: only safetensors checkpoints are read \(a \.bin is a Python pickle/,
+    '.bin',
+  );
+  await rejects(
+    folder({ 'model.safetensors': undefined, 'model.safetensors.index.json': utf8({}) }),
+    Error,
+    /sharded checkpoint .* only a single model\.safetensors is read/,
+    'sharded',
+  );
+  await rejects(
+    folder({ 'model.safetensors': undefined }),
+    Error,
+    /model\.safetensors is missing from the files given \(it has: config\.json, /,
+    'no weights',
+  );
+  await rejects(
+    folder({ 'config.json': undefined }),
+    Error,
+    /config\.json is missing from the files given/,
+    'no config',
+  );
+  await assert.rejects(A.loadPretrained('/nonexistent/folder'), {
+    message: /loadPretrained: cannot open the model folder \/nonexistent\/folder/,
+  });
   await assert.rejects(A.loadPretrained(`${good.dir}/config.json`), { name: 'TypeError', message: /is not a folder/ });
-  await assert.rejects(A.loadPretrained(42), { name: 'TypeError', message: /source must be a folder path \(Node\), a FileList, File\[\] or \{ name: Blob \| ArrayBuffer \| Uint8Array \}, got number/ });
-  await assert.rejects(A.loadPretrained({ 'config.json': 'text' }), { name: 'TypeError', message: /file 'config\.json' must be a Blob, ArrayBuffer or Uint8Array, got string/ });
+  await assert.rejects(A.loadPretrained(42), {
+    name: 'TypeError',
+    message:
+      /source must be a folder path \(Node\), a FileList, File\[\] or \{ name: Blob \| ArrayBuffer \| Uint8Array \}, got number/,
+  });
+  await assert.rejects(A.loadPretrained({ 'config.json': 'text' }), {
+    name: 'TypeError',
+    message: /file 'config\.json' must be a Blob, ArrayBuffer or Uint8Array, got string/,
+  });
   assertHealthy('missing files');
 });
 
 test('bad inputs: text longer than the maximum, empty text, ids out of range, ragged batches', async () => {
-  const model = await A.loadPretrained(good.dir);  // max_position_embeddings 40
+  const model = await A.loadPretrained(good.dir); // max_position_embeddings 40
   const long = 'the river bank '.repeat(20);
-  assert.throws(() => model.tokenizer.encode(long), { name: 'RangeError', message: /the text has 62 tokens, more than the model's maximum of 40 \(pass \{ truncation: true \}/ });
+  assert.throws(() => model.tokenizer.encode(long), {
+    name: 'RangeError',
+    message: /the text has 62 tokens, more than the model's maximum of 40 \(pass \{ truncation: true \}/,
+  });
   assert.throws(() => model.embed([S1, long]), RangeError);
   assert.deepEqual(model.embed(long, { truncation: true }).shape, [1, 18]);
-  assert.throws(() => model.forward(new Array(41).fill(1996)), { name: 'RangeError', message: "encoder.forward: sequence length 41 is longer than the model's max_position_embeddings 40" });
-  assert.throws(() => model.tokenizer.encode(''), { name: 'RangeError', message: 'tokenizer.encode: the text has no tokens (an empty string)' });
+  assert.throws(() => model.forward(new Array(41).fill(1996)), {
+    name: 'RangeError',
+    message: "encoder.forward: sequence length 41 is longer than the model's max_position_embeddings 40",
+  });
+  assert.throws(() => model.tokenizer.encode(''), {
+    name: 'RangeError',
+    message: 'tokenizer.encode: the text has no tokens (an empty string)',
+  });
   assert.throws(() => model.embed(''), RangeError);
   assert.throws(() => model.embed([]), TypeError);
-  assert.throws(() => model.forward([]), { name: 'RangeError', message: 'model.forward: inputIds is empty (no tokens)' });
-  assert.throws(() => model.forward([101, 30522, 102]), { name: 'RangeError', message: 'encoder.forward: input_ids at [0, 1] = 30522 is not a token id in [0, 30522)' });
+  assert.throws(() => model.forward([]), {
+    name: 'RangeError',
+    message: 'model.forward: inputIds is empty (no tokens)',
+  });
+  assert.throws(() => model.forward([101, 30522, 102]), {
+    name: 'RangeError',
+    message: 'encoder.forward: input_ids at [0, 1] = 30522 is not a token id in [0, 30522)',
+  });
   assert.throws(() => model.forward([101, -1]), { name: 'RangeError', message: /input_ids at \[0, 1\] = -1/ });
-  assert.throws(() => model.forward([101, 1.5]), { name: 'RangeError', message: 'model.forward: inputIds[0][1] = 1.5 is not an integer id' });
-  assert.throws(() => model.forward({ inputIds: [[101, 102], [101]] }), { name: 'RangeError', message: /inputIds row 1 has 1 values, expected 2 \(pad the batch/ });
-  assert.throws(() => model.forward({ inputIds: [[101, 102]], attentionMask: [[1, 2]] }), { name: 'RangeError', message: 'model.forward: attentionMask[0][1] = 2 is not 0 or 1' });
-  assert.throws(() => model.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 0]] }), { name: 'TypeError', message: /tokenTypeIds are not an input of distilbert/ });
-  assert.throws(() => model.forward({ inputIds: [[101]], extra: 1 }), { name: 'TypeError', message: /unknown input field 'extra'/ });
+  assert.throws(() => model.forward([101, 1.5]), {
+    name: 'RangeError',
+    message: 'model.forward: inputIds[0][1] = 1.5 is not an integer id',
+  });
+  assert.throws(() => model.forward({ inputIds: [[101, 102], [101]] }), {
+    name: 'RangeError',
+    message: /inputIds row 1 has 1 values, expected 2 \(pad the batch/,
+  });
+  assert.throws(() => model.forward({ inputIds: [[101, 102]], attentionMask: [[1, 2]] }), {
+    name: 'RangeError',
+    message: 'model.forward: attentionMask[0][1] = 2 is not 0 or 1',
+  });
+  assert.throws(() => model.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 0]] }), {
+    name: 'TypeError',
+    message: /tokenTypeIds are not an input of distilbert/,
+  });
+  assert.throws(() => model.forward({ inputIds: [[101]], extra: 1 }), {
+    name: 'TypeError',
+    message: /unknown input field 'extra'/,
+  });
   assert.throws(() => model.forward('text'), { name: 'TypeError', message: /input must be token ids/ });
-  assert.throws(() => model.forward([101], { outputAttentions: 1 }), { name: 'TypeError', message: /outputAttentions must be a boolean/ });
-  assert.throws(() => model.forward([101], { attentions: true }), { name: 'TypeError', message: /unknown option 'attentions'/ });
+  assert.throws(() => model.forward([101], { outputAttentions: 1 }), {
+    name: 'TypeError',
+    message: /outputAttentions must be a boolean/,
+  });
+  assert.throws(() => model.forward([101], { attentions: true }), {
+    name: 'TypeError',
+    message: /unknown option 'attentions'/,
+  });
   assert.throws(() => model.wordEmbeddings([2 ** 40]), RangeError);
-  assert.throws(() => model.wordEmbeddings([30522]), { name: 'RangeError', message: /word_embeddings: ids\[0\] = 30522 is not a token id/ });
-  assert.throws(() => model.embed('x', { pooling: 'max' }), { name: 'TypeError', message: /pooling must be 'mean' or 'cls'/ });
+  assert.throws(() => model.wordEmbeddings([30522]), {
+    name: 'RangeError',
+    message: /word_embeddings: ids\[0\] = 30522 is not a token id/,
+  });
+  assert.throws(() => model.embed('x', { pooling: 'max' }), {
+    name: 'TypeError',
+    message: /pooling must be 'mean' or 'cls'/,
+  });
   assert.deepEqual(model.forward([101, 2924, 102]).lastHiddenState.shape, [1, 3, 18], 'still works');
   model.dispose();
   assertHealthy('inputs');
 
   const bert = await A.loadPretrained((await loadFixture('bert-f16')).dir);
-  assert.throws(() => bert.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 2]] }), { name: 'RangeError', message: 'encoder.forward: token_type_ids at [0, 1] = 2 is not in [0, 2)' });
+  assert.throws(() => bert.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 2]] }), {
+    name: 'RangeError',
+    message: 'encoder.forward: token_type_ids at [0, 1] = 2 is not in [0, 2)',
+  });
   bert.dispose();
   assertHealthy('bert inputs');
 });
@@ -181,9 +379,20 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
 // The raw glue, as a page's own code could call it: the C++ boundary validates everything again.
 test('the C++ boundary trusts nothing: config, tensor table, chunk order and ranges, handles', () => {
   const raw = A.raw;
-  const cfg = { arch: 'distilbert', vocabSize: 10, hiddenSize: 4, numLayers: 1, numHeads: 2, intermediateSize: 6, maxPositions: 8, typeVocabSize: 0, activation: 'gelu', layerNormEps: 1e-12 };
+  const cfg = {
+    arch: 'distilbert',
+    vocabSize: 10,
+    hiddenSize: 4,
+    numLayers: 1,
+    numHeads: 2,
+    intermediateSize: 6,
+    maxPositions: 8,
+    typeVocabSize: 0,
+    activation: 'gelu',
+    layerNormEps: 1e-12,
+  };
   const specs = raw._encoderParameters(cfg);
-  assert.equal(specs.length, 4 + 16);  // word, position, LayerNorm weight and bias; 16 per layer
+  assert.equal(specs.length, 4 + 16); // word, position, LayerNorm weight and bias; 16 per layer
   let offset = 0;
   const entries = specs.map((s) => {
     const bytes = s.shape.reduce((a, b) => a * b, 1) * 4;
@@ -198,18 +407,53 @@ test('the C++ boundary trusts nothing: config, tensor table, chunk order and ran
   };
   const edit = (i, change) => entries.map((e, j) => (j === i ? { ...e, ...change } : e));
   fails(raw._modelCreate({ ...cfg, hiddenSize: '4' }, entries, offset), /hiddenSize must be a number/, 'string size');
-  fails(raw._modelCreate({ ...cfg, hiddenSize: 4.5 }, entries, offset), /hiddenSize must be an integer/, 'fractional size');
+  fails(
+    raw._modelCreate({ ...cfg, hiddenSize: 4.5 }, entries, offset),
+    /hiddenSize must be an integer/,
+    'fractional size',
+  );
   fails(raw._modelCreate({ ...cfg, arch: 'gpt2' }, entries, offset), /arch 'gpt2' is not supported/, 'arch');
-  fails(raw._modelCreate(cfg, edit(2, { shape: [3] }), offset), /tensor 'embeddings.LayerNorm.weight' has shape \[3\], the model needs \[4\]/, 'shape');
-  fails(raw._modelCreate(cfg, edit(3, { end: entries[3].end - 4 }), offset), /do not hold the 16 bytes of shape \[4\]/, 'byte length');
-  fails(raw._modelCreate(cfg, edit(5, { begin: entries[4].begin, end: entries[4].begin + entries[5].end - entries[5].begin }), offset),
-    /tensor 'transformer.layer.0.attention.k_lin.weight' overlaps tensor 'transformer.layer.0.attention.q_lin.weight'/, 'overlap');
+  fails(
+    raw._modelCreate(cfg, edit(2, { shape: [3] }), offset),
+    /tensor 'embeddings.LayerNorm.weight' has shape \[3\], the model needs \[4\]/,
+    'shape',
+  );
+  fails(
+    raw._modelCreate(cfg, edit(3, { end: entries[3].end - 4 }), offset),
+    /do not hold the 16 bytes of shape \[4\]/,
+    'byte length',
+  );
+  fails(
+    raw._modelCreate(
+      cfg,
+      edit(5, { begin: entries[4].begin, end: entries[4].begin + entries[5].end - entries[5].begin }),
+      offset,
+    ),
+    /tensor 'transformer.layer.0.attention.k_lin.weight' overlaps tensor 'transformer.layer.0.attention.q_lin.weight'/,
+    'overlap',
+  );
   fails(raw._modelCreate(cfg, entries, offset - 4), /run past the \d+ bytes of data/, 'past the data');
-  fails(raw._modelCreate(cfg, entries.slice(1), offset), /tensor embeddings.word_embeddings.weight is missing/, 'missing');
-  fails(raw._modelCreate(cfg, [...entries, { ...entries[0], begin: offset, end: offset + 160 }], offset + 160), /a second tensor for embeddings.word_embeddings.weight/, 'duplicate');
-  fails(raw._modelCreate(cfg, edit(0, { slot: 2 }), offset), /slot 2 is not a parameter of this model/, 'token types of distilbert');
+  fails(
+    raw._modelCreate(cfg, entries.slice(1), offset),
+    /tensor embeddings.word_embeddings.weight is missing/,
+    'missing',
+  );
+  fails(
+    raw._modelCreate(cfg, [...entries, { ...entries[0], begin: offset, end: offset + 160 }], offset + 160),
+    /a second tensor for embeddings.word_embeddings.weight/,
+    'duplicate',
+  );
+  fails(
+    raw._modelCreate(cfg, edit(0, { slot: 2 }), offset),
+    /slot 2 is not a parameter of this model/,
+    'token types of distilbert',
+  );
   fails(raw._modelCreate(cfg, edit(0, { slot: 1e6 }), offset), /slot 1000000 is not a parameter/, 'slot out of range');
-  fails(raw._modelCreate(cfg, edit(0, { dtype: 'I64' }), offset), /tensor 'embeddings.word_embeddings.weight' has dtype I64; only F32, F16 and BF16 are read/, 'dtype');
+  fails(
+    raw._modelCreate(cfg, edit(0, { dtype: 'I64' }), offset),
+    /tensor 'embeddings.word_embeddings.weight' has dtype I64; only F32, F16 and BF16 are read/,
+    'dtype',
+  );
   fails(raw._modelCreate(cfg, edit(0, { begin: -8 }), offset), /begin must be an integer in \[0, /, 'negative offset');
   fails(raw._modelCreate(cfg, 'entries', offset), /model tensors must be an array/, 'not an array');
 
@@ -217,15 +461,27 @@ test('the C++ boundary trusts nothing: config, tensor table, chunk order and ran
   assert.ok(handle > 0 && stagingBytes > 0);
   const view = raw._modelStagingView(handle);
   view.set(new Uint8Array(64).fill(0x3f));
-  assert.match(raw._modelWrite(handle, 64, 64).error, /bytes from 64 arrived, but the next expected byte is 0 \(writes must follow the file order\)/);
+  assert.match(
+    raw._modelWrite(handle, 64, 64).error,
+    /bytes from 64 arrived, but the next expected byte is 0 \(writes must follow the file order\)/,
+  );
   assert.match(raw._modelWrite(handle, offset - 8, 64).error, /chunk \[\d+, \d+\) is outside the \d+ bytes of data/);
   assert.match(raw._modelWrite(handle, 0, stagingBytes + 1).error, /chunk length \d+ is not in \[0, \d+\]/);
   assert.equal(raw._modelWrite(handle, 0, 64), undefined);
-  assert.match(raw._modelFinish(handle).error, /tensor 'embeddings.word_embeddings.weight': only 64 of its 160 bytes were read \(truncated file\?\)/);
-  assert.match(raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error, /the model has not finished loading/);
+  assert.match(
+    raw._modelFinish(handle).error,
+    /tensor 'embeddings.word_embeddings.weight': only 64 of its 160 bytes were read \(truncated file\?\)/,
+  );
+  assert.match(
+    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error,
+    /the model has not finished loading/,
+  );
   assert.equal(raw._modelDispose(handle), true);
   assert.equal(raw._modelDispose(handle), false);
-  assert.match(raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error, /no model with handle \d+ \(disposed\?\)/);
+  assert.match(
+    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error,
+    /no model with handle \d+ \(disposed\?\)/,
+  );
   assert.match(raw._modelWrite(999, 0, 0).error, /no model with handle 999/);
   assertHealthy('raw');
 });

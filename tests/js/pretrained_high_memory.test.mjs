@@ -13,7 +13,18 @@ const GiB2 = 2 ** 31;
 
 /** A model created through the glue and never loaded: its arena holds vocabSize x 1024 floats (about 2 GiB by default). */
 function ballast(raw, vocabSize = 520000) {
-  const cfg = { arch: 'distilbert', vocabSize, hiddenSize: 1024, numLayers: 1, numHeads: 1, intermediateSize: 1, maxPositions: 1, typeVocabSize: 0, activation: 'gelu', layerNormEps: 1e-12 };
+  const cfg = {
+    arch: 'distilbert',
+    vocabSize,
+    hiddenSize: 1024,
+    numLayers: 1,
+    numHeads: 1,
+    intermediateSize: 1,
+    maxPositions: 1,
+    typeVocabSize: 0,
+    activation: 'gelu',
+    layerNormEps: 1e-12,
+  };
   let offset = 0;
   const entries = raw._encoderParameters(cfg).map((s) => {
     const bytes = s.shape.reduce((a, b) => a * b, 1) * 4;
@@ -27,29 +38,46 @@ function ballast(raw, vocabSize = 520000) {
 }
 
 test('weights above 2 GiB: the same outputs, errors and memory accounting as in a fresh module', async () => {
-  const A = await init(), fresh = await init();
+  const A = await init(),
+    fresh = await init();
   const fx = await loadFixture('bert-f32');
   const base = A.memoryStats().allocatedBytes;
   const held = ballast(A.raw);
   assert.ok(held.bytes > 2.1e9, `${held.bytes} bytes`);
-  assert.ok(A.memoryStats().allocatedBytes > GiB2, `malloc holds ${A.memoryStats().allocatedBytes} bytes, past 2^31 (and reads back positive)`);
+  assert.ok(
+    A.memoryStats().allocatedBytes > GiB2,
+    `malloc holds ${A.memoryStats().allocatedBytes} bytes, past 2^31 (and reads back positive)`,
+  );
 
   const model = await A.loadPretrained(fx.dir);
   const reference = await fresh.loadPretrained(fx.dir);
   const batch = model.tokenizer.encodeBatch([S1, S2, 'bank']);
   const opts = { outputHiddenStates: true, outputAttentions: true };
-  const got = model.forward(batch, opts), want = reference.forward(batch, opts);
+  const got = model.forward(batch, opts),
+    want = reference.forward(batch, opts);
   assert.deepEqual(Array.from(got.lastHiddenState.data), Array.from(want.lastHiddenState.data));
-  got.hiddenStates.forEach((h, i) => assert.deepEqual(Array.from(h.data), Array.from(want.hiddenStates[i].data), `hiddenStates[${i}]`));
-  got.attentions.forEach((a, i) => assert.deepEqual(Array.from(a.data), Array.from(want.attentions[i].data), `attentions[${i}]`));
+  got.hiddenStates.forEach((h, i) =>
+    assert.deepEqual(Array.from(h.data), Array.from(want.hiddenStates[i].data), `hiddenStates[${i}]`),
+  );
+  got.attentions.forEach((a, i) =>
+    assert.deepEqual(Array.from(a.data), Array.from(want.attentions[i].data), `attentions[${i}]`),
+  );
   assert.deepEqual(Array.from(got.poolerOutput.data), Array.from(want.poolerOutput.data));
   assert.deepEqual(Array.from(model.wordEmbeddings([2924]).data), Array.from(reference.wordEmbeddings([2924]).data));
-  assert.deepEqual(Array.from(model.embed([S1, S2], { normalize: true }).data), Array.from(reference.embed([S1, S2], { normalize: true }).data));
+  assert.deepEqual(
+    Array.from(model.embed([S1, S2], { normalize: true }).data),
+    Array.from(reference.embed([S1, S2], { normalize: true }).data),
+  );
   // error strings are built in memory above 2 GiB too
-  assert.throws(() => model.forward([101, 40000]), { message: 'encoder.forward: input_ids at [0, 1] = 40000 is not a token id in [0, 30522)' });
+  assert.throws(() => model.forward([101, 40000]), {
+    message: 'encoder.forward: input_ids at [0, 1] = 40000 is not a token id in [0, 30522)',
+  });
   // the ops work up there as well
   const x = { data: Float32Array.from({ length: 64 }, (_, i) => Math.sin(i)), shape: [4, 16] };
-  assert.deepEqual(Array.from(A.scaledDotProductAttention(x, x, x).output.data), Array.from(fresh.scaledDotProductAttention(x, x, x).output.data));
+  assert.deepEqual(
+    Array.from(A.scaledDotProductAttention(x, x, x).output.data),
+    Array.from(fresh.scaledDotProductAttention(x, x, x).output.data),
+  );
 
   // where the heap hands out memory now: a new model's staging buffer, as JS sees its address
   const probe = ballast(A.raw, 2);
@@ -60,5 +88,7 @@ test('weights above 2 GiB: the same outputs, errors and memory accounting as in 
   reference.dispose();
   A.raw._modelDispose(held.handle);
   assert.equal(A.memoryStats().allocatedBytes, base, 'back to the baseline');
-  console.log(`heap ${(A.memoryStats().heapBytes / 2 ** 30).toFixed(2)} GiB; process resident ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`);
+  console.log(
+    `heap ${(A.memoryStats().heapBytes / 2 ** 30).toFixed(2)} GiB; process resident ${(process.memoryUsage().rss / 2 ** 20).toFixed(0)} MiB`,
+  );
 });

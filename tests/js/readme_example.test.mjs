@@ -12,11 +12,13 @@ test("README: the E4.6 Node program prints the three 'bank' lines", async () => 
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
   const program = readme.match(/```js\n(\/\/ e46\.mjs[\s\S]*?)```/)?.[1];
   assert.ok(program, 'README has the e46.mjs block');
-  const dir = fileURLToPath(new URL('../../build/readme/', import.meta.url));  // inside the package: 'attention-wasm' resolves to it
+  const dir = fileURLToPath(new URL('../../build/readme/', import.meta.url)); // inside the package: 'attention-wasm' resolves to it
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}e46.mjs`, program);
   const fx = await loadFixture('distilbert-f32');
-  const lines = execFileSync(process.execPath, [`${dir}e46.mjs`, fx.dir], { encoding: 'utf8' }).trim().split('\n');
+  const lines = execFileSync(process.execPath, [`${dir}e46.mjs`, fx.dir], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   assert.equal(lines[0], '------------------- Embedding vectors for "bank" -------------------');
   const numbers = (line) => JSON.parse(line.slice(line.indexOf('[')));
   assert.match(lines[2], /^Learned embedding: {18}\[/);
@@ -24,7 +26,8 @@ test("README: the E4.6 Node program prints the three 'bank' lines", async () => 
   assert.match(lines[4], /^Transformer embedding \(sentence 2\): \[/);
   const A = await library();
   const model = await A.loadPretrained(fx.dir);
-  const D = model.hiddenSize, round = (x) => Math.round(x * 100) / 100;
+  const D = model.hiddenSize,
+    round = (x) => Math.round(x * 100) / 100;
   assert.deepEqual(numbers(lines[2]), Array.from(model.wordEmbeddings([2924]).data.subarray(0, 5), round));
   const te = model.forward(model.tokenizer.encode(S1)).lastHiddenState.data;
   assert.deepEqual(numbers(lines[3]), Array.from(te.subarray(11 * D, 11 * D + 5), round));

@@ -67,13 +67,15 @@ export function matmul(a, b) {
   const outFull = [...batch, m, n];
   const data = new Float64Array(numel(outFull));
   const mag = new Float64Array(data.length);
-  const aBatch = A.slice(0, -2), bBatch = B.slice(0, -2);
+  const aBatch = A.slice(0, -2),
+    bBatch = B.slice(0, -2);
   forEachIndex(batch, (idx, c) => {
     const ao = broadcastIndex(aBatch, batch, idx) * m * k;
     const bo = broadcastIndex(bBatch, batch, idx) * k * n;
     for (let i = 0; i < m; i++) {
       for (let j = 0; j < n; j++) {
-        let s = 0, g = 0;
+        let s = 0,
+          g = 0;
         for (let p = 0; p < k; p++) {
           const t = a.data[ao + i * k + p] * b.data[bo + p * n + j];
           s += t;
@@ -145,7 +147,13 @@ export function softmaxSlice(n, get, set) {
 /** softmaxSlice of a plain array of doubles, as a new array. */
 export function softmaxRow(row) {
   const out = new Array(row.length);
-  softmaxSlice(row.length, (i) => row[i], (i, y) => { out[i] = y; });
+  softmaxSlice(
+    row.length,
+    (i) => row[i],
+    (i, y) => {
+      out[i] = y;
+    },
+  );
   return out;
 }
 
@@ -154,12 +162,20 @@ export function softmax(x, dim) {
   const rank = x.shape.length;
   const d = dim < 0 ? dim + Math.max(rank, 1) : dim;
   const shape = rank === 0 ? [1] : x.shape;
-  const n = shape[d], inner = numel(shape.slice(d + 1)), outer = numel(shape.slice(0, d));
+  const n = shape[d],
+    inner = numel(shape.slice(d + 1)),
+    outer = numel(shape.slice(0, d));
   const data = new Float64Array(numel(shape));
   for (let o = 0; o < outer; o++) {
     for (let r = 0; r < inner; r++) {
       const base = o * n * inner + r;
-      softmaxSlice(n, (i) => x.data[base + i * inner], (i, y) => { data[base + i * inner] = y; });
+      softmaxSlice(
+        n,
+        (i) => x.data[base + i * inner],
+        (i, y) => {
+          data[base + i * inner] = y;
+        },
+      );
     }
   }
   return { data, shape: [...x.shape], mag: data.map((y) => Math.abs(y) + 1) };
@@ -169,7 +185,9 @@ export function softmax(x, dim) {
 export function embedding(ids, weight) {
   const dim = weight.shape[1];
   const data = new Float64Array(ids.length * dim);
-  ids.forEach((id, i) => { for (let j = 0; j < dim; j++) data[i * dim + j] = weight.data[id * dim + j]; });
+  ids.forEach((id, i) => {
+    for (let j = 0; j < dim; j++) data[i * dim + j] = weight.data[id * dim + j];
+  });
   return { data, mag: data.map(Math.abs) };
 }
 
@@ -181,9 +199,13 @@ export function embedding(ids, weight) {
  * Returns {output: {data, shape, mag}, weights: {data, shape}}.
  */
 export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enableGqa = false } = {}) {
-  const L = q.shape.at(-2), E = q.shape.at(-1), S = k.shape.at(-2), Ev = v.shape.at(-1);
+  const L = q.shape.at(-2),
+    E = q.shape.at(-1),
+    S = k.shape.at(-2),
+    Ev = v.shape.at(-1);
   const qb = q.shape.slice(0, -2);
-  let kb = k.shape.slice(0, -2), vb = v.shape.slice(0, -2);
+  let kb = k.shape.slice(0, -2),
+    vb = v.shape.slice(0, -2);
   let group = 1;
   if (enableGqa) {
     group = qb.at(-1) / kb.at(-1);
@@ -198,7 +220,8 @@ export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enable
   const weights = new Float64Array(numel(batch) * L * S);
   const maskShape = attnMask?.shape;
   const planeTarget = [...batch, L, S];
-  const kOrig = k.shape.slice(0, -2), vOrig = v.shape.slice(0, -2);
+  const kOrig = k.shape.slice(0, -2),
+    vOrig = v.shape.slice(0, -2);
   forEachIndex(batch, (idx, c) => {
     const qo = broadcastIndex(qb, batch, idx) * L * E;
     // key/value: the GQA head index maps back to floor(h / group)
@@ -221,10 +244,17 @@ export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enable
         row[j] = sc * dot + m;
       }
       const w = new Float64Array(S);
-      softmaxSlice(S, (j) => row[j], (j, y) => { w[j] = y; });
+      softmaxSlice(
+        S,
+        (j) => row[j],
+        (j, y) => {
+          w[j] = y;
+        },
+      );
       weights.set(w, (c * L + i) * S);
       for (let d = 0; d < Ev; d++) {
-        let s = 0, g = 0;
+        let s = 0,
+          g = 0;
         for (let j = 0; j < S; j++) {
           s += w[j] * v.data[vo + j * Ev + d];
           g += Math.abs(w[j] * v.data[vo + j * Ev + d]);
@@ -244,7 +274,8 @@ export function sdpa(q, k, v, { attnMask = null, isCausal = false, scale, enable
 export function compare(got, want, { rel = 1e-5, abs = 1e-6 } = {}) {
   if (got.length !== want.data.length) return { ok: false, why: `length ${got.length} != ${want.data.length}` };
   for (let i = 0; i < got.length; i++) {
-    const g = got[i], w = want.data[i];
+    const g = got[i],
+      w = want.data[i];
     if (Number.isNaN(w) || Number.isNaN(g)) {
       if (Number.isNaN(w) !== Number.isNaN(g)) return { ok: false, why: `[${i}] ${g} vs ${w}` };
       continue;
@@ -274,14 +305,32 @@ export function assertNear(actual, expected, label, rel = 1e-5, abs = 1e-6) {
  * added). params: {inProjWeight | qProjWeight, kProjWeight, vProjWeight, inProjBias?,
  * outProjWeight, outProjBias?} as {data, shape}. Fully masked rows give zeros.
  */
-export function multiheadAttention(query, key, value, params, {
-  numHeads, batchFirst = false, keyPaddingMask = null, attnMask = null, isCausal = false,
-  needWeights = true, averageAttnWeights = true,
-} = {}) {
+export function multiheadAttention(
+  query,
+  key,
+  value,
+  params,
+  {
+    numHeads,
+    batchFirst = false,
+    keyPaddingMask = null,
+    attnMask = null,
+    isCausal = false,
+    needWeights = true,
+    averageAttnWeights = true,
+  } = {},
+) {
   const batched = query.shape.length === 3;
-  const E = params.outProjWeight.shape[0], H = numHeads, Dh = E / H;
-  const kdim = key.shape.at(-1), vdim = value.shape.at(-1);
-  const [L, N] = !batched ? [query.shape[0], 1] : batchFirst ? [query.shape[1], query.shape[0]] : [query.shape[0], query.shape[1]];
+  const E = params.outProjWeight.shape[0],
+    H = numHeads,
+    Dh = E / H;
+  const kdim = key.shape.at(-1),
+    vdim = value.shape.at(-1);
+  const [L, N] = !batched
+    ? [query.shape[0], 1]
+    : batchFirst
+      ? [query.shape[1], query.shape[0]]
+      : [query.shape[0], query.shape[1]];
   const S = !batched ? key.shape[0] : batchFirst ? key.shape[1] : key.shape[0];
   const row = (n, l, len) => (!batched ? l : batchFirst ? n * len + l : l * N + n);
   // Projections of every row in the input's own layout: block p (q, k, v) of in_proj_weight
@@ -308,11 +357,15 @@ export function multiheadAttention(query, key, value, params, {
           if (attnMask) {
             const off = attnMask.shape.length === 3 ? ((n * H + h) * L + i) * S + j : i * S + j;
             const m = attnMask.data[off];
-            if (attnMask.data instanceof Uint8Array) { if (m) s = -Infinity; } else s += m;
+            if (attnMask.data instanceof Uint8Array) {
+              if (m) s = -Infinity;
+            } else s += m;
           }
           if (keyPaddingMask) {
             const m = keyPaddingMask.data[n * S + j];
-            if (keyPaddingMask.data instanceof Uint8Array) { if (m) s = -Infinity; } else s += m;
+            if (keyPaddingMask.data instanceof Uint8Array) {
+              if (m) s = -Infinity;
+            } else s += m;
           }
           if (isCausal && j > i) s = -Infinity;
           scores.push(s);
@@ -344,11 +397,38 @@ export function multiheadAttention(query, key, value, params, {
  * norm2Bias}; options: {nhead, batchFirst, normFirst, activation, eps, srcMask,
  * srcKeyPaddingMask, isCausal}.
  */
-export function encoderLayer(src, p, { nhead, batchFirst = false, normFirst = false, activation = 'relu', eps = 1e-5,
-  srcMask = null, srcKeyPaddingMask = null, isCausal = false }) {
-  const E = src.shape.at(-1), rows = src.data.length / E, F = p.linear1Weight.shape[0];
-  const sa = (x) => multiheadAttention({ data: x, shape: src.shape }, { data: x, shape: src.shape }, { data: x, shape: src.shape }, p.selfAttn,
-    { numHeads: nhead, batchFirst, keyPaddingMask: srcKeyPaddingMask, attnMask: srcMask, isCausal, needWeights: false }).output.data;
+export function encoderLayer(
+  src,
+  p,
+  {
+    nhead,
+    batchFirst = false,
+    normFirst = false,
+    activation = 'relu',
+    eps = 1e-5,
+    srcMask = null,
+    srcKeyPaddingMask = null,
+    isCausal = false,
+  },
+) {
+  const E = src.shape.at(-1),
+    rows = src.data.length / E,
+    F = p.linear1Weight.shape[0];
+  const sa = (x) =>
+    multiheadAttention(
+      { data: x, shape: src.shape },
+      { data: x, shape: src.shape },
+      { data: x, shape: src.shape },
+      p.selfAttn,
+      {
+        numHeads: nhead,
+        batchFirst,
+        keyPaddingMask: srcKeyPaddingMask,
+        attnMask: srcMask,
+        isCausal,
+        needWeights: false,
+      },
+    ).output.data;
   const act = activation === 'gelu' ? (v) => v * 0.5 * (1 + erf(v / Math.SQRT2)) : (v) => Math.max(v, 0);
   const ff = (x) => {
     const h = linear({ data: x, shape: [rows, E] }, p.linear1Weight, p.linear1Bias ?? null).data.map(act);
@@ -360,7 +440,8 @@ export function encoderLayer(src, p, { nhead, batchFirst = false, normFirst = fa
       const row = x.subarray(r * E, (r + 1) * E);
       const mean = row.reduce((a, v) => a + v, 0) / E;
       const variance = row.reduce((a, v) => a + (v - mean) ** 2, 0) / E;
-      for (let i = 0; i < E; i++) y[r * E + i] = ((row[i] - mean) / Math.sqrt(variance + eps)) * (w ? w.data[i] : 1) + (b ? b.data[i] : 0);
+      for (let i = 0; i < E; i++)
+        y[r * E + i] = ((row[i] - mean) / Math.sqrt(variance + eps)) * (w ? w.data[i] : 1) + (b ? b.data[i] : 0);
     }
     return y;
   };

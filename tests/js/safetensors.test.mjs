@@ -29,18 +29,29 @@ function safetensorsBytes(entries, { metadata, pad = 0 } = {}) {
   }
   return out;
 }
-const throwsLike = (fn, cls, pattern) => assert.throws(fn, (e) => {
-  assert.equal(e.constructor, cls, `expected ${cls.name}, got ${e.constructor.name}: ${e.message}`);
-  assert.match(e.message, pattern);
-  return true;
-});
+const throwsLike = (fn, cls, pattern) =>
+  assert.throws(fn, (e) => {
+    assert.equal(e.constructor, cls, `expected ${cls.name}, got ${e.constructor.name}: ${e.message}`);
+    assert.match(e.message, pattern);
+    return true;
+  });
 
 test('reads F32 tensors (any alignment, metadata skipped, empty and 0-d tensors) into JS-owned Tensors', () => {
   const r = rng(1);
-  const a = randomTensor([3, 5], r), b = randomTensor([7], r), empty = { data: new Float32Array(0), shape: [0, 4] };
+  const a = randomTensor([3, 5], r),
+    b = randomTensor([7], r),
+    empty = { data: new Float32Array(0), shape: [0, 4] };
   const scalar = { data: Float32Array.of(2.5), shape: [] };
   for (const pad of [0, 1, 2, 3]) {
-    const bytes = safetensorsBytes([['a', a], ['layer.b', b], ['empty', empty], ['scalar', scalar]], { metadata: { format: 'pt' }, pad });
+    const bytes = safetensorsBytes(
+      [
+        ['a', a],
+        ['layer.b', b],
+        ['empty', empty],
+        ['scalar', scalar],
+      ],
+      { metadata: { format: 'pt' }, pad },
+    );
     const t = A.loadSafetensors(bytes);
     assert.ok(t instanceof Map);
     assert.deepEqual([...t.keys()], ['a', 'layer.b', 'empty', 'scalar']);
@@ -57,10 +68,30 @@ test('reads F32 tensors (any alignment, metadata skipped, empty and 0-d tensors)
 });
 
 // F16 / BF16 bits of exactly known values
-const HALF = [[0x0000, 0], [0x8000, -0], [0x3c00, 1], [0xc000, -2], [0x3555, 0.333251953125], [0x7bff, 65504],
-  [0x0001, 2 ** -24], [0x03ff, 1023 * 2 ** -24], [0x0400, 2 ** -14], [0x7c00, Infinity], [0xfc00, -Infinity], [0x7e00, NaN]];
-const BFLOAT = [[0x0000, 0], [0x3f80, 1], [0xc040, -3], [0x3eab, 0.333984375], [0x7f7f, 3.3895313892515355e38],
-  [0x0001, 9.183549615799121e-41], [0x7f80, Infinity], [0x7fc0, NaN]];
+const HALF = [
+  [0x0000, 0],
+  [0x8000, -0],
+  [0x3c00, 1],
+  [0xc000, -2],
+  [0x3555, 0.333251953125],
+  [0x7bff, 65504],
+  [0x0001, 2 ** -24],
+  [0x03ff, 1023 * 2 ** -24],
+  [0x0400, 2 ** -14],
+  [0x7c00, Infinity],
+  [0xfc00, -Infinity],
+  [0x7e00, NaN],
+];
+const BFLOAT = [
+  [0x0000, 0],
+  [0x3f80, 1],
+  [0xc040, -3],
+  [0x3eab, 0.333984375],
+  [0x7f7f, 3.3895313892515355e38],
+  [0x0001, 9.183549615799121e-41],
+  [0x7f80, Infinity],
+  [0x7fc0, NaN],
+];
 
 /** A file from header entries {name: {dtype, shape, data_offsets}} and raw data bytes. */
 function rawFile(header, data = new Uint8Array(0), { lengthField } = {}) {
@@ -73,28 +104,53 @@ function rawFile(header, data = new Uint8Array(0), { lengthField } = {}) {
 }
 
 test('F16 and BF16 are widened to float32 exactly (subnormals, infinities, NaN, -0); F32 as it is', () => {
-  const half = new Uint8Array(HALF.length * 2), bf = new Uint8Array(BFLOAT.length * 2);
+  const half = new Uint8Array(HALF.length * 2),
+    bf = new Uint8Array(BFLOAT.length * 2);
   HALF.forEach(([bits], i) => new DataView(half.buffer).setUint16(2 * i, bits, true));
   BFLOAT.forEach(([bits], i) => new DataView(bf.buffer).setUint16(2 * i, bits, true));
   const data = new Uint8Array(half.length + bf.length);
   data.set(half);
   data.set(bf, half.length);
-  const t = A.loadSafetensors(rawFile({
-    h: { dtype: 'F16', shape: [HALF.length], data_offsets: [0, half.length] },
-    b: { dtype: 'BF16', shape: [BFLOAT.length], data_offsets: [half.length, data.length] },
-  }, data));
-  assert.deepEqual(Array.from(t.get('h').data), HALF.map(([, v]) => Math.fround(v)));
+  const t = A.loadSafetensors(
+    rawFile(
+      {
+        h: { dtype: 'F16', shape: [HALF.length], data_offsets: [0, half.length] },
+        b: { dtype: 'BF16', shape: [BFLOAT.length], data_offsets: [half.length, data.length] },
+      },
+      data,
+    ),
+  );
+  assert.deepEqual(
+    Array.from(t.get('h').data),
+    HALF.map(([, v]) => Math.fround(v)),
+  );
   assert.ok(Object.is(t.get('h').data[1], -0));
-  assert.deepEqual(Array.from(t.get('b').data), BFLOAT.map(([, v]) => Math.fround(v)));
+  assert.deepEqual(
+    Array.from(t.get('b').data),
+    BFLOAT.map(([, v]) => Math.fround(v)),
+  );
   assert.equal(t.get('h').data.constructor, Float32Array);
 });
 
 test('other dtypes: TypeError naming the tensor and dtype; a dtype the format does not define: Error', () => {
-  const ints = rawFile({ ok: { dtype: 'F32', shape: [1], data_offsets: [0, 4] }, ids: { dtype: 'I64', shape: [2], data_offsets: [4, 20] } }, new Uint8Array(20));
+  const ints = rawFile(
+    {
+      ok: { dtype: 'F32', shape: [1], data_offsets: [0, 4] },
+      ids: { dtype: 'I64', shape: [2], data_offsets: [4, 20] },
+    },
+    new Uint8Array(20),
+  );
   throwsLike(() => A.loadSafetensors(ints), TypeError, /tensor 'ids' has dtype I64; only F32, F16 and BF16 are read/);
-  throwsLike(() => A.loadSafetensors(rawFile({ x: { dtype: 'F12', shape: [1], data_offsets: [0, 2] } }, new Uint8Array(2))), Error,
-    /tensor 'x': unknown dtype "F12" \(the format's dtypes: BOOL, F4, .*\) \(safetensors: InvalidHeaderDeserialization\)/);
-  throwsLike(() => A.loadSafetensors('not bytes'), TypeError, /bytes must be a Uint8Array or an ArrayBuffer, got string/);
+  throwsLike(
+    () => A.loadSafetensors(rawFile({ x: { dtype: 'F12', shape: [1], data_offsets: [0, 2] } }, new Uint8Array(2))),
+    Error,
+    /tensor 'x': unknown dtype "F12" \(the format's dtypes: BOOL, F4, .*\) \(safetensors: InvalidHeaderDeserialization\)/,
+  );
+  throwsLike(
+    () => A.loadSafetensors('not bytes'),
+    TypeError,
+    /bytes must be a Uint8Array or an ArrayBuffer, got string/,
+  );
 });
 
 test("the reference implementation's rules (safetensors/src/tensor.rs), each an Error naming the tensor and the rule", () => {
@@ -102,31 +158,114 @@ test("the reference implementation's rules (safetensors/src/tensor.rs), each an 
   const good = { a: f32(0, 16), b: f32(16, 24) };
   assert.equal(A.loadSafetensors(rawFile(good, new Uint8Array(24))).size, 2);
   const cases = [
-    ['fewer than 8 bytes', new Uint8Array(5), /truncated file: 5 bytes, fewer than the 8 of the header length \(safetensors: HeaderTooSmall\)/],
-    ['header length past the end', rawFile(good, new Uint8Array(24), { lengthField: 5000 }), /header length says 5000 bytes but only \d+ follow \(safetensors: InvalidHeaderLength\)/],
-    ['header larger than 100,000,000', rawFile(good, new Uint8Array(24), { lengthField: 100_000_001 }), /more than the format's limit of 100000000 \(safetensors: HeaderTooLarge\)/],
-    ['a hole between tensors', rawFile({ a: f32(0, 16), b: f32(20, 28) }, new Uint8Array(28)), /tensor 'b': data_offsets \[20, 28\]: a hole of 4 bytes before it \(the previous tensor 'a' end at 16\) \(safetensors: InvalidOffset\)/],
-    ['a hole at the start', rawFile({ a: f32(8, 24) }, new Uint8Array(24)), /tensor 'a': data_offsets \[8, 24\]: a hole of 8 bytes before it/],
-    ['overlapping tensors', rawFile({ a: f32(0, 16), b: f32(12, 20) }, new Uint8Array(20)), /tensor 'b': data_offsets \[12, 20\]: it overlaps tensor 'a' \[0, 16\] \(safetensors: InvalidOffset\)/],
-    ['end before begin', rawFile({ a: { dtype: 'F32', shape: [0], data_offsets: [0, 0] }, b: { dtype: 'F32', shape: [1], data_offsets: [4, 0] } }, new Uint8Array(4)), /InvalidOffset/],
-    ['dtype x shape != bytes', rawFile({ a: f32(0, 16, [3]) }, new Uint8Array(16)), /tensor 'a': shape \[3\] of F32 needs 12 bytes but data_offsets \[0, 16\] hold 16 \(safetensors: TensorInvalidInfo\)/],
-    ['a sub-byte dtype that ends inside a byte', rawFile({ a: { dtype: 'F4', shape: [3], data_offsets: [0, 2] } }, new Uint8Array(2)), /MisalignedSlice/],
-    ['offsets outside the data (truncated file)', rawFile(good, new Uint8Array(20)), /truncated file: the tensors need 24 bytes of data but only 20 follow the header \(safetensors: MetadataIncompleteBuffer\)/],
-    ['bytes after the last tensor', rawFile(good, new Uint8Array(30)), /6 bytes after the last tensor's data: the tensors must cover the file \(safetensors: MetadataIncompleteBuffer\)/],
-    ['not UTF-8', (() => { const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4)); f[10] = 0xff; return f; })(), /bad header JSON/],
-    ['bad JSON', (() => { const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4)); f[8] = 0x7b; f[9] = 0x7b; return f; })(), /bad header JSON \(\d+ bytes\)/],
+    [
+      'fewer than 8 bytes',
+      new Uint8Array(5),
+      /truncated file: 5 bytes, fewer than the 8 of the header length \(safetensors: HeaderTooSmall\)/,
+    ],
+    [
+      'header length past the end',
+      rawFile(good, new Uint8Array(24), { lengthField: 5000 }),
+      /header length says 5000 bytes but only \d+ follow \(safetensors: InvalidHeaderLength\)/,
+    ],
+    [
+      'header larger than 100,000,000',
+      rawFile(good, new Uint8Array(24), { lengthField: 100_000_001 }),
+      /more than the format's limit of 100000000 \(safetensors: HeaderTooLarge\)/,
+    ],
+    [
+      'a hole between tensors',
+      rawFile({ a: f32(0, 16), b: f32(20, 28) }, new Uint8Array(28)),
+      /tensor 'b': data_offsets \[20, 28\]: a hole of 4 bytes before it \(the previous tensor 'a' end at 16\) \(safetensors: InvalidOffset\)/,
+    ],
+    [
+      'a hole at the start',
+      rawFile({ a: f32(8, 24) }, new Uint8Array(24)),
+      /tensor 'a': data_offsets \[8, 24\]: a hole of 8 bytes before it/,
+    ],
+    [
+      'overlapping tensors',
+      rawFile({ a: f32(0, 16), b: f32(12, 20) }, new Uint8Array(20)),
+      /tensor 'b': data_offsets \[12, 20\]: it overlaps tensor 'a' \[0, 16\] \(safetensors: InvalidOffset\)/,
+    ],
+    [
+      'end before begin',
+      rawFile(
+        {
+          a: { dtype: 'F32', shape: [0], data_offsets: [0, 0] },
+          b: { dtype: 'F32', shape: [1], data_offsets: [4, 0] },
+        },
+        new Uint8Array(4),
+      ),
+      /InvalidOffset/,
+    ],
+    [
+      'dtype x shape != bytes',
+      rawFile({ a: f32(0, 16, [3]) }, new Uint8Array(16)),
+      /tensor 'a': shape \[3\] of F32 needs 12 bytes but data_offsets \[0, 16\] hold 16 \(safetensors: TensorInvalidInfo\)/,
+    ],
+    [
+      'a sub-byte dtype that ends inside a byte',
+      rawFile({ a: { dtype: 'F4', shape: [3], data_offsets: [0, 2] } }, new Uint8Array(2)),
+      /MisalignedSlice/,
+    ],
+    [
+      'offsets outside the data (truncated file)',
+      rawFile(good, new Uint8Array(20)),
+      /truncated file: the tensors need 24 bytes of data but only 20 follow the header \(safetensors: MetadataIncompleteBuffer\)/,
+    ],
+    [
+      'bytes after the last tensor',
+      rawFile(good, new Uint8Array(30)),
+      /6 bytes after the last tensor's data: the tensors must cover the file \(safetensors: MetadataIncompleteBuffer\)/,
+    ],
+    [
+      'not UTF-8',
+      (() => {
+        const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4));
+        f[10] = 0xff;
+        return f;
+      })(),
+      /bad header JSON/,
+    ],
+    [
+      'bad JSON',
+      (() => {
+        const f = rawFile({ a: f32(0, 4) }, new Uint8Array(4));
+        f[8] = 0x7b;
+        f[9] = 0x7b;
+        return f;
+      })(),
+      /bad header JSON \(\d+ bytes\)/,
+    ],
     ['an array, not an object', rawFile([1]), /bad header: expected a JSON object of tensors, got an array/],
-    ['__metadata__ not a map of strings', rawFile({ __metadata__: { n: 1 }, a: f32(0, 4) }, new Uint8Array(4)), /__metadata__ must be a map of strings to strings/],
-    ['negative offsets', rawFile({ a: { dtype: 'F32', shape: [1], data_offsets: [-4, 0] } }), /data_offsets must be \[begin, end\] non-negative integers/],
-    ['fractional shape', rawFile({ a: { dtype: 'F32', shape: [1.5], data_offsets: [0, 6] } }, new Uint8Array(6)), /shape must be an array of non-negative integers/],
+    [
+      '__metadata__ not a map of strings',
+      rawFile({ __metadata__: { n: 1 }, a: f32(0, 4) }, new Uint8Array(4)),
+      /__metadata__ must be a map of strings to strings/,
+    ],
+    [
+      'negative offsets',
+      rawFile({ a: { dtype: 'F32', shape: [1], data_offsets: [-4, 0] } }),
+      /data_offsets must be \[begin, end\] non-negative integers/,
+    ],
+    [
+      'fractional shape',
+      rawFile({ a: { dtype: 'F32', shape: [1.5], data_offsets: [0, 6] } }, new Uint8Array(6)),
+      /shape must be an array of non-negative integers/,
+    ],
   ];
   for (const [label, bytes, pattern] of cases) {
-    assert.throws(() => A.loadSafetensors(bytes), (e) => {
-      assert.equal(e.constructor, Error, `${label}: ${e.constructor.name}: ${e.message}`);
-      assert.match(e.message, pattern, label);
-      assert.match(e.message, /^loadSafetensors: /, label);
-      return true;
-    }, label);
+    assert.throws(
+      () => A.loadSafetensors(bytes),
+      (e) => {
+        assert.equal(e.constructor, Error, `${label}: ${e.constructor.name}: ${e.message}`);
+        assert.match(e.message, pattern, label);
+        assert.match(e.message, /^loadSafetensors: /, label);
+        return true;
+      },
+      label,
+    );
   }
   // the format's own example (tensor.rs doc test): a valid file, of a dtype not read
   const example = new TextEncoder().encode('{"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}}');
@@ -140,15 +279,23 @@ test('MultiheadAttention.loadStateDict from safetensors by torch name, round tri
   const r = rng(4);
   A.manualSeed(1);
   const src = new A.MultiheadAttention({ embedDim: 6, numHeads: 2, kdim: 4, vdim: 5 });
-  assert.deepEqual(Object.keys(src.stateDict()).sort(),
-    ['in_proj_bias', 'k_proj_weight', 'out_proj.bias', 'out_proj.weight', 'q_proj_weight', 'v_proj_weight']);
+  assert.deepEqual(Object.keys(src.stateDict()).sort(), [
+    'in_proj_bias',
+    'k_proj_weight',
+    'out_proj.bias',
+    'out_proj.weight',
+    'q_proj_weight',
+    'v_proj_weight',
+  ]);
   src.inProjBias = randomTensor([18], r);
   src.outProjBias = randomTensor([6], r);
   const bytes = safetensorsBytes(Object.entries(src.stateDict()));
   const dst = new A.MultiheadAttention({ embedDim: 6, numHeads: 2, kdim: 4, vdim: 5 });
   const result = dst.loadStateDict(A.loadSafetensors(bytes));
   assert.deepEqual(result, { missingKeys: [], unexpectedKeys: [] });
-  const q = randomTensor([3, 6], r), k = randomTensor([4, 4], r), v = randomTensor([4, 5], r);
+  const q = randomTensor([3, 6], r),
+    k = randomTensor([4, 4], r),
+    v = randomTensor([4, 5], r);
   assert.deepEqual(Array.from(dst.forward(q, k, v).output.data), Array.from(src.forward(q, k, v).output.data));
   // a plain object works too
   dst.loadStateDict(Object.fromEntries(A.loadSafetensors(bytes)));
@@ -158,17 +305,45 @@ test('loadStateDict errors: size mismatch names the parameter and both shapes; m
   const m = new A.MultiheadAttention({ embedDim: 4, numHeads: 2 });
   const snapshot = Array.from(m.inProjWeight.data);
   const sd = m.stateDict();
-  const tensors = { ...sd, in_proj_bias: new Tensor(new Float32Array(12).fill(1), [12]), 'out_proj.weight': new Tensor(new Float32Array(12), [4, 3]) };
-  throwsLike(() => m.loadStateDict(tensors), Error,
-    /size mismatch for out_proj\.weight: copying a param with shape \[4, 3\], the shape in the current model is \[4, 4\]/);
-  assert.ok(m.inProjBias.data.every((x) => x === 0), 'in_proj_bias not assigned after the error');
-  throwsLike(() => m.loadStateDict({ in_proj_weight: sd.in_proj_weight }), Error, /missing key\(s\) "in_proj_bias", "out_proj.weight", "out_proj.bias"/);
-  throwsLike(() => m.loadStateDict({ ...sd, 'self_attn.in_proj_weight': sd.in_proj_weight }), Error, /unexpected key\(s\) "self_attn.in_proj_weight"/);
-  const partial = m.loadStateDict({ in_proj_weight: new Tensor(new Float32Array(48).fill(0.5), [12, 4]), extra: sd.in_proj_bias }, { strict: false });
-  assert.deepEqual(partial, { missingKeys: ['in_proj_bias', 'out_proj.weight', 'out_proj.bias'], unexpectedKeys: ['extra'] });
+  const tensors = {
+    ...sd,
+    in_proj_bias: new Tensor(new Float32Array(12).fill(1), [12]),
+    'out_proj.weight': new Tensor(new Float32Array(12), [4, 3]),
+  };
+  throwsLike(
+    () => m.loadStateDict(tensors),
+    Error,
+    /size mismatch for out_proj\.weight: copying a param with shape \[4, 3\], the shape in the current model is \[4, 4\]/,
+  );
+  assert.ok(
+    m.inProjBias.data.every((x) => x === 0),
+    'in_proj_bias not assigned after the error',
+  );
+  throwsLike(
+    () => m.loadStateDict({ in_proj_weight: sd.in_proj_weight }),
+    Error,
+    /missing key\(s\) "in_proj_bias", "out_proj.weight", "out_proj.bias"/,
+  );
+  throwsLike(
+    () => m.loadStateDict({ ...sd, 'self_attn.in_proj_weight': sd.in_proj_weight }),
+    Error,
+    /unexpected key\(s\) "self_attn.in_proj_weight"/,
+  );
+  const partial = m.loadStateDict(
+    { in_proj_weight: new Tensor(new Float32Array(48).fill(0.5), [12, 4]), extra: sd.in_proj_bias },
+    { strict: false },
+  );
+  assert.deepEqual(partial, {
+    missingKeys: ['in_proj_bias', 'out_proj.weight', 'out_proj.bias'],
+    unexpectedKeys: ['extra'],
+  });
   assert.ok(m.inProjWeight.data.every((x) => x === 0.5));
   assert.notDeepEqual(snapshot, Array.from(m.inProjWeight.data));
-  throwsLike(() => m.loadStateDict({ ...sd, in_proj_weight: { data: new Float64Array(48), shape: [12, 4] } }), TypeError, /in_proj_weight must have Float32Array data/);
+  throwsLike(
+    () => m.loadStateDict({ ...sd, in_proj_weight: { data: new Float64Array(48), shape: [12, 4] } }),
+    TypeError,
+    /in_proj_weight must have Float32Array data/,
+  );
   throwsLike(() => m.loadStateDict(null), TypeError, /tensors must be a Map or an object/);
   const x = randomTensor([2, 4], rng(5));
   assert.ok(m.forward(x, x, x).output.data.every(Number.isFinite), 'still works');

@@ -9,7 +9,8 @@ const A = await library();
 
 test('fused (no weights) and materialised (returnWeights) outputs agree, causal too', () => {
   const random = rng(5);
-  const q = randomTensor([2, 3, 70, 9], random), k = randomTensor([2, 3, 131, 9], random);
+  const q = randomTensor([2, 3, 70, 9], random),
+    k = randomTensor([2, 3, 131, 9], random);
   const v = randomTensor([2, 3, 131, 5], random);
   for (const isCausal of [false, true]) {
     const fused = A.scaledDotProductAttention(q, k, v, { isCausal });
@@ -31,9 +32,12 @@ test('one object as query, key and value gives the same as three copies', () => 
 });
 
 test('a long sequence runs in bounded memory: S = 8192 without the (S, S) matrix', () => {
-  const S = 8192, D = 8;
+  const S = 8192,
+    D = 8;
   const random = rng(7);
-  const q = randomTensor([1, S, D], random), k = randomTensor([1, S, D], random), v = randomTensor([1, S, D], random);
+  const q = randomTensor([1, S, D], random),
+    k = randomTensor([1, S, D], random),
+    v = randomTensor([1, S, D], random);
   const before = A.raw.HEAP8.buffer.byteLength;
   const { output } = A.scaledDotProductAttention(q, k, v, { isCausal: true });
   assert.equal(output.data.length, S * D);

@@ -6,10 +6,29 @@ import { library, assertPrinted } from './helpers.mjs';
 import { assertNear, matmulFlat, softmaxRow } from './reference.mjs';
 
 const A = await library();
-const inputs = [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]];
-const wKey = [[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]];
-const wQuery = [[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]];
-const wValue = [[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]];
+const inputs = [
+  [1, 0, 1, 0],
+  [0, 2, 0, 2],
+  [1, 1, 1, 1],
+];
+const wKey = [
+  [0, 0, 1],
+  [1, 1, 0],
+  [0, 1, 0],
+  [1, 1, 0],
+];
+const wQuery = [
+  [1, 0, 1],
+  [1, 0, 0],
+  [0, 0, 1],
+  [0, 1, 1],
+];
+const wValue = [
+  [0, 2, 0],
+  [0, 3, 0],
+  [1, 0, 3],
+  [1, 1, 0],
+];
 
 test('E3.5 outputs 2 and 3 (steps 4-7 repeated) agree with float64', () => {
   const x = Tensor.fromArray(inputs);
@@ -25,9 +44,13 @@ test('E3.5 outputs 2 and 3 (steps 4-7 repeated) agree with float64', () => {
   const Q = matmulFlat(X, Float64Array.from(wQuery.flat()), 3, 4, 3);
   for (const i of [1, 2]) {
     const scores = [0, 1, 2].map((j) => [0, 1, 2].reduce((s, d) => s + Q[i * 3 + d] * K[j * 3 + d], 0)); // step 4
-    const w = softmaxRow(scores);                                                                        // step 5
-    const out = [0, 1, 2].map((d) => w.reduce((s, p, j) => s + p * V[j * 3 + d], 0));                    // steps 6-7
-    assertNear({ data: weights.data.slice(i * 3, i * 3 + 3), shape: [3] }, { data: w, shape: [3] }, `weights of input ${i + 1}`);
+    const w = softmaxRow(scores); // step 5
+    const out = [0, 1, 2].map((d) => w.reduce((s, p, j) => s + p * V[j * 3 + d], 0)); // steps 6-7
+    assertNear(
+      { data: weights.data.slice(i * 3, i * 3 + 3), shape: [3] },
+      { data: w, shape: [3] },
+      `weights of input ${i + 1}`,
+    );
     assertNear({ data: output.data.slice(i * 3, i * 3 + 3), shape: [3] }, { data: out, shape: [3] }, `output ${i + 1}`);
   }
   // As torch prints them (4 decimals), for the reader:

@@ -9,9 +9,40 @@ import { loadFixture, S1, S2 } from './fixtures.mjs';
 const tok = await loadTokenizer('distilbert-base-uncased');
 
 test("E4.6's tokens with the shipped vocabulary: [CLS] write a poem about a man fishing on a river bank . [SEP], bank at 11", () => {
-  const e1 = tok.encode(S1), e2 = tok.encode(S2);
-  assert.deepEqual(e1.tokens, ['[CLS]', 'write', 'a', 'poem', 'about', 'a', 'man', 'fishing', 'on', 'a', 'river', 'bank', '.', '[SEP]']);
-  assert.deepEqual(e2.tokens, ['[CLS]', 'write', 'a', 'poem', 'about', 'a', 'man', 'withdrawing', 'money', 'from', 'a', 'bank', '.', '[SEP]']);
+  const e1 = tok.encode(S1),
+    e2 = tok.encode(S2);
+  assert.deepEqual(e1.tokens, [
+    '[CLS]',
+    'write',
+    'a',
+    'poem',
+    'about',
+    'a',
+    'man',
+    'fishing',
+    'on',
+    'a',
+    'river',
+    'bank',
+    '.',
+    '[SEP]',
+  ]);
+  assert.deepEqual(e2.tokens, [
+    '[CLS]',
+    'write',
+    'a',
+    'poem',
+    'about',
+    'a',
+    'man',
+    'withdrawing',
+    'money',
+    'from',
+    'a',
+    'bank',
+    '.',
+    '[SEP]',
+  ]);
   assert.equal(e1.tokens[11], 'bank');
   assert.equal(e2.tokens[11], 'bank');
   assert.equal(e1.ids[11], 2924);
@@ -24,7 +55,18 @@ test("E4.6's tokens with the shipped vocabulary: [CLS] write a poem about a man 
 });
 
 test('the shipped vocabulary: the ids every BERT user knows', () => {
-  const known = { '[PAD]': 0, '[unused0]': 1, '[UNK]': 100, '[CLS]': 101, '[SEP]': 102, '[MASK]': 103, the: 1996, bank: 2924, '.': 1012, '##s': 2015 };
+  const known = {
+    '[PAD]': 0,
+    '[unused0]': 1,
+    '[UNK]': 100,
+    '[CLS]': 101,
+    '[SEP]': 102,
+    '[MASK]': 103,
+    the: 1996,
+    bank: 2924,
+    '.': 1012,
+    '##s': 2015,
+  };
   for (const [token, id] of Object.entries(known)) {
     assert.equal(tok.tokenToId(token), id, token);
     assert.equal(tok.idToToken(id), token, String(id));
@@ -36,18 +78,23 @@ test('the shipped vocabulary: the ids every BERT user knows', () => {
 
 test('the BERT pipeline: lower case, accents stripped, CJK and punctuation split, WordPiece with ##', async () => {
   const bert = await loadTokenizer('bert-base-uncased');
-  assert.deepEqual(bert.encode("Héllo, WORLD! l'été 世界 unaffable").tokens,
-    ['[CLS]', 'hello', ',', 'world', '!', 'l', "'", 'et', '##e', '世', '界', 'una', '##ffa', '##ble', '[SEP]'].map((t) => (bert.tokenToId(t) === undefined ? '[UNK]' : t)));
+  assert.deepEqual(
+    bert.encode("Héllo, WORLD! l'été 世界 unaffable").tokens,
+    ['[CLS]', 'hello', ',', 'world', '!', 'l', "'", 'et', '##e', '世', '界', 'una', '##ffa', '##ble', '[SEP]'].map(
+      (t) => (bert.tokenToId(t) === undefined ? '[UNK]' : t),
+    ),
+  );
   assert.deepEqual(bert.encode('bank').tokenTypeIds, [0, 0, 0], 'BERT returns token type ids');
   assert.equal(bert.decode(bert.encode('the river bank').ids, { skipSpecialTokens: true }), 'the river bank');
 });
 
 test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength from the model', async () => {
-  const both = await loadFixture('distilbert-f32');  // tokenizer.json and vocab.txt
+  const both = await loadFixture('distilbert-f32'); // tokenizer.json and vocab.txt
   const vocabOnly = await loadFixture('distilbert-f16');
-  const a = await loadTokenizer(both.dir), b = await loadTokenizer(vocabOnly.dir);
+  const a = await loadTokenizer(both.dir),
+    b = await loadTokenizer(vocabOnly.dir);
   const fromFiles = await loadTokenizer({ 'vocab.txt': vocabOnly.files['vocab.txt'] });
-  for (const text of [S1, S2, 'Héllo, WORLD! 世界 don\'t re-enter 3.14 naïve café', 'tab\tand\nnewline']) {
+  for (const text of [S1, S2, "Héllo, WORLD! 世界 don't re-enter 3.14 naïve café", 'tab\tand\nnewline']) {
     assert.deepEqual(a.encode(text), b.encode(text), text);
     assert.deepEqual(a.encode(text), tok.encode(text), text);
     assert.deepEqual(fromFiles.encode(text).ids, tok.encode(text).ids, text);
@@ -59,8 +106,11 @@ test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength fro
 });
 
 test('too long: RangeError unless { truncation: true }, which keeps the first tokens and [SEP]', () => {
-  const long = 'the river bank '.repeat(200);  // 600 words
-  assert.throws(() => tok.encode(long), { name: 'RangeError', message: /the text has 602 tokens, more than the model's maximum of 512 \(pass \{ truncation: true \}/ });
+  const long = 'the river bank '.repeat(200); // 600 words
+  assert.throws(() => tok.encode(long), {
+    name: 'RangeError',
+    message: /the text has 602 tokens, more than the model's maximum of 512 \(pass \{ truncation: true \}/,
+  });
   const cut = tok.encode(long, { truncation: true });
   assert.equal(cut.ids.length, 512);
   assert.equal(cut.tokens[0], '[CLS]');
@@ -72,15 +122,32 @@ test('too long: RangeError unless { truncation: true }, which keeps the first to
 });
 
 test('empty text, wrong types: clear errors', async () => {
-  assert.throws(() => tok.encode(''), { name: 'RangeError', message: 'tokenizer.encode: the text has no tokens (an empty string)' });
+  assert.throws(() => tok.encode(''), {
+    name: 'RangeError',
+    message: 'tokenizer.encode: the text has no tokens (an empty string)',
+  });
   assert.throws(() => tok.encode('   \n'), { name: 'RangeError', message: /no tokens \(only spaces/ });
-  assert.throws(() => tok.encode(42), { name: 'TypeError', message: 'tokenizer.encode: text must be a string, got number' });
-  assert.throws(() => tok.encode('x', { truncation: 'yes' }), { name: 'TypeError', message: /truncation must be a boolean/ });
+  assert.throws(() => tok.encode(42), {
+    name: 'TypeError',
+    message: 'tokenizer.encode: text must be a string, got number',
+  });
+  assert.throws(() => tok.encode('x', { truncation: 'yes' }), {
+    name: 'TypeError',
+    message: /truncation must be a boolean/,
+  });
   assert.throws(() => tok.encodeBatch([]), { name: 'TypeError', message: /non-empty array of strings/ });
-  await assert.rejects(loadTokenizer('bert-large-nonexistent'), { message: /vocabularies shipped in the package: bert-base-uncased, distilbert-base-uncased/ });
-  await assert.rejects(loadTokenizer({ 'config.json': new TextEncoder().encode('{}') }), { message: /neither tokenizer.json nor vocab.txt/ });
-  await assert.rejects(loadTokenizer({ 'vocab.txt': new TextEncoder().encode('a\nb\n') }), { message: 'vocab.txt: the vocabulary has no [UNK] token' });
-  await assert.rejects(loadTokenizer({ 'tokenizer.json': new TextEncoder().encode('{"model": 1') }), { message: /tokenizer.json: invalid JSON/ });
+  await assert.rejects(loadTokenizer('bert-large-nonexistent'), {
+    message: /vocabularies shipped in the package: bert-base-uncased, distilbert-base-uncased/,
+  });
+  await assert.rejects(loadTokenizer({ 'config.json': new TextEncoder().encode('{}') }), {
+    message: /neither tokenizer.json nor vocab.txt/,
+  });
+  await assert.rejects(loadTokenizer({ 'vocab.txt': new TextEncoder().encode('a\nb\n') }), {
+    message: 'vocab.txt: the vocabulary has no [UNK] token',
+  });
+  await assert.rejects(loadTokenizer({ 'tokenizer.json': new TextEncoder().encode('{"model": 1') }), {
+    message: /tokenizer.json: invalid JSON/,
+  });
   await assert.rejects(loadTokenizer('bert-base-uncased', { maxLength: 0 }), RangeError);
 });
 

@@ -16,7 +16,10 @@ const project = fileURLToPath(new URL('./types/tsconfig.json', import.meta.url))
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 function typecheck(...flags) {
-  const r = spawnSync(process.execPath, [tsc, '-p', project, '--noEmit', '--strict', ...flags], { cwd: root, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [tsc, '-p', project, '--noEmit', '--strict', ...flags], {
+    cwd: root,
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, `tsc ${flags.join(' ')} failed:\n${r.stdout}${r.stderr}`);
 }
 
@@ -24,8 +27,11 @@ test('the package declares its types through exports, and dist/ has the current 
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
   assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
   assert.equal(Object.keys(pkg.exports['.'])[0], 'types', 'types must be the first condition');
-  assert.equal(readFileSync(new URL('../../dist/index.d.ts', import.meta.url), 'utf8'),
-    readFileSync(new URL('../../src/js/index.d.ts', import.meta.url), 'utf8'), 'dist/index.d.ts is stale: run the build');
+  assert.equal(
+    readFileSync(new URL('../../dist/index.d.ts', import.meta.url), 'utf8'),
+    readFileSync(new URL('../../src/js/index.d.ts', import.meta.url), 'utf8'),
+    'dist/index.d.ts is stale: run the build',
+  );
 });
 
 test('usage.ts type-checks under --strict, resolved as Node does (nodenext)', () => {

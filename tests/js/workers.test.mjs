@@ -10,7 +10,10 @@ const WORKERS = 4;
 function runInWorker() {
   return new Promise((resolve, reject) => {
     const w = new Worker(new URL('./workload.mjs', import.meta.url));
-    w.once('message', (d) => { resolve(d); w.terminate(); });
+    w.once('message', (d) => {
+      resolve(d);
+      w.terminate();
+    });
     w.once('error', reject);
   });
 }

@@ -9,7 +9,9 @@ export async function digest() {
   const hash = createHash('sha256');
   for (let seed = 0; seed < 40; seed++) {
     A.manualSeed(seed);
-    const q = A.randn(2, 3, 17, 8), k = A.randn(2, 3, 13, 8), v = A.randn(2, 3, 13, 5);
+    const q = A.randn(2, 3, 17, 8),
+      k = A.randn(2, 3, 13, 8),
+      v = A.randn(2, 3, 13, 5);
     const mask = { data: Uint8Array.from(A.rand(17, 13).data, (x) => (x < 0.8 ? 1 : 0)), shape: [17, 13] };
     const outs = [
       A.scaledDotProductAttention(q, k, v, { attnMask: mask, returnWeights: true }).weights,

@@ -3,7 +3,6 @@
 // misaligned and in place; special values as torch (NaN stays NaN; -inf -> NaN for GELU).
 #include "kernels/activation.hpp"
 
-
 #include "kernels/kernel_test_util.hpp"
 
 using namespace kernel_test;
@@ -15,16 +14,15 @@ using Kernel = void (*)(const float*, float*, std::size_t);
 // float64 from the formulas (torch's definitions).
 double relu64(double x) { return std::isnan(x) ? x : (x < 0 ? 0.0 : x); }
 double gelu64(double x) { return x * 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))); }
-double gelu_tanh64(double x)
-{
-    const double pi = 3.14159265358979323846;
-    return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
+double gelu_tanh64(double x) {
+  const double pi = 3.14159265358979323846;
+  return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
 }
 
 struct Case {
-    const char* name;
-    Kernel simd, reference;
-    double (*f64)(double);
+  const char* name;
+  Kernel simd, reference;
+  double (*f64)(double);
 };
 const Case cases[] = {
     {"relu", aw::kernels::relu, aw::kernels::relu_reference, relu64},
@@ -35,79 +33,76 @@ const Case cases[] = {
 // Against float64: 2e-6 relative, 1e-7 absolute (xsimd erf/tanh are within a few ulp).
 constexpr Tolerance float64{2e-6, 1e-7};
 
-void check(const Case& c, const Buffer& x)
-{
-    const std::size_t n = x.count;
-    Buffer y(n, x.offset), y_ref(n, x.offset), in_place(x);
-    const Buffer x_before(x);
-    c.simd(x.data(), y.data(), n);
-    c.reference(x.data(), y_ref.data(), n);
-    c.simd(in_place.data(), in_place.data(), n);
-    std::vector<double> want(n);
-    for (std::size_t i = 0; i < n; ++i) want[i] = c.f64(x.data()[i]);
-    check_simd_reference_float64(std::string(c.name) + " ", y.data(), y_ref.data(), want, nullptr, float64, float64);
-    CHECK(in_place.same_values(y));
-    CHECK(x.same_values(x_before));
-    CHECK(y.guards_intact());
-    CHECK(y_ref.guards_intact());
-    CHECK(in_place.guards_intact());
+void check(const Case& c, const Buffer& x) {
+  const std::size_t n = x.count;
+  Buffer y(n, x.offset), y_ref(n, x.offset), in_place(x);
+  const Buffer x_before(x);
+  c.simd(x.data(), y.data(), n);
+  c.reference(x.data(), y_ref.data(), n);
+  c.simd(in_place.data(), in_place.data(), n);
+  std::vector<double> want(n);
+  for (std::size_t i = 0; i < n; ++i) want[i] = c.f64(x.data()[i]);
+  check_simd_reference_float64(std::string(c.name) + " ", y.data(), y_ref.data(), want, nullptr, float64, float64);
+  CHECK(in_place.same_values(y));
+  CHECK(x.same_values(x_before));
+  CHECK(y.guards_intact());
+  CHECK(y_ref.guards_intact());
+  CHECK(in_place.guards_intact());
 }
 
 }  // namespace
 
-TEST_CASE("activations: xsimd == reference == float64 over every tail, misaligned, in place", "[kernels][activation]")
-{
-    std::mt19937 rng(20240701);
-    for (const Case& c : cases)
+TEST_CASE("activations: xsimd == reference == float64 over every tail, misaligned, in place", "[kernels][activation]") {
+  std::mt19937 rng(20240701);
+  for (const Case& c : cases)
     for (std::size_t offset : offsets)
-    for (std::size_t n : sizes)
-    for (float stddev : {1.0f, 4.0f}) {
-        CAPTURE(c.name, offset, n, stddev);
-        check(c, normal_buffer(rng, n, offset, stddev));
-    }
+      for (std::size_t n : sizes)
+        for (float stddev : {1.0f, 4.0f}) {
+          CAPTURE(c.name, offset, n, stddev);
+          check(c, normal_buffer(rng, n, offset, stddev));
+        }
 }
 
-TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN, GELU(+inf) = +inf)", "[kernels][activation]")
-{
-    // Placed at every position of a 9-element row (vector part and tail), next to ordinary values.
-    const float specials[] = {not_a_number, infinity, -infinity, 0.0f, -0.0f, 1e30f, -1e30f, 20.0f, -20.0f};
-    for (const Case& c : cases)
+TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN, GELU(+inf) = +inf)",
+          "[kernels][activation]") {
+  // Placed at every position of a 9-element row (vector part and tail), next to ordinary values.
+  const float specials[] = {not_a_number, infinity, -infinity, 0.0f, -0.0f, 1e30f, -1e30f, 20.0f, -20.0f};
+  for (const Case& c : cases)
     for (float s : specials)
-    for (std::size_t at = 0; at < 9; ++at) {
+      for (std::size_t at = 0; at < 9; ++at) {
         CAPTURE(c.name, s, at);
         Buffer x(9, 1);
         for (std::size_t i = 0; i < 9; ++i) x[i] = 0.25f * float(i) - 1.0f;
         x[at] = s;
         check(c, x);
-    }
-    float y[3];
-    const float x[3] = {not_a_number, infinity, -infinity};
-    aw::kernels::relu(x, y, 3);
+      }
+  float y[3];
+  const float x[3] = {not_a_number, infinity, -infinity};
+  aw::kernels::relu(x, y, 3);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == infinity);
+  CHECK(y[2] == 0.0f);
+  for (Kernel gelu : {Kernel(aw::kernels::gelu), Kernel(aw::kernels::gelu_tanh)}) {
+    gelu(x, y, 3);
     CHECK(std::isnan(y[0]));
     CHECK(y[1] == infinity);
-    CHECK(y[2] == 0.0f);
-    for (Kernel gelu : {Kernel(aw::kernels::gelu), Kernel(aw::kernels::gelu_tanh)}) {
-        gelu(x, y, 3);
-        CHECK(std::isnan(y[0]));
-        CHECK(y[1] == infinity);
-        CHECK(std::isnan(y[2]));  // -inf * 0.5 * (1 + (-1)), as torch
-    }
+    CHECK(std::isnan(y[2]));  // -inf * 0.5 * (1 + (-1)), as torch
+  }
 }
 
-TEST_CASE("activations: hand-checked values", "[kernels][activation]")
-{
-    const float x[] = {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f};
-    float relu_y[5], gelu_y[5], tanh_y[5];
-    aw::kernels::relu(x, relu_y, 5);
-    aw::kernels::gelu(x, gelu_y, 5);
-    aw::kernels::gelu_tanh(x, tanh_y, 5);
-    // torch.relu / F.gelu / F.gelu(approximate='tanh') of [-1, 0, 0.5, 1, 2]
-    const double relu_want[] = {0, 0, 0.5, 1, 2};
-    const double gelu_want[] = {-0.158655254, 0, 0.345731436, 0.841344746, 1.954499736};
-    const double tanh_want[] = {-0.158808009, 0, 0.345714009, 0.841191991, 1.954597694};
-    for (int i = 0; i < 5; ++i) {
-        CHECK(relu_y[i] == relu_want[i]);
-        CHECK(gelu_y[i] == Approx(gelu_want[i]).margin(1e-6));
-        CHECK(tanh_y[i] == Approx(tanh_want[i]).margin(1e-6));
-    }
+TEST_CASE("activations: hand-checked values", "[kernels][activation]") {
+  const float x[] = {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f};
+  float relu_y[5], gelu_y[5], tanh_y[5];
+  aw::kernels::relu(x, relu_y, 5);
+  aw::kernels::gelu(x, gelu_y, 5);
+  aw::kernels::gelu_tanh(x, tanh_y, 5);
+  // torch.relu / F.gelu / F.gelu(approximate='tanh') of [-1, 0, 0.5, 1, 2]
+  const double relu_want[] = {0, 0, 0.5, 1, 2};
+  const double gelu_want[] = {-0.158655254, 0, 0.345731436, 0.841344746, 1.954499736};
+  const double tanh_want[] = {-0.158808009, 0, 0.345714009, 0.841191991, 1.954597694};
+  for (int i = 0; i < 5; ++i) {
+    CHECK(relu_y[i] == relu_want[i]);
+    CHECK(gelu_y[i] == Approx(gelu_want[i]).margin(1e-6));
+    CHECK(tanh_y[i] == Approx(tanh_want[i]).margin(1e-6));
+  }
 }

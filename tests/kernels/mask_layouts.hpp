@@ -8,12 +8,12 @@
 namespace kernel_test {
 
 struct MaskLayout {
-    const char* name;
-    std::size_t (*storage_size)(std::size_t L, std::size_t S);
-    std::ptrdiff_t (*row_stride)(std::size_t L, std::size_t S);
-    std::ptrdiff_t (*col_stride)(std::size_t L, std::size_t S);
-    std::size_t (*first)(std::size_t L, std::size_t S);  // index of element (0, 0) in the storage
-    std::size_t (*element)(std::size_t i, std::size_t j, std::size_t L, std::size_t S);
+  const char* name;
+  std::size_t (*storage_size)(std::size_t L, std::size_t S);
+  std::ptrdiff_t (*row_stride)(std::size_t L, std::size_t S);
+  std::ptrdiff_t (*col_stride)(std::size_t L, std::size_t S);
+  std::size_t (*first)(std::size_t L, std::size_t S);  // index of element (0, 0) in the storage
+  std::size_t (*element)(std::size_t i, std::size_t j, std::size_t L, std::size_t S);
 };
 
 namespace mask_layout_detail {  // short names for the table only
@@ -24,8 +24,8 @@ inline const MaskLayout mask_layouts[] = {
      [](Z, Z) { return Z(0); }, [](Z i, Z j, Z, Z S) { return i * S + j; }},
     {"(S) broadcast over rows (key padding)", [](Z, Z S) { return S; }, [](Z, Z) { return D(0); },
      [](Z, Z) { return D(1); }, [](Z, Z) { return Z(0); }, [](Z, Z j, Z, Z) { return j; }},
-    {"(L, 1) broadcast over columns", [](Z L, Z) { return L; }, [](Z, Z) { return D(1); },
-     [](Z, Z) { return D(0); }, [](Z, Z) { return Z(0); }, [](Z i, Z, Z, Z) { return i; }},
+    {"(L, 1) broadcast over columns", [](Z L, Z) { return L; }, [](Z, Z) { return D(1); }, [](Z, Z) { return D(0); },
+     [](Z, Z) { return Z(0); }, [](Z i, Z, Z, Z) { return i; }},
     {"scalar (1, 1)", [](Z, Z) { return Z(1); }, [](Z, Z) { return D(0); }, [](Z, Z) { return D(0); },
      [](Z, Z) { return Z(0); }, [](Z, Z, Z, Z) { return Z(0); }},
     {"transposed (S, L) storage", [](Z L, Z S) { return L * S; }, [](Z, Z) { return D(1); },

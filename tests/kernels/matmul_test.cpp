@@ -26,39 +26,36 @@ constexpr Tolerance tight{1e-6, 0};
 // c = a b + bias in float64, and the summed magnitudes sum_p |a[i, p] b[p, j]| (+ |bias[j]|).
 // a (m, k); b (k, n), or (n, k) when b_transposed; bias (n) or nullptr; both results (m, n).
 struct ProductFloat64 {
-    std::vector<double> want, scale;
+  std::vector<double> want, scale;
 };
 
 ProductFloat64 product_float64(const float* a, const float* b, const float* bias, std::size_t m, std::size_t k,
-                               std::size_t n, bool b_transposed)
-{
-    ProductFloat64 r{std::vector<double>(m * n), std::vector<double>(m * n)};
-    for (std::size_t i = 0; i < m; ++i)
-        for (std::size_t j = 0; j < n; ++j) {
-            for (std::size_t p = 0; p < k; ++p) {
-                const double product = double(a[i * k + p]) * double(b_transposed ? b[j * k + p] : b[p * n + j]);
-                r.want[i * n + j] += product;
-                r.scale[i * n + j] += std::fabs(product);
-            }
-            if (bias) {
-                r.want[i * n + j] += bias[j];
-                r.scale[i * n + j] += std::fabs(bias[j]);
-            }
-        }
-    return r;
+                               std::size_t n, bool b_transposed) {
+  ProductFloat64 r{std::vector<double>(m * n), std::vector<double>(m * n)};
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t p = 0; p < k; ++p) {
+        const double product = double(a[i * k + p]) * double(b_transposed ? b[j * k + p] : b[p * n + j]);
+        r.want[i * n + j] += product;
+        r.scale[i * n + j] += std::fabs(product);
+      }
+      if (bias) {
+        r.want[i * n + j] += bias[j];
+        r.scale[i * n + j] += std::fabs(bias[j]);
+      }
+    }
+  return r;
 }
 
 }  // namespace
 
-TEST_CASE("kernels: a wasm build uses xsimd's wasm arch (4 lanes)", "[kernels]")
-{
-    // xsimd older than 13 has no wasm arch and silently falls back to SSE emulation (slow).
+TEST_CASE("kernels: a wasm build uses xsimd's wasm arch (4 lanes)", "[kernels]") {
+  // xsimd older than 13 has no wasm arch and silently falls back to SSE emulation (slow).
 #if defined(__wasm_simd128__)
-    CHECK(std::string(xsimd::default_arch::name()) == "wasm");
-    CHECK(xsimd::batch<float>::size == 4);
+  CHECK(std::string(xsimd::default_arch::name()) == "wasm");
+  CHECK(xsimd::batch<float>::size == 4);
 #else
-    SUCCEED("native build, xsimd arch " << xsimd::default_arch::name() << ", "
-                                        << xsimd::batch<float>::size << " lanes");
+  SUCCEED("native build, xsimd arch " << xsimd::default_arch::name() << ", " << xsimd::batch<float>::size << " lanes");
 #endif
 }
 
@@ -67,139 +64,128 @@ namespace {
 // matmul or matmul_transposed_b (b_transposed) against its reference and float64, for every
 // size and misalignment; a random stream seeded with `seed`.
 using Product = void (*)(const float*, const float*, float*, std::size_t, std::size_t, std::size_t);
-void check_product_kernel(Product kernel, Product reference, bool b_transposed, unsigned seed)
-{
-    std::mt19937 rng(seed);
-    for (std::size_t offset : offsets)
+void check_product_kernel(Product kernel, Product reference, bool b_transposed, unsigned seed) {
+  std::mt19937 rng(seed);
+  for (std::size_t offset : offsets)
     for (std::size_t m : sizes)
-    for (std::size_t k : sizes)
-    for (std::size_t n : sizes) {
-        CAPTURE(m, k, n, offset);
-        const Buffer a = uniform_buffer(rng, m * k, offset);  // (m, k)
-        const Buffer b = uniform_buffer(rng, k * n, offset);  // (k, n), or (n, k) when b_transposed
-        Buffer c(m * n, offset), c_ref(m * n, offset);       // (m, n)
+      for (std::size_t k : sizes)
+        for (std::size_t n : sizes) {
+          CAPTURE(m, k, n, offset);
+          const Buffer a = uniform_buffer(rng, m * k, offset);  // (m, k)
+          const Buffer b = uniform_buffer(rng, k * n, offset);  // (k, n), or (n, k) when b_transposed
+          Buffer c(m * n, offset), c_ref(m * n, offset);        // (m, n)
 
-        kernel(a.data(), b.data(), c.data(), m, k, n);
-        reference(a.data(), b.data(), c_ref.data(), m, k, n);
+          kernel(a.data(), b.data(), c.data(), m, k, n);
+          reference(a.data(), b.data(), c_ref.data(), m, k, n);
 
-        // c[i, j] = sum_p a[i, p] b[p, j], or sum_p a[i, p] b[j, p]
-        const ProductFloat64 f64 = product_float64(a.data(), b.data(), nullptr, m, k, n, b_transposed);
-        check_simd_reference_float64("", c.data(), c_ref.data(), f64.want, &f64.scale, tight, float64);
-        CHECK(c.guards_intact());
-        CHECK(c_ref.guards_intact());
-    }
+          // c[i, j] = sum_p a[i, p] b[p, j], or sum_p a[i, p] b[j, p]
+          const ProductFloat64 f64 = product_float64(a.data(), b.data(), nullptr, m, k, n, b_transposed);
+          check_simd_reference_float64("", c.data(), c_ref.data(), f64.want, &f64.scale, tight, float64);
+          CHECK(c.guards_intact());
+          CHECK(c_ref.guards_intact());
+        }
 }
 
 }  // namespace
 
-TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
-{
-    check_product_kernel(aw::kernels::matmul, aw::kernels::matmul_reference, false, 20240601);
+TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]") {
+  check_product_kernel(aw::kernels::matmul, aw::kernels::matmul_reference, false, 20240601);
 }
 
-TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]")
-{
-    // Blocks of b are 256 x 256 (k x n): sizes on both sides of one and two block edges, with
-    // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector, and
-    // every row tail of the tiles of 4 (SIMD128, native) and 6 rows (relaxed SIMD).
-    std::mt19937 rng(20240604);
-    const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 9, 13};
-    const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
-    const std::size_t ns[] = {0, 1, 7, 8, 9, 33, 255, 256, 257, 515};
-    for (std::size_t offset : offsets)
+TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]") {
+  // Blocks of b are 256 x 256 (k x n): sizes on both sides of one and two block edges, with
+  // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector, and
+  // every row tail of the tiles of 4 (SIMD128, native) and 6 rows (relaxed SIMD).
+  std::mt19937 rng(20240604);
+  const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 9, 13};
+  const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
+  const std::size_t ns[] = {0, 1, 7, 8, 9, 33, 255, 256, 257, 515};
+  for (std::size_t offset : offsets)
     for (std::size_t m : ms)
-    for (std::size_t k : ks)
-    for (std::size_t n : ns) {
-        CAPTURE(m, k, n, offset);
-        const Buffer a = uniform_buffer(rng, m * k, offset);   // (m, k)
-        const Buffer b = uniform_buffer(rng, k * n, offset);   // (k, n)
-        Buffer c(m * n, offset), c_packed(m * n, offset), scratch(aw::kernels::matmul_packed_scratch_size(), offset);
-        aw::kernels::matmul(a.data(), b.data(), c.data(), m, k, n);
-        aw::kernels::matmul_packed(a.data(), b.data(), c_packed.data(), m, k, n, scratch.data());
-        CHECK(std::memcmp(c.data(), c_packed.data(), m * n * sizeof(float)) == 0);
-        CHECK(c_packed.guards_intact());
-        CHECK(scratch.guards_intact());
-    }
-}
-
-TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]")
-{
-    check_product_kernel(aw::kernels::matmul_transposed_b, aw::kernels::matmul_transposed_b_reference, true, 20240602);
-}
-
-TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]")
-{
-    std::mt19937 rng(20240603);
-    for (bool with_bias : {true, false})
-    for (std::size_t offset : offsets)
-    for (std::size_t m : sizes)
-    for (std::size_t k : sizes)
-    for (std::size_t n : sizes) {
-        CAPTURE(with_bias, m, k, n, offset);
-        const Buffer x = uniform_buffer(rng, m * k, offset);   // (m, k)
-        const Buffer w = uniform_buffer(rng, n * k, offset);   // (n, k)
-        const Buffer bias = uniform_buffer(rng, n, offset);    // (n)
-        const float* bias_or_null = with_bias ? bias.data() : nullptr;
-        Buffer y(m * n, offset), y_ref(m * n, offset);        // (m, n)
-
-        aw::kernels::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
-        aw::kernels::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
-
-        // y[i, j] = sum_p x[i, p] w[j, p] + bias[j]
-        const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
-        check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
-        CHECK(y.guards_intact());
-        CHECK(y_ref.guards_intact());
-    }
-}
-
-TEST_CASE("matmul: small exact products", "[kernels][matmul]")
-{
-    // Integers small enough that every float32 sum is exact.
-    const float a[] = {1, 2, 3,
-                       4, 5, 6};          // (2, 3)
-    const float b[] = {7, 8,
-                       9, 10,
-                       11, 12};           // (3, 2)
-    const float bt[] = {7, 9, 11,
-                        8, 10, 12};       // b^T (2, 3)
-    const float bias[] = {0.5f, -1.0f};   // (2)
-
-    float c[4], c_ref[4], c_t[4], c_t_ref[4], y[4], y_ref[4];
-    aw::kernels::matmul(a, b, c, 2, 3, 2);
-    aw::kernels::matmul_reference(a, b, c_ref, 2, 3, 2);
-    aw::kernels::matmul_transposed_b(a, bt, c_t, 2, 3, 2);
-    aw::kernels::matmul_transposed_b_reference(a, bt, c_t_ref, 2, 3, 2);
-    aw::kernels::linear(a, bt, bias, y, 2, 3, 2);
-    aw::kernels::linear_reference(a, bt, bias, y_ref, 2, 3, 2);
-
-    const float want[] = {58, 64, 139, 154};
-    const float want_y[] = {58.5f, 63, 139.5f, 153};
-    for (int i = 0; i < 4; ++i) {
-        CAPTURE(i);
-        CHECK(c[i] == want[i]);
-        CHECK(c_ref[i] == want[i]);
-        CHECK(c_t[i] == want[i]);
-        CHECK(c_t_ref[i] == want[i]);
-        CHECK(y[i] == want_y[i]);
-        CHECK(y_ref[i] == want_y[i]);
-    }
-}
-
-TEST_CASE("matmul: k == 0 writes zeros", "[kernels][matmul]")
-{
-    const float unused = 0.0f;
-    for (std::size_t n : sizes) {
-        CAPTURE(n);
-        std::vector<float> c(3 * n, sentinel), c_t(3 * n, sentinel), y(3 * n, sentinel);
-        std::vector<float> bias(n, 2.0f);
-        aw::kernels::matmul(&unused, &unused, c.data(), 3, 0, n);
-        aw::kernels::matmul_transposed_b(&unused, &unused, c_t.data(), 3, 0, n);
-        aw::kernels::linear(&unused, &unused, bias.data(), y.data(), 3, 0, n);
-        for (std::size_t i = 0; i < 3 * n; ++i) {
-            CHECK(c[i] == 0.0f);
-            CHECK(c_t[i] == 0.0f);
-            CHECK(y[i] == 2.0f);  // bias only
+      for (std::size_t k : ks)
+        for (std::size_t n : ns) {
+          CAPTURE(m, k, n, offset);
+          const Buffer a = uniform_buffer(rng, m * k, offset);  // (m, k)
+          const Buffer b = uniform_buffer(rng, k * n, offset);  // (k, n)
+          Buffer c(m * n, offset), c_packed(m * n, offset), scratch(aw::kernels::matmul_packed_scratch_size(), offset);
+          aw::kernels::matmul(a.data(), b.data(), c.data(), m, k, n);
+          aw::kernels::matmul_packed(a.data(), b.data(), c_packed.data(), m, k, n, scratch.data());
+          CHECK(std::memcmp(c.data(), c_packed.data(), m * n * sizeof(float)) == 0);
+          CHECK(c_packed.guards_intact());
+          CHECK(scratch.guards_intact());
         }
+}
+
+TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and misalignment", "[kernels][matmul]") {
+  check_product_kernel(aw::kernels::matmul_transposed_b, aw::kernels::matmul_transposed_b_reference, true, 20240602);
+}
+
+TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]") {
+  std::mt19937 rng(20240603);
+  for (bool with_bias : {true, false})
+    for (std::size_t offset : offsets)
+      for (std::size_t m : sizes)
+        for (std::size_t k : sizes)
+          for (std::size_t n : sizes) {
+            CAPTURE(with_bias, m, k, n, offset);
+            const Buffer x = uniform_buffer(rng, m * k, offset);  // (m, k)
+            const Buffer w = uniform_buffer(rng, n * k, offset);  // (n, k)
+            const Buffer bias = uniform_buffer(rng, n, offset);   // (n)
+            const float* bias_or_null = with_bias ? bias.data() : nullptr;
+            Buffer y(m * n, offset), y_ref(m * n, offset);  // (m, n)
+
+            aw::kernels::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
+            aw::kernels::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
+
+            // y[i, j] = sum_p x[i, p] w[j, p] + bias[j]
+            const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
+            check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
+            CHECK(y.guards_intact());
+            CHECK(y_ref.guards_intact());
+          }
+}
+
+TEST_CASE("matmul: small exact products", "[kernels][matmul]") {
+  // Integers small enough that every float32 sum is exact.
+  const float a[] = {1, 2, 3, 4, 5, 6};      // (2, 3)
+  const float b[] = {7, 8, 9, 10, 11, 12};   // (3, 2)
+  const float bt[] = {7, 9, 11, 8, 10, 12};  // b^T (2, 3)
+  const float bias[] = {0.5f, -1.0f};        // (2)
+
+  float c[4], c_ref[4], c_t[4], c_t_ref[4], y[4], y_ref[4];
+  aw::kernels::matmul(a, b, c, 2, 3, 2);
+  aw::kernels::matmul_reference(a, b, c_ref, 2, 3, 2);
+  aw::kernels::matmul_transposed_b(a, bt, c_t, 2, 3, 2);
+  aw::kernels::matmul_transposed_b_reference(a, bt, c_t_ref, 2, 3, 2);
+  aw::kernels::linear(a, bt, bias, y, 2, 3, 2);
+  aw::kernels::linear_reference(a, bt, bias, y_ref, 2, 3, 2);
+
+  const float want[] = {58, 64, 139, 154};
+  const float want_y[] = {58.5f, 63, 139.5f, 153};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(c[i] == want[i]);
+    CHECK(c_ref[i] == want[i]);
+    CHECK(c_t[i] == want[i]);
+    CHECK(c_t_ref[i] == want[i]);
+    CHECK(y[i] == want_y[i]);
+    CHECK(y_ref[i] == want_y[i]);
+  }
+}
+
+TEST_CASE("matmul: k == 0 writes zeros", "[kernels][matmul]") {
+  const float unused = 0.0f;
+  for (std::size_t n : sizes) {
+    CAPTURE(n);
+    std::vector<float> c(3 * n, sentinel), c_t(3 * n, sentinel), y(3 * n, sentinel);
+    std::vector<float> bias(n, 2.0f);
+    aw::kernels::matmul(&unused, &unused, c.data(), 3, 0, n);
+    aw::kernels::matmul_transposed_b(&unused, &unused, c_t.data(), 3, 0, n);
+    aw::kernels::linear(&unused, &unused, bias.data(), y.data(), 3, 0, n);
+    for (std::size_t i = 0; i < 3 * n; ++i) {
+      CHECK(c[i] == 0.0f);
+      CHECK(c_t[i] == 0.0f);
+      CHECK(y[i] == 2.0f);  // bias only
     }
+  }
 }

@@ -63,35 +63,45 @@ std::string error_of(const std::function<void()>& f) {
 void check_close(const float* got, const float* want, std::size_t n, double rel, const char* what) {
   for (std::size_t i = 0; i < n; ++i) {
     INFO(what << "[" << i << "]: " << got[i] << " vs " << want[i]);
-    REQUIRE(std::fabs(static_cast<double>(got[i]) - want[i]) <= rel * std::max(1.0, std::fabs(static_cast<double>(want[i]))));
+    REQUIRE(std::fabs(static_cast<double>(got[i]) - want[i]) <=
+            rel * std::max(1.0, std::fabs(static_cast<double>(want[i]))));
   }
 }
 
 }  // namespace
 
-TEST_CASE("encoder config: every size bounded, named in the message; parameters must fit 2 GiB", "[models][encoder]")
-{
+TEST_CASE("encoder config: every size bounded, named in the message; parameters must fit 2 GiB", "[models][encoder]") {
   const auto with = [](auto change) {
     aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
     change(c);
     return error_of([&] { aw::validate_encoder_config(c); });
   };
   CHECK(with([](auto&) {}) == "no error");
-  CHECK(with([](auto& c) { c.hidden_size = 0; }) == "encoder config: hidden size (dim / hidden_size) must be in [1, 16384], got 0");
-  CHECK(with([](auto& c) { c.num_heads = 5; }) == "encoder config: the number of heads 5 must divide the hidden size 12");
-  CHECK(with([](auto& c) { c.num_layers = 1000; }) == "encoder config: number of layers (n_layers / num_hidden_layers) must be in [1, 256], got 1000");
-  CHECK(with([](auto& c) { c.vocab_size = 5'000'000; }) == "encoder config: vocab_size must be in [1, 4000000], got 5000000");
+  CHECK(with([](auto& c) { c.hidden_size = 0; }) ==
+        "encoder config: hidden size (dim / hidden_size) must be in [1, 16384], got 0");
+  CHECK(with([](auto& c) { c.num_heads = 5; }) ==
+        "encoder config: the number of heads 5 must divide the hidden size 12");
+  CHECK(with([](auto& c) { c.num_layers = 1000; }) ==
+        "encoder config: number of layers (n_layers / num_hidden_layers) must be in [1, 256], got 1000");
+  CHECK(with([](auto& c) { c.vocab_size = 5'000'000; }) ==
+        "encoder config: vocab_size must be in [1, 4000000], got 5000000");
   CHECK(with([](auto& c) { c.type_vocab_size = 0; }) == "encoder config: type_vocab_size must be in [1, 1024], got 0");
-  CHECK(with([](auto& c) { c.layer_norm_eps = NAN; }).rfind("encoder config: layer_norm_eps must be a number in [0, 1)", 0) == 0);
-  CHECK(with([](auto& c) { c.hidden_size = 16384; c.num_heads = 16; c.intermediate_size = 65536; c.num_layers = 100; })
-            .find("the parameters would take") != std::string::npos);
+  CHECK(with([](auto& c) {
+          c.layer_norm_eps = NAN;
+        }).rfind("encoder config: layer_norm_eps must be a number in [0, 1)", 0) == 0);
+  CHECK(with([](auto& c) {
+          c.hidden_size = 16384;
+          c.num_heads = 16;
+          c.intermediate_size = 65536;
+          c.num_layers = 100;
+        }).find("the parameters would take") != std::string::npos);
   aw::EncoderConfig d = tiny(aw::EncoderArch::DistilBert);
   d.type_vocab_size = 2;
-  CHECK(error_of([&] { aw::validate_encoder_config(d); }) == "encoder config: type_vocab_size (distilbert has no token types) must be in [0, 0], got 2");
+  CHECK(error_of([&] { aw::validate_encoder_config(d); }) ==
+        "encoder config: type_vocab_size (distilbert has no token types) must be in [0, 0], got 2");
 }
 
-TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value back to back", "[models][encoder]")
-{
+TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value back to back", "[models][encoder]") {
   const aw::EncoderConfig c = tiny(aw::EncoderArch::DistilBert);
   const aw::ParameterLayout p = aw::encoder_parameters(c, false);
   const auto& q = p.specs[p.layer(1, aw::LayerParam::QueryWeight)];
@@ -99,13 +109,15 @@ TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value b
   CHECK(q.shape == aw::Shape{12, 12});
   CHECK(p.specs[p.layer(1, aw::LayerParam::KeyWeight)].offset == q.offset + 144);
   CHECK(p.specs[p.layer(1, aw::LayerParam::ValueWeight)].offset == q.offset + 288);
-  CHECK(p.specs[p.layer(1, aw::LayerParam::ValueBias)].offset == p.specs[p.layer(1, aw::LayerParam::QueryBias)].offset + 24);
+  CHECK(p.specs[p.layer(1, aw::LayerParam::ValueBias)].offset ==
+        p.specs[p.layer(1, aw::LayerParam::QueryBias)].offset + 24);
   CHECK(p.specs[p.layer(0, aw::LayerParam::FfnInWeight)].name == "transformer.layer.0.ffn.lin1.weight");
   CHECK(p.specs[p.layer(0, aw::LayerParam::FfnInWeight)].shape == aw::Shape{19, 12});
   CHECK_FALSE(p.specs[p.global(aw::GlobalParam::TokenTypeEmbeddings)].present);
   CHECK_FALSE(p.specs[p.global(aw::GlobalParam::PoolerWeight)].present);
   const aw::ParameterLayout b = aw::encoder_parameters(tiny(aw::EncoderArch::Bert), true);
-  CHECK(b.specs[b.layer(0, aw::LayerParam::AttentionNormBias)].name == "encoder.layer.0.attention.output.LayerNorm.bias");
+  CHECK(b.specs[b.layer(0, aw::LayerParam::AttentionNormBias)].name ==
+        "encoder.layer.0.attention.output.LayerNorm.bias");
   CHECK(b.specs[b.layer(0, aw::LayerParam::FfnOutWeight)].name == "encoder.layer.0.output.dense.weight");
   CHECK(b.specs[b.layer(0, aw::LayerParam::FfnOutWeight)].shape == aw::Shape{12, 19});
   CHECK(b.specs[b.global(aw::GlobalParam::TokenTypeEmbeddings)].shape == aw::Shape{2, 12});
@@ -121,8 +133,8 @@ TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value b
   CHECK(b.arena_floats < floats + 16 * b.specs.size() + 16);
 }
 
-TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEncoderLayer (gelu, eps, padding mask)", "[models][encoder]")
-{
+TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEncoderLayer (gelu, eps, padding mask)",
+          "[models][encoder]") {
   aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
   aw::Encoder model(c, true);
   randomise(model, 7);
@@ -145,13 +157,19 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
   for (std::size_t i = 0; i < mask.size(); ++i) ignore[i] = mask[i] ? 0 : 1;  // torch's MHA polarity
   const aw::BoolTensorRef padding{ignore.data(), {N, L}};
   for (std::int64_t layer = 0; layer < c.num_layers; ++layer) {
-    auto ref = [&](aw::LayerParam k, aw::Shape shape) { return aw::TensorRef{model.parameter(p.layer(layer, k)), shape}; };
-    const aw::TensorRef in_w = ref(aw::LayerParam::QueryWeight, {3 * D, D}), in_b = ref(aw::LayerParam::QueryBias, {3 * D}),
-                        out_w = ref(aw::LayerParam::AttentionOutWeight, {D, D}), out_b = ref(aw::LayerParam::AttentionOutBias, {D}),
+    auto ref = [&](aw::LayerParam k, aw::Shape shape) {
+      return aw::TensorRef{model.parameter(p.layer(layer, k)), shape};
+    };
+    const aw::TensorRef in_w = ref(aw::LayerParam::QueryWeight, {3 * D, D}),
+                        in_b = ref(aw::LayerParam::QueryBias, {3 * D}),
+                        out_w = ref(aw::LayerParam::AttentionOutWeight, {D, D}),
+                        out_b = ref(aw::LayerParam::AttentionOutBias, {D}),
                         w1 = ref(aw::LayerParam::FfnInWeight, {F, D}), b1 = ref(aw::LayerParam::FfnInBias, {F}),
                         w2 = ref(aw::LayerParam::FfnOutWeight, {D, F}), b2 = ref(aw::LayerParam::FfnOutBias, {D}),
-                        n1w = ref(aw::LayerParam::AttentionNormWeight, {D}), n1b = ref(aw::LayerParam::AttentionNormBias, {D}),
-                        n2w = ref(aw::LayerParam::OutputNormWeight, {D}), n2b = ref(aw::LayerParam::OutputNormBias, {D});
+                        n1w = ref(aw::LayerParam::AttentionNormWeight, {D}),
+                        n1b = ref(aw::LayerParam::AttentionNormBias, {D}),
+                        n2w = ref(aw::LayerParam::OutputNormWeight, {D}),
+                        n2b = ref(aw::LayerParam::OutputNormBias, {D});
     aw::EncoderLayerParams lp;
     lp.self_attn.in_proj_weight = &in_w;
     lp.self_attn.in_proj_bias = &in_b;
@@ -171,8 +189,8 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
   }
 }
 
-TEST_CASE("encoder forward: padded rows equal each text alone; attention rows sum to 1, padding keys get 0", "[models][encoder]")
-{
+TEST_CASE("encoder forward: padded rows equal each text alone; attention rows sum to 1, padding keys get 0",
+          "[models][encoder]") {
   for (auto arch : {aw::EncoderArch::DistilBert, aw::EncoderArch::Bert}) {
     aw::EncoderConfig c = tiny(arch);
     c.activation = arch == aw::EncoderArch::Bert ? aw::EncoderActivation::GeluTanh : aw::EncoderActivation::Relu;
@@ -187,7 +205,8 @@ TEST_CASE("encoder forward: padded rows equal each text alone; attention rows su
     const auto first = model.forward({batch_ids.data(), nullptr, nullptr, 1, L}, opt);
     const auto second = model.forward({batch_ids.data() + L, nullptr, nullptr, 1, 4}, opt);
     check_close(batch.last_hidden_state.data.data(), first.last_hidden_state.data.data(), L * D, 1e-6, "row 0");
-    check_close(batch.last_hidden_state.data.data() + L * D, second.last_hidden_state.data.data(), 4 * D, 1e-6, "row 1");
+    check_close(batch.last_hidden_state.data.data() + L * D, second.last_hidden_state.data.data(), 4 * D, 1e-6,
+                "row 1");
     for (const auto& a : batch.attentions)
       for (std::int64_t n = 0; n < 2; ++n)
         for (std::int64_t h = 0; h < H; ++h)
@@ -203,8 +222,7 @@ TEST_CASE("encoder forward: padded rows equal each text alone; attention rows su
   }
 }
 
-TEST_CASE("encoder forward: inputs checked before computing, errors name the position", "[models][encoder]")
-{
+TEST_CASE("encoder forward: inputs checked before computing, errors name the position", "[models][encoder]") {
   aw::Encoder distil(tiny(aw::EncoderArch::DistilBert), false), bert(tiny(aw::EncoderArch::Bert), false);
   randomise(distil, 1);
   randomise(bert, 2);
@@ -212,29 +230,37 @@ TEST_CASE("encoder forward: inputs checked before computing, errors name the pos
   const std::vector<std::int32_t> types = {0, 1, 2, 0};
   const std::vector<std::uint8_t> mask = {1, 1, 2, 1};
   const std::vector<std::int32_t> long_ids(17, 1);
-  CHECK(error_of([&] { distil.forward({ids.data(), nullptr, nullptr, 1, 4}, {}); }) ==
-        "encoder.forward: input_ids at [0, 2] = 50 is not a token id in [0, 50)");
-  CHECK(error_of([&] { distil.forward({ids.data(), nullptr, nullptr, 2, 2}, {}); }) ==
-        "encoder.forward: input_ids at [1, 0] = 50 is not a token id in [0, 50)");
+  CHECK(error_of([&] {
+          distil.forward({ids.data(), nullptr, nullptr, 1, 4}, {});
+        }) == "encoder.forward: input_ids at [0, 2] = 50 is not a token id in [0, 50)");
+  CHECK(error_of([&] {
+          distil.forward({ids.data(), nullptr, nullptr, 2, 2}, {});
+        }) == "encoder.forward: input_ids at [1, 0] = 50 is not a token id in [0, 50)");
   CHECK(error_of([&] { distil.forward({ids.data(), mask.data(), nullptr, 1, 2}, {}); }) == "no error");
-  CHECK(error_of([&] { distil.forward({types.data(), mask.data(), nullptr, 1, 4}, {}); }) ==
-        "encoder.forward: attention_mask at [0, 2] = 2 must be 0 or 1");
-  CHECK(error_of([&] { distil.forward({ids.data(), nullptr, types.data(), 1, 2}, {}); }) ==
-        "encoder.forward: token_type_ids are not an input of distilbert (it has no token type embeddings)");
-  CHECK(error_of([&] { bert.forward({types.data(), nullptr, types.data(), 1, 4}, {}); }) ==
-        "encoder.forward: token_type_ids at [0, 2] = 2 is not in [0, 2)");
-  CHECK(error_of([&] { bert.forward({long_ids.data(), nullptr, nullptr, 1, 17}, {}); }) ==
-        "encoder.forward: sequence length 17 is longer than the model's max_position_embeddings 16");
-  CHECK(error_of([&] { bert.forward({ids.data(), nullptr, nullptr, 0, 4}, {}); }) ==
-        "encoder.forward: input_ids must hold at least one token, got shape [0, 4]");
-  CHECK(error_of([&] { bert.word_embeddings(ids.data(), 4); }) == "word_embeddings: ids[2] = 50 is not a token id in [0, 50)");
+  CHECK(error_of([&] {
+          distil.forward({types.data(), mask.data(), nullptr, 1, 4}, {});
+        }) == "encoder.forward: attention_mask at [0, 2] = 2 must be 0 or 1");
+  CHECK(error_of([&] {
+          distil.forward({ids.data(), nullptr, types.data(), 1, 2}, {});
+        }) == "encoder.forward: token_type_ids are not an input of distilbert (it has no token type embeddings)");
+  CHECK(error_of([&] {
+          bert.forward({types.data(), nullptr, types.data(), 1, 4}, {});
+        }) == "encoder.forward: token_type_ids at [0, 2] = 2 is not in [0, 2)");
+  CHECK(error_of([&] {
+          bert.forward({long_ids.data(), nullptr, nullptr, 1, 17}, {});
+        }) == "encoder.forward: sequence length 17 is longer than the model's max_position_embeddings 16");
+  CHECK(error_of([&] {
+          bert.forward({ids.data(), nullptr, nullptr, 0, 4}, {});
+        }) == "encoder.forward: input_ids must hold at least one token, got shape [0, 4]");
+  CHECK(error_of([&] { bert.word_embeddings(ids.data(), 4); }) ==
+        "word_embeddings: ids[2] = 50 is not a token id in [0, 50)");
   const aw::Tensor rows = bert.word_embeddings(ids.data(), 2);
   CHECK(rows.shape == aw::Shape{2, 12});
-  CHECK(std::memcmp(rows.data.data() + 12, bert.parameter(bert.layout().global(aw::GlobalParam::WordEmbeddings)) + 2 * 12, 48) == 0);
+  CHECK(std::memcmp(rows.data.data() + 12,
+                    bert.parameter(bert.layout().global(aw::GlobalParam::WordEmbeddings)) + 2 * 12, 48) == 0);
 }
 
-TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][encoder]")
-{
+TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][encoder]") {
   aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
   c.hidden_size = 64, c.num_heads = 4, c.intermediate_size = 130, c.max_positions = 200;
   aw::Encoder model(c, true);
@@ -249,7 +275,9 @@ TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][e
     aw::set_thread_count(threads);
     const aw::EncoderOutput many = model.forward(in, {});
     aw::set_thread_count(1);
-    CHECK(std::memcmp(many.last_hidden_state.data.data(), one.last_hidden_state.data.data(), one.last_hidden_state.data.size() * 4) == 0);
-    CHECK(std::memcmp(many.pooler_output.data.data(), one.pooler_output.data.data(), one.pooler_output.data.size() * 4) == 0);
+    CHECK(std::memcmp(many.last_hidden_state.data.data(), one.last_hidden_state.data.data(),
+                      one.last_hidden_state.data.size() * 4) == 0);
+    CHECK(std::memcmp(many.pooler_output.data.data(), one.pooler_output.data.data(),
+                      one.pooler_output.data.size() * 4) == 0);
   }
 }

@@ -50,8 +50,7 @@ void put32(std::vector<std::uint8_t>& out, float f) {
 
 }  // namespace
 
-TEST_CASE("half_to_float and bfloat16_to_float: every bit pattern as the definition says", "[models][weight_stream]")
-{
+TEST_CASE("half_to_float and bfloat16_to_float: every bit pattern as the definition says", "[models][weight_stream]") {
   for (std::uint32_t bits = 0; bits < 65536; ++bits) {
     const auto h = static_cast<std::uint16_t>(bits);
     INFO("bits 0x" << std::hex << bits);
@@ -60,8 +59,7 @@ TEST_CASE("half_to_float and bfloat16_to_float: every bit pattern as the definit
   }
 }
 
-TEST_CASE("decode_weights: little-endian elements at any alignment", "[models][weight_stream]")
-{
+TEST_CASE("decode_weights: little-endian elements at any alignment", "[models][weight_stream]") {
   const float values[] = {1.5f, -0.0f, 3.25e-39f /* subnormal */, -INFINITY, 65504.0f};
   for (std::size_t misalign = 0; misalign < 4; ++misalign) {
     std::vector<std::uint8_t> bytes(misalign, 0xee);
@@ -80,8 +78,8 @@ TEST_CASE("decode_weights: little-endian elements at any alignment", "[models][w
   CHECK(out[3] == 65504.0f);
 }
 
-TEST_CASE("parse_weight_dtype: F32, F16, BF16; anything else a Type error naming the tensor", "[models][weight_stream]")
-{
+TEST_CASE("parse_weight_dtype: F32, F16, BF16; anything else a Type error naming the tensor",
+          "[models][weight_stream]") {
   CHECK(aw::parse_weight_dtype("BF16", "x") == aw::WeightDtype::BF16);
   CHECK(aw::dtype_bytes(aw::WeightDtype::F16) == 2);
   try {
@@ -93,8 +91,8 @@ TEST_CASE("parse_weight_dtype: F32, F16, BF16; anything else a Type error naming
   }
 }
 
-TEST_CASE("WeightStream: tensors in chunks of every size, split elements, skipped bytes between them", "[models][weight_stream]")
-{
+TEST_CASE("WeightStream: tensors in chunks of every size, split elements, skipped bytes between them",
+          "[models][weight_stream]") {
   // A data section: 3 bytes skipped, a (5) F16 tensor, 1 byte skipped, a (3) F32 tensor at an odd
   // offset, a (4) BF16 tensor, 2 bytes skipped.
   std::vector<std::uint8_t> data(3, 0xaa);
@@ -127,8 +125,8 @@ TEST_CASE("WeightStream: tensors in chunks of every size, split elements, skippe
   }
 }
 
-TEST_CASE("WeightStream: out-of-order bytes, overlapping or partial-element tensors are errors", "[models][weight_stream]")
-{
+TEST_CASE("WeightStream: out-of-order bytes, overlapping or partial-element tensors are errors",
+          "[models][weight_stream]") {
   float dst[8] = {};
   const std::vector<std::uint8_t> bytes(64, 0);
   aw::WeightStream stream({{"a", aw::WeightDtype::F32, 0, 16, dst}, {"b", aw::WeightDtype::F32, 16, 32, dst + 4}});
@@ -138,7 +136,8 @@ TEST_CASE("WeightStream: out-of-order bytes, overlapping or partial-element tens
     FAIL("no error");
   } catch (const aw::Error& e) {
     CHECK(e.kind() == aw::ErrorKind::Range);
-    CHECK(std::string(e.what()) == "tensor 'a': bytes from 12 arrived, but the next expected byte is 8 (writes must follow the file order)");
+    CHECK(std::string(e.what()) ==
+          "tensor 'a': bytes from 12 arrived, but the next expected byte is 8 (writes must follow the file order)");
   }
   CHECK(stream.bytes_written(*stream.first_incomplete()) == 8);  // nothing was written by the failed call
   auto error_of = [](std::vector<aw::WeightTarget> targets) {
@@ -151,5 +150,6 @@ TEST_CASE("WeightStream: out-of-order bytes, overlapping or partial-element tens
   };
   CHECK(error_of({{"a", aw::WeightDtype::F32, 0, 16, dst}, {"b", aw::WeightDtype::F32, 12, 28, dst}}) ==
         "tensor 'b': data_offsets [12, 28] overlap tensor 'a' [0, 16]");
-  CHECK(error_of({{"a", aw::WeightDtype::F16, 0, 3, dst}}) == "tensor 'a': data_offsets [0, 3] do not hold whole elements");
+  CHECK(error_of({{"a", aw::WeightDtype::F16, 0, 3, dst}}) ==
+        "tensor 'a': data_offsets [0, 3] do not hold whole elements");
 }

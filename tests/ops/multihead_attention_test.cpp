@@ -192,8 +192,20 @@ TEST_CASE("multihead_attention op: every mask combination, layout and weights ag
       for (bool causal : {false, true})
         for (int layout = 0; layout < 3; ++layout) {  // (L, N, E), (N, L, E), unbatched
           const bool batched = layout < 2;
-          const Case c{6, 3, layout == 0 ? 5 : 6, layout == 0 ? 7 : 6, batched ? 2 : 1, 70, 67,
-                       batched, layout == 1, causal, (kpm + am + layout) % 2 == 0, (am + layout) % 3 != 0, kpm, am};
+          const Case c{6,
+                       3,
+                       layout == 0 ? 5 : 6,
+                       layout == 0 ? 7 : 6,
+                       batched ? 2 : 1,
+                       70,
+                       67,
+                       batched,
+                       layout == 1,
+                       causal,
+                       (kpm + am + layout) % 2 == 0,
+                       (am + layout) % 3 != 0,
+                       kpm,
+                       am};
           CAPTURE(kpm, am, causal, layout, c.need_weights, c.average);
           check(c, rng);
           ++cases;

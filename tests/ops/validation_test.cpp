@@ -64,8 +64,9 @@ TEST_CASE("shape errors have the documented kinds") {
   CHECK(kind_of([&] { aw::matmul({a.data(), {65536, 1}}, {a.data(), {1, 65536}}); }) == aw::ErrorKind::Range);
   aw::SdpaOptions gqa;
   gqa.enable_gqa = true;
-  CHECK(kind_of([&] { aw::scaled_dot_product_attention({a.data(), {3, 1, 4}}, {a.data(), {2, 1, 4}}, {a.data(), {2, 1, 4}}, gqa); }) ==
-        aw::ErrorKind::Shape);
+  CHECK(kind_of([&] {
+          aw::scaled_dot_product_attention({a.data(), {3, 1, 4}}, {a.data(), {2, 1, 4}}, {a.data(), {2, 1, 4}}, gqa);
+        }) == aw::ErrorKind::Shape);
 }
 
 TEST_CASE("matmul: (0, 3) x (3, 4) -> (0, 4); (2, 0) x (0, 3) -> zeros") {
@@ -82,7 +83,8 @@ TEST_CASE("SDPA: a head dim too large for the fused tiles takes the bounded mate
   const std::size_t E = (std::size_t{1} << 22) + 1;
   std::vector<float> q(E, 0.0f), v(E);
   for (std::size_t i = 0; i < E; ++i) v[i] = static_cast<float>(i % 7);
-  const aw::TensorRef query{q.data(), {1, static_cast<std::int64_t>(E)}}, value{v.data(), {1, static_cast<std::int64_t>(E)}};
+  const aw::TensorRef query{q.data(), {1, static_cast<std::int64_t>(E)}},
+      value{v.data(), {1, static_cast<std::int64_t>(E)}};
   const auto r = aw::scaled_dot_product_attention(query, query, value);
   REQUIRE(r.output.shape == aw::Shape{1, static_cast<std::int64_t>(E)});
   CHECK(r.output.data == aw::AlignedVector<float>(v.begin(), v.end()));  // one key: weight 1

@@ -28,8 +28,7 @@ std::vector<float> randn_n(aw::TorchGenerator& g, std::size_t n) {
 }
 
 // Compare got[offset + i] with want[i] for every i.
-void check_close(const std::vector<float>& got, const std::vector<float>& want,
-                 std::size_t offset = 0) {
+void check_close(const std::vector<float>& got, const std::vector<float>& want, std::size_t offset = 0) {
   REQUIRE(got.size() >= offset + want.size());
   for (std::size_t i = 0; i < want.size(); ++i) {
     INFO("index " << offset + i << ": got " << got[offset + i] << ", want " << want[i]);
@@ -49,18 +48,18 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want,
 // ---------------------------------------------------------------------------
 TEST_CASE("seed 123: nn.Embedding(6, 16) weight from the seed tutorial", "[random][oracle]") {
   const std::vector<std::vector<float>> printed = {
-      {0.3374f, -0.1778f, -0.3035f, -0.5880f, 0.3486f, 0.6603f, -0.2196f, -0.3792f,
-       0.7671f, -1.1925f, 0.6984f, -1.4097f, 0.1794f, 1.8951f, 0.4954f, 0.2692f},
-      {0.5146f, 0.9938f, -0.2587f, -1.0826f, -0.0444f, 1.6236f, -2.3229f, 1.0878f,
-       0.6716f, 0.6933f, -0.9487f, -0.0765f, -0.1526f, 0.1167f, 0.4403f, -1.4465f},
-      {0.2553f, -0.5496f, 1.0042f, 0.8272f, -0.3948f, 0.4892f, -0.2168f, -1.7472f,
-       -1.6025f, -1.0764f, 0.9031f, -0.7218f, -0.5951f, -0.7112f, 0.6230f, -1.3729f},
-      {-1.3250f, 0.1784f, -2.1338f, 1.0524f, -0.3885f, -0.9343f, -0.4991f, -1.0867f,
-       0.8805f, 1.5542f, 0.6266f, -0.1755f, 0.0983f, -0.0935f, 0.2662f, -0.5850f},
-      {-0.0770f, -1.0205f, -0.1690f, 0.9178f, 1.5810f, 1.3010f, 1.2753f, -0.2010f,
-       0.4965f, -1.5723f, 0.9666f, -1.1481f, -1.1589f, 0.3255f, -0.6315f, -2.8400f},
-      {0.8768f, 1.6221f, -1.4779f, 1.1331f, -1.2203f, 1.3139f, 1.0533f, 0.1388f,
-       2.2473f, -0.8036f, -0.2808f, 0.7697f, -0.6596f, -0.7979f, 0.1838f, 0.2293f}};
+      {0.3374f, -0.1778f, -0.3035f, -0.5880f, 0.3486f, 0.6603f, -0.2196f, -0.3792f, 0.7671f, -1.1925f, 0.6984f,
+       -1.4097f, 0.1794f, 1.8951f, 0.4954f, 0.2692f},
+      {0.5146f, 0.9938f, -0.2587f, -1.0826f, -0.0444f, 1.6236f, -2.3229f, 1.0878f, 0.6716f, 0.6933f, -0.9487f, -0.0765f,
+       -0.1526f, 0.1167f, 0.4403f, -1.4465f},
+      {0.2553f, -0.5496f, 1.0042f, 0.8272f, -0.3948f, 0.4892f, -0.2168f, -1.7472f, -1.6025f, -1.0764f, 0.9031f,
+       -0.7218f, -0.5951f, -0.7112f, 0.6230f, -1.3729f},
+      {-1.3250f, 0.1784f, -2.1338f, 1.0524f, -0.3885f, -0.9343f, -0.4991f, -1.0867f, 0.8805f, 1.5542f, 0.6266f,
+       -0.1755f, 0.0983f, -0.0935f, 0.2662f, -0.5850f},
+      {-0.0770f, -1.0205f, -0.1690f, 0.9178f, 1.5810f, 1.3010f, 1.2753f, -0.2010f, 0.4965f, -1.5723f, 0.9666f, -1.1481f,
+       -1.1589f, 0.3255f, -0.6315f, -2.8400f},
+      {0.8768f, 1.6221f, -1.4779f, 1.1331f, -1.2203f, 1.3139f, 1.0533f, 0.1388f, 2.2473f, -0.8036f, -0.2808f, 0.7697f,
+       -0.6596f, -0.7979f, 0.1838f, 0.2293f}};
   const int sentence_int[6] = {0, 4, 5, 2, 1, 3};
 
   aw::TorchGenerator g;
@@ -82,12 +81,10 @@ TEST_CASE("seed 0: torch.rand(2, 4, 2, 3)", "[random][oracle]") {
   //   torch.manual_seed(0); torch.rand(2, 3) -> [[0.4963, 0.7682, 0.0885],
   //                                              [0.1320, 0.3074, 0.6341]].
   const std::vector<float> want = {
-      0.4963f, 0.7682f, 0.0885f, 0.1320f, 0.3074f, 0.6341f, 0.4901f, 0.8964f,
-      0.4556f, 0.6323f, 0.3489f, 0.4017f, 0.0223f, 0.1689f, 0.2939f, 0.5185f,
-      0.6977f, 0.8000f, 0.1610f, 0.2823f, 0.6816f, 0.9152f, 0.3971f, 0.8742f,
-      0.4194f, 0.5529f, 0.9527f, 0.0362f, 0.1852f, 0.3734f, 0.3051f, 0.9320f,
-      0.1759f, 0.2698f, 0.1507f, 0.0317f, 0.2081f, 0.9298f, 0.7231f, 0.7423f,
-      0.5263f, 0.2437f, 0.5846f, 0.0332f, 0.1387f, 0.2422f, 0.8155f, 0.7932f};
+      0.4963f, 0.7682f, 0.0885f, 0.1320f, 0.3074f, 0.6341f, 0.4901f, 0.8964f, 0.4556f, 0.6323f, 0.3489f, 0.4017f,
+      0.0223f, 0.1689f, 0.2939f, 0.5185f, 0.6977f, 0.8000f, 0.1610f, 0.2823f, 0.6816f, 0.9152f, 0.3971f, 0.8742f,
+      0.4194f, 0.5529f, 0.9527f, 0.0362f, 0.1852f, 0.3734f, 0.3051f, 0.9320f, 0.1759f, 0.2698f, 0.1507f, 0.0317f,
+      0.2081f, 0.9298f, 0.7231f, 0.7423f, 0.5263f, 0.2437f, 0.5846f, 0.0332f, 0.1387f, 0.2422f, 0.8155f, 0.7932f};
   aw::TorchGenerator g;
   g.manual_seed(0);
   check_close(rand_n(g, want.size()), want);
@@ -143,8 +140,7 @@ TEST_CASE("seed 42: torch.randn(3, 3)", "[random][oracle]") {
   //   -> [[0.3367, 0.1288, 0.2345], [0.2303, -1.1229, -0.1863], [2.2082, -0.6380, 0.4617]]
   aw::TorchGenerator g;
   g.manual_seed(42);
-  check_close(randn_n(g, 9), {0.3367f, 0.1288f, 0.2345f, 0.2303f, -1.1229f, -0.1863f,
-                              2.2082f, -0.6380f, 0.4617f});
+  check_close(randn_n(g, 9), {0.3367f, 0.1288f, 0.2345f, 0.2303f, -1.1229f, -0.1863f, 2.2082f, -0.6380f, 0.4617f});
 }
 
 TEST_CASE("seed 42: nn.Embedding(5, 3), odd numel 15", "[random][oracle]") {
@@ -156,9 +152,8 @@ TEST_CASE("seed 42: nn.Embedding(5, 3), odd numel 15", "[random][oracle]") {
   //  PyTorch edition: embed(torch.tensor([[3, 2], [0, 2]])).)
   aw::TorchGenerator g;
   g.manual_seed(42);
-  check_close(randn_n(g, 15), {0.3367f, 0.1288f, 0.2345f, 0.2303f, -1.1229f, -0.1863f,
-                               2.2082f, -0.6380f, 0.4617f, 0.2674f, 0.5349f, 0.8094f,
-                               1.1103f, -1.6898f, -0.9890f});
+  check_close(randn_n(g, 15), {0.3367f, 0.1288f, 0.2345f, 0.2303f, -1.1229f, -0.1863f, 2.2082f, -0.6380f, 0.4617f,
+                               0.2674f, 0.5349f, 0.8094f, 1.1103f, -1.6898f, -0.9890f});
 }
 
 TEST_CASE("seed 42: randn(1) twice uses the cached normal sample", "[random][oracle]") {
@@ -189,13 +184,12 @@ TEST_CASE("seed 21: torch.randn(3)", "[random][oracle]") {
 TEST_CASE("seed 0: torch.randn(1, 1, 2, 4, 6), numel 48", "[random][oracle]") {
   // kornia docstring of CenterCrop3D:
   //   rng = torch.manual_seed(0); inputs = torch.randn(1, 1, 2, 4, 6)
-  const std::vector<float> want = {
-      -1.1258f, -1.1524f, -0.2506f, -0.4339f, 0.8487f,  0.6920f,  -0.3160f, -2.1152f,
-      0.3223f,  -1.2633f, 0.3500f,  0.3081f,  0.1198f,  1.2377f,  1.1168f,  -0.2473f,
-      -1.3527f, -1.6959f, 0.5667f,  0.7935f,  0.5988f,  -1.5551f, -0.3414f, 1.8530f,
-      0.7502f,  -0.5855f, -0.1734f, 0.1835f,  1.3894f,  1.5863f,  0.9463f,  -0.8437f,
-      -0.6136f, 0.0316f,  -0.4927f, 0.2484f,  0.4397f,  0.1124f,  0.6408f,  0.4412f,
-      -0.1023f, 0.7924f,  -0.2897f, 0.0525f,  0.5229f,  2.3022f,  -1.4689f, -1.5867f};
+  const std::vector<float> want = {-1.1258f, -1.1524f, -0.2506f, -0.4339f, 0.8487f, 0.6920f,  -0.3160f, -2.1152f,
+                                   0.3223f,  -1.2633f, 0.3500f,  0.3081f,  0.1198f, 1.2377f,  1.1168f,  -0.2473f,
+                                   -1.3527f, -1.6959f, 0.5667f,  0.7935f,  0.5988f, -1.5551f, -0.3414f, 1.8530f,
+                                   0.7502f,  -0.5855f, -0.1734f, 0.1835f,  1.3894f, 1.5863f,  0.9463f,  -0.8437f,
+                                   -0.6136f, 0.0316f,  -0.4927f, 0.2484f,  0.4397f, 0.1124f,  0.6408f,  0.4412f,
+                                   -0.1023f, 0.7924f,  -0.2897f, 0.0525f,  0.5229f, 2.3022f,  -1.4689f, -1.5867f};
   aw::TorchGenerator g;
   g.manual_seed(0);
   check_close(randn_n(g, want.size()), want);
@@ -204,10 +198,9 @@ TEST_CASE("seed 0: torch.randn(1, 1, 2, 4, 6), numel 48", "[random][oracle]") {
 TEST_CASE("seed 42: torch.randn(4, 5), numel 20 (tail of 4)", "[random][oracle]") {
   // flashinfer docstring of top_k_mask_logits (flashinfer/sampling.py):
   //   torch.manual_seed(42); logits = torch.randn(4, 5).to(0)   # drawn on CPU
-  const std::vector<float> want = {
-      1.9269f,  1.4873f,  0.9007f,  -2.1055f, -0.7581f, 1.0783f,  0.8008f,
-      1.6806f,  0.3559f,  -0.6866f, -0.4934f, 0.2415f,  -0.2316f, 0.0418f,
-      -0.2516f, 0.8599f,  -0.3097f, -0.3957f, 0.8034f,  -0.6216f};
+  const std::vector<float> want = {1.9269f,  1.4873f, 0.9007f,  -2.1055f, -0.7581f, 1.0783f,  0.8008f,
+                                   1.6806f,  0.3559f, -0.6866f, -0.4934f, 0.2415f,  -0.2316f, 0.0418f,
+                                   -0.2516f, 0.8599f, -0.3097f, -0.3957f, 0.8034f,  -0.6216f};
   aw::TorchGenerator g;
   g.manual_seed(42);
   check_close(randn_n(g, want.size()), want);
@@ -216,10 +209,9 @@ TEST_CASE("seed 42: torch.randn(4, 5), numel 20 (tail of 4)", "[random][oracle]"
 TEST_CASE("seed 42: torch.randn(2, 3, 4), numel 24 (tail of 8)", "[random][oracle]") {
   // karpathy/llm.c doc/layernorm/layernorm.md:
   //   torch.manual_seed(42); B, T, C = 2, 3, 4; a = torch.randn(B, T, C)
-  const std::vector<float> want = {
-      1.9269f,  1.4873f,  0.9007f,  -2.1055f, 0.6784f,  -1.2345f, -0.0431f, -1.6047f,
-      0.3559f,  -0.6866f, -0.4934f, 0.2415f,  -1.1109f, 0.0915f,  -2.3169f, -0.2168f,
-      -0.3097f, -0.3957f, 0.8034f,  -0.6216f, -0.5920f, -0.0631f, -0.8286f, 0.3309f};
+  const std::vector<float> want = {1.9269f,  1.4873f,  0.9007f,  -2.1055f, 0.6784f,  -1.2345f, -0.0431f, -1.6047f,
+                                   0.3559f,  -0.6866f, -0.4934f, 0.2415f,  -1.1109f, 0.0915f,  -2.3169f, -0.2168f,
+                                   -0.3097f, -0.3957f, 0.8034f,  -0.6216f, -0.5920f, -0.0631f, -0.8286f, 0.3309f};
   aw::TorchGenerator g;
   g.manual_seed(42);
   check_close(randn_n(g, want.size()), want);
@@ -291,10 +283,9 @@ TEST_CASE("rand is in [0, 1) with 24-bit granularity", "[random]") {
   const std::vector<float> v = rand_n(g, 100000);
   std::size_t bad = 0;
   for (std::size_t i = 0; i < v.size(); ++i) {
-    const float scaled = v[i] * 16777216.0f;  // exact: v is k * 2^-24
+    const float scaled = v[i] * 16777216.0f;       // exact: v is k * 2^-24
     const uint32_t k = twin.random() & 0xFFFFFFu;  // torch keeps the low 24 bits
-    const bool ok = v[i] >= 0.0f && v[i] < 1.0f && scaled == std::floor(scaled) &&
-                    static_cast<uint32_t>(scaled) == k;
+    const bool ok = v[i] >= 0.0f && v[i] < 1.0f && scaled == std::floor(scaled) && static_cast<uint32_t>(scaled) == k;
     if (!ok) ++bad;
   }
   CHECK(bad == 0);

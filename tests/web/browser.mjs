@@ -32,8 +32,16 @@ export async function openPage({ isolated = true } = {}) {
   const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1100, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
@@ -45,12 +53,20 @@ export async function openPage({ isolated = true } = {}) {
     const url = req.url();
     if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
   });
-  page.on('console', (msg) => { if (msg.type() === 'error') consoleErrors.push(msg.text()); });
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(msg.text());
+  });
   page.on('pageerror', (err) => consoleErrors.push(String(err)));
-  page.on('response', (res) => { if (res.status() >= 400) consoleErrors.push(`HTTP ${res.status()} for ${res.url()}`); });
+  page.on('response', (res) => {
+    if (res.status() >= 400) consoleErrors.push(`HTTP ${res.status()} for ${res.url()}`);
+  });
   mkdirSync(artefacts, { recursive: true });
   return {
-    page, origin, outside, consoleErrors, responses,
+    page,
+    origin,
+    outside,
+    consoleErrors,
+    responses,
     async close() {
       await context.close();
       await new Promise((resolve) => server.close(resolve));
@@ -65,8 +81,13 @@ export async function openLoadedPage(options) {
   try {
     await b.page.goto(b.origin + '/');
     await b.page.waitForSelector('body[data-ready]', { timeout: 30000 });
-    await b.page.waitForFunction(() => document.querySelectorAll('[data-example="E4.5"] figure').length > 0
-      && document.querySelector('[data-example="E4.2"] figure'), null, { timeout: 30000 });
+    await b.page.waitForFunction(
+      () =>
+        document.querySelectorAll('[data-example="E4.5"] figure').length > 0 &&
+        document.querySelector('[data-example="E4.2"] figure'),
+      null,
+      { timeout: 30000 },
+    );
     return b;
   } catch (err) {
     await b.close();
@@ -89,7 +110,9 @@ export async function initLikeThePage(options = {}) {
   try {
     return await init({ ...options, simd: 'relaxed' });
   } catch (err) {
-    throw new Error(`the page runs the relaxed-SIMD build, which this Node cannot (${err.message}): ` +
-      'run the page tests with node --experimental-wasm-relaxed-simd, as scripts/test.sh does');
+    throw new Error(
+      `the page runs the relaxed-SIMD build, which this Node cannot (${err.message}): ` +
+        'run the page tests with node --experimental-wasm-relaxed-simd, as scripts/test.sh does',
+    );
   }
 }

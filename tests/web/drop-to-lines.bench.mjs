@@ -23,7 +23,10 @@ import { openLoadedPage } from './browser.mjs';
 
 const runs = Number(process.argv.find((a) => a.startsWith('--runs='))?.slice(7) ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-const load = () => loadavg().map((x) => x.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 const dir = mkdtempSync(join(tmpdir(), 'aw-drop-bench-'));
 let b;
@@ -34,7 +37,9 @@ try {
   writeFileSync(join(dir, 'tokenizer.json'), JSON.stringify(bertTokenizerJson(vocab, { do_lower_case: true })));
   writeFileSync(join(dir, 'tokenizer_config.json'), JSON.stringify({ do_lower_case: true, model_max_length: 512 }));
   const files = readdirSync(dir).map((n) => join(dir, n));
-  console.log(`folder: ${(bytes / 1e6).toFixed(0)} MB model.safetensors (F32, DistilBERT-base shapes) + tokenizer files; ${cpus().length} cores`);
+  console.log(
+    `folder: ${(bytes / 1e6).toFixed(0)} MB model.safetensors (F32, DistilBERT-base shapes) + tokenizer files; ${cpus().length} cores`,
+  );
   const rows = [];
   for (let run = 1; run <= runs; run++) {
     await b?.close();
@@ -42,13 +47,18 @@ try {
     const card = b.page.locator('[data-example="E4.6"]');
     await b.page.evaluate(() => {
       self.longest = 0;
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) self.longest = Math.max(self.longest, e.duration); })
-        .observe({ type: 'longtask' });
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) self.longest = Math.max(self.longest, e.duration);
+      }).observe({ type: 'longtask' });
     });
     const before = load();
     const t0 = performance.now();
     await card.locator('input[name=files]').setInputFiles(files);
-    await b.page.waitForFunction(() => ['loaded', 'failed'].includes(document.querySelector('.loader').dataset.state), null, { timeout: 300000 });
+    await b.page.waitForFunction(
+      () => ['loaded', 'failed'].includes(document.querySelector('.loader').dataset.state),
+      null,
+      { timeout: 300000 },
+    );
     const outside = performance.now() - t0;
     const error = await card.locator('.loader .error').innerText();
     if (error) throw new Error(error);
@@ -58,14 +68,20 @@ try {
     const threads = status.match(/\((\d+) threads?\)/)[1];
     const longest = await b.page.evaluate(() => self.longest);
     rows.push({ ms, outside, read });
-    console.log(`run ${run}: drop to the three lines ${(ms / 1000).toFixed(2)} s in the page (${(outside / 1000).toFixed(2)} s seen from outside; `
-      + `model read in ${(read / 1000).toFixed(2)} s; ${threads} threads; longest main-thread task ${longest ? `${longest.toFixed(0)} ms` : 'under 50 ms'}); `
-      + `load average ${before} -> ${load()}`);
-    if (run === runs) console.log((await card.locator('[data-out=lines]').innerText()).split('\n').slice(-3).join('\n'));
+    console.log(
+      `run ${run}: drop to the three lines ${(ms / 1000).toFixed(2)} s in the page (${(outside / 1000).toFixed(2)} s seen from outside; ` +
+        `model read in ${(read / 1000).toFixed(2)} s; ${threads} threads; longest main-thread task ${longest ? `${longest.toFixed(0)} ms` : 'under 50 ms'}); ` +
+        `load average ${before} -> ${load()}`,
+    );
+    if (run === runs)
+      console.log((await card.locator('[data-out=lines]').innerText()).split('\n').slice(-3).join('\n'));
   }
-  console.log(`median of ${runs}: ${(median(rows.map((r) => r.ms)) / 1000).toFixed(2)} s from the drop to the three lines `
-    + `(${(median(rows.map((r) => r.read)) / 1000).toFixed(2)} s of it reading the weights)`);
-  if (b.consoleErrors.length || b.outside.length) throw new Error(`console: ${b.consoleErrors.join('; ')}; outside: ${b.outside.join(', ')}`);
+  console.log(
+    `median of ${runs}: ${(median(rows.map((r) => r.ms)) / 1000).toFixed(2)} s from the drop to the three lines ` +
+      `(${(median(rows.map((r) => r.read)) / 1000).toFixed(2)} s of it reading the weights)`,
+  );
+  if (b.consoleErrors.length || b.outside.length)
+    throw new Error(`console: ${b.consoleErrors.join('; ')}; outside: ${b.outside.join(', ')}`);
 } finally {
   await b?.close();
   rmSync(dir, { recursive: true, force: true });

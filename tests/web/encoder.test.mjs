@@ -28,7 +28,9 @@ before(async () => {
   dir = await writeFixture('distilbert-f32');
   model = await A.loadPretrained(dir);
   b = await openLoadedPage();
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] .result').innerText.startsWith('tokens'));
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.6"] .result').innerText.startsWith('tokens'),
+  );
 });
 after(async () => {
   model?.dispose();
@@ -48,7 +50,10 @@ function block(result, label) {
   const start = lines.indexOf(label);
   assert.ok(start >= 0, `no '${label}' in\n${result}`);
   const end = lines.findIndex((l, i) => i > start && /^[a-z_]+ \(s\d\):$/.test(l));
-  return lines.slice(start + 1, end < 0 ? undefined : end).join('\n').trim();
+  return lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .join('\n')
+    .trim();
 }
 
 /** What the page shows of E4.6 with a model loaded, in the form printedE46 gives. */
@@ -64,17 +69,30 @@ async function shown() {
 
 /** Waits until the load started by `start` has shown its lines or failed. */
 async function loaded(start) {
-  await b.page.evaluate(() => { document.querySelector('.loader').dataset.state = 'idle'; });
+  await b.page.evaluate(() => {
+    document.querySelector('.loader').dataset.state = 'idle';
+  });
   await start();
-  await b.page.waitForFunction(() => ['loaded', 'failed'].includes(document.querySelector('.loader').dataset.state), null, { timeout: 240000 });
+  await b.page.waitForFunction(
+    () => ['loaded', 'failed'].includes(document.querySelector('.loader').dataset.state),
+    null,
+    { timeout: 240000 },
+  );
 }
 
 /** Loads a folder (or files) through the page's file inputs. */
-const loadThroughInput = (paths, input = 'files') => loaded(() => card().locator(`input[name=${input}]`).setInputFiles(paths));
+const loadThroughInput = (paths, input = 'files') =>
+  loaded(() => card().locator(`input[name=${input}]`).setInputFiles(paths));
 
 const cosine = (a, b) => {
-  let ab = 0, aa = 0, bb = 0;
-  for (let i = 0; i < a.length; i++) { ab += a[i] * b[i]; aa += a[i] * a[i]; bb += b[i] * b[i]; }
+  let ab = 0,
+    aa = 0,
+    bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
   return ab / Math.sqrt(aa * bb);
 };
 const rowOf = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
@@ -85,7 +103,7 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
   assert.equal(block(result, 'tokens (s1):'), E4.tokens, 'the token list, wrapped as the notebook prints it');
   assert.deepEqual(pyStrings(block(result, 'tokens (s1):')), DOCUMENT.tokens);
   assert.deepEqual(numbersIn(block(result, 'token_ids (s1):')), tokenizer.encode(S1).ids);
-  assert.match(block(result, 'token_ids (s1):'), /^tensor\(\[ *\d+(, +\d+)*,\n {8}/, 'torch\'s int64 print, wrapped');
+  assert.match(block(result, 'token_ids (s1):'), /^tensor\(\[ *\d+(, +\d+)*,\n {8}/, "torch's int64 print, wrapped");
   assert.deepEqual(pyStrings(block(result, 'tokens (s2):')), tokenizer.encode(S2).tokens);
   assert.deepEqual(numbersIn(block(result, 'token_ids (s2):')), tokenizer.encode(S2).ids);
   // the snippet indexes the word where the tokenizer put it; the explanation says what weights would add
@@ -97,36 +115,66 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
   // a text the tokenizer refuses: a readable message, and the next one works
   await card().locator('[name=s1]').fill('');
   await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] p.error').textContent);
-  assert.equal(await card().locator('p.error').first().innerText(), 'sentence 1: tokenizer.encode: the text has no tokens (an empty string)');
+  assert.equal(
+    await card().locator('p.error').first().innerText(),
+    'sentence 1: tokenizer.encode: the text has no tokens (an empty string)',
+  );
   await card().locator('[name=s1]').fill(S1);
   await b.page.waitForFunction(() => !document.querySelector('[data-example="E4.6"] p.error').textContent);
   // any sentence: tokenized on input
   await card().locator('[name=s2]').fill('The bank of the river, the bank of England.');
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] .result').innerText.includes("'england'"));
-  assert.deepEqual(pyStrings(block(await text('.result'), 'tokens (s2):')), tokenizer.encode('The bank of the river, the bank of England.').tokens);
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.6"] .result').innerText.includes("'england'"),
+  );
+  assert.deepEqual(
+    pyStrings(block(await text('.result'), 'tokens (s2):')),
+    tokenizer.encode('The bank of the river, the bank of England.').tokens,
+  );
   await card().locator('[name=s2]').fill(S2);
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] .result').innerText.includes("'withdrawing'"));
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.6"] .result').innerText.includes("'withdrawing'"),
+  );
 });
 
-test('a folder chosen with the folder picker: progress reaches 100 %; the lines, token list and tensors equal the library\'s in Node', async () => {
+test("a folder chosen with the folder picker: progress reaches 100 %; the lines, token list and tensors equal the library's in Node", async () => {
   await loadThroughInput(dir, 'folder');
   assert.equal(await text('.loader .error'), '');
   assert.equal(await card().locator('progress').getAttribute('data-percent'), '100');
-  assert.equal(await card().locator('progress').evaluate((p) => p.value), 1);
+  assert.equal(
+    await card()
+      .locator('progress')
+      .evaluate((p) => p.value),
+    1,
+  );
   assert.match(await text('.loader .progresstext'), /\(100 %\)$/);
-  assert.match(await text('.loader .status'), /^Loaded distilbert: 2 layers, 3 heads, dimension 18, vocabulary 30522; .* From the drop to the lines below: [\d.]+ s\.$/);
+  assert.match(
+    await text('.loader .status'),
+    /^Loaded distilbert: 2 layers, 3 heads, dimension 18, vocabulary 30522; .* From the drop to the lines below: [\d.]+ s\.$/,
+  );
   const got = e46(model);
   assert.deepEqual(await shown(), printedE46(got));
-  assert.equal((await out('lines')).split('\n')[0], '------------------- Embedding vectors for "bank" -------------------');
+  assert.equal(
+    (await out('lines')).split('\n')[0],
+    '------------------- Embedding vectors for "bank" -------------------',
+  );
   // the cosines between the three vectors (float64 here, printed to 4 decimals)
   const le = rowOf(model.wordEmbeddings(model.tokenizer.encode('bank').ids), 1);
   const te = [S1, S2].map((s) => rowOf(model.forward(model.tokenizer.encode(s)).lastHiddenState, 11));
-  const cos = numbersIn((await out('cosines')).split('\n').slice(1).map((l) => l.split(':').at(-1)).join('\n'));
-  assert.deepEqual(cos.map((c) => c.toFixed(4)), [cosine(le, te[0]), cosine(le, te[1]), cosine(te[0], te[1])].map((c) => c.toFixed(4)));
+  const cos = numbersIn(
+    (await out('cosines'))
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(':').at(-1))
+      .join('\n'),
+  );
+  assert.deepEqual(
+    cos.map((c) => c.toFixed(4)),
+    [cosine(le, te[0]), cosine(le, te[1]), cosine(te[0], te[1])].map((c) => c.toFixed(4)),
+  );
   assert.match(await text('p.what'), /Computed in this page's Web Worker from your files/);
 });
 
-test('the model explorer: a layers x heads model view for the fixture\'s sizes, the selected head large, values equal Node\'s attentions', async () => {
+test("the model explorer: a layers x heads model view for the fixture's sizes, the selected head large, values equal Node's attentions", async () => {
   const explorer = b.page.locator('#explorer');
   await b.page.waitForSelector('#explorer .heatmapgrid');
   const grid = explorer.locator('figure.heatmapgrid');
@@ -134,25 +182,35 @@ test('the model explorer: a layers x heads model view for the fixture\'s sizes, 
   assert.equal(await grid.getAttribute('data-cols'), String(model.numHeads));
   assert.equal(await grid.locator('canvas').count(), model.numLayers * model.numHeads);
   assert.equal(await grid.getAttribute('data-selected'), '0,0');
-  const enc = model.tokenizer.encode(S1), L = enc.ids.length;
+  const enc = model.tokenizer.encode(S1),
+    L = enc.ids.length;
   const { attentions, hiddenStates } = model.forward(enc, { outputAttentions: true, outputHiddenStates: true });
   /** The large map's cells against head h of layer l. */
   const checkHead = async (l, h) => {
     const big = explorer.locator('.head figure.heatmap');
     assert.equal(await big.getAttribute('data-rows'), String(L));
     assert.match(await big.locator('figcaption').innerText(), new RegExp(`^layer ${l + 1}, head ${h + 1}:`));
-    const cells = await big.locator('g.cell').evaluateAll((els) => els.map((e) => [+e.dataset.i, +e.dataset.j, +e.dataset.value]));
+    const cells = await big
+      .locator('g.cell')
+      .evaluateAll((els) => els.map((e) => [+e.dataset.i, +e.dataset.j, +e.dataset.value]));
     assert.equal(cells.length, L * L);
     const want = attentions[l].data.subarray(h * L * L, (h + 1) * L * L);
     for (const [i, j, v] of cells) assert.equal(v, want[i * L + j], `layer ${l} head ${h} [${i}][${j}]`);
   };
   await checkHead(0, 0);
-  const tokens = await explorer.locator('.head figure.heatmap g.cell[data-i="0"]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label').split(' to ')[1].split(':')[0]));
+  const tokens = await explorer
+    .locator('.head figure.heatmap g.cell[data-i="0"]')
+    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label').split(' to ')[1].split(':')[0]));
   assert.deepEqual(tokens, enc.tokens, 'token labels on the axes');
   // keyboard: the model view is one tab stop; the arrow keys move the selection
   await explorer.locator('[name=token]').focus();
   await b.page.keyboard.press('Tab');
-  assert.equal(await b.page.evaluate(() => document.activeElement.closest('.map')?.dataset.i + ',' + document.activeElement.dataset.j), '0,0');
+  assert.equal(
+    await b.page.evaluate(
+      () => document.activeElement.closest('.map')?.dataset.i + ',' + document.activeElement.dataset.j,
+    ),
+    '0,0',
+  );
   await b.page.keyboard.press('ArrowRight');
   await b.page.keyboard.press('ArrowDown');
   assert.equal(await grid.getAttribute('data-selected'), '1,1');
@@ -162,7 +220,10 @@ test('the model explorer: a layers x heads model view for the fixture\'s sizes, 
   await b.page.keyboard.press('Tab');
   await b.page.keyboard.press('ArrowRight');
   const w = attentions[1].data[1 * L * L + 1];
-  assert.equal(await explorer.locator('.head p.hover').innerText(), `${enc.tokens[0]} → ${enc.tokens[1]}: ${w.toFixed(4)}`);
+  assert.equal(
+    await explorer.locator('.head p.hover').innerText(),
+    `${enc.tokens[0]} → ${enc.tokens[1]}: ${w.toFixed(4)}`,
+  );
   // the word's hidden state across the layers: its norm at each hidden state
   assert.equal(await explorer.locator('[name=token]').inputValue(), '11');
   const norm = explorer.locator('figure.lineplot').first();
@@ -170,7 +231,10 @@ test('the model explorer: a layers x heads model view for the fixture\'s sizes, 
   await norm.locator('svg').focus();
   await b.page.keyboard.press('ArrowRight');
   const h1 = rowOf(hiddenStates[1], 11);
-  assert.equal(await norm.locator('p.hover').innerText(), `'bank' after layer 1: ‖h‖ = ${Math.hypot(...h1).toFixed(4)}`);
+  assert.equal(
+    await norm.locator('p.hover').innerText(),
+    `'bank' after layer 1: ‖h‖ = ${Math.hypot(...h1).toFixed(4)}`,
+  );
   await b.page.keyboard.press('End');
   assert.equal(await norm.getAttribute('data-cursor'), String(model.numLayers));
   await explorer.screenshot({ path: join(artefacts, 'explorer-desktop.png') });
@@ -180,7 +244,10 @@ test('the model explorer: a layers x heads model view for the fixture\'s sizes, 
   assert.ok(width <= 392, `page is ${width}px wide on a phone`);
   const view = await grid.boundingBox();
   assert.ok(view.width <= 390, `model view ${view.width}px wide`);
-  await explorer.locator('.controls').evaluate((e) => { e.scrollIntoView({ block: 'start' }); window.scrollBy(0, -48); });
+  await explorer.locator('.controls').evaluate((e) => {
+    e.scrollIntoView({ block: 'start' });
+    window.scrollBy(0, -48);
+  });
   await b.page.waitForTimeout(100);
   await b.page.screenshot({ path: join(artefacts, 'explorer-phone.png') });
   await b.page.setViewportSize({ width: 1100, height: 900 });
@@ -191,26 +258,38 @@ test('editing a sentence re-runs the lines and the explorer; superseded requests
   const worker = b.page.workers().find((w) => !w.url().includes('attention_wasm_mt'));
   const computed = () => worker.evaluate(() => self.computed.e46 ?? 0);
   const before = await computed();
-  await b.page.evaluate((s) => {  // 20 edits at once: the worker computes the first and the last
+  await b.page.evaluate((s) => {
+    // 20 edits at once: the worker computes the first and the last
     const input = document.querySelector('[data-example="E4.6"] [name=s2]');
     for (let n = 1; n <= 20; n++) {
       input.value = s.slice(0, s.length - 20 + n);
       input.dispatchEvent(new Event('input', { bubbles: true }));
     }
   }, s2);
-  await b.page.waitForFunction((s) => document.querySelector('[data-example="E4.6"] .result').innerText.includes("'river', '.'"), s2);
+  await b.page.waitForFunction(
+    (s) => document.querySelector('[data-example="E4.6"] .result').innerText.includes("'river', '.'"),
+    s2,
+  );
   const ran = (await computed()) - before;
   assert.ok(ran >= 1 && ran <= 2, `${ran} runs for 20 edits`);
   const enc = model.tokenizer.encode(s2);
   const i = enc.tokens.indexOf('bank');
   const te = rowOf(model.forward(enc).lastHiddenState, i).slice(0, 5);
   const line = (await out('lines')).split('\n').at(-1);
-  assert.deepEqual(numbersIn(line.slice(line.indexOf('['))), te.map((x) => Math.round(x * 100) / 100));
+  assert.deepEqual(
+    numbersIn(line.slice(line.indexOf('['))),
+    te.map((x) => Math.round(x * 100) / 100),
+  );
   assert.ok((await text('pre.code')).includes(`s2_te_bank = extract_te(s2, tokenizer, model)[${i}]`));
   await b.page.locator('#explorer [name=sentence]').selectOption('1');
-  await b.page.waitForFunction((n) => document.querySelector('#explorer .head figure.heatmap')?.dataset.rows === String(n), enc.ids.length);
+  await b.page.waitForFunction(
+    (n) => document.querySelector('#explorer .head figure.heatmap')?.dataset.rows === String(n),
+    enc.ids.length,
+  );
   await card().locator('[name=s2]').fill(S2);
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] .result').innerText.includes("'withdrawing'"));
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.6"] .result').innerText.includes("'withdrawing'"),
+  );
 });
 
 /** A copy of the fixture folder with some files replaced (name -> bytes or text). */
@@ -225,9 +304,21 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
   const weights = readFileSync(join(dir, 'model.safetensors'));
   const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
   const cases = [
-    ['a truncated model.safetensors', { 'model.safetensors': weights.subarray(0, weights.length >> 1) }, /^Could not load the model: loadPretrained: model\.safetensors: /],
-    ['a config.json of another width', { 'config.json': JSON.stringify({ ...config, dim: 24 }) }, /^Could not load the model: loadPretrained: model\.safetensors: tensor '.*' has shape \[.*\]; config\.json \(.*dim 24.*\) needs \[.*\]$/],
-    ['a config.json of an unsupported model', { 'config.json': JSON.stringify({ ...config, model_type: 'gpt2' }) }, /^Could not load the model: loadPretrained: config\.json: model_type 'gpt2' is not supported \(supported: distilbert, bert\)$/],
+    [
+      'a truncated model.safetensors',
+      { 'model.safetensors': weights.subarray(0, weights.length >> 1) },
+      /^Could not load the model: loadPretrained: model\.safetensors: /,
+    ],
+    [
+      'a config.json of another width',
+      { 'config.json': JSON.stringify({ ...config, dim: 24 }) },
+      /^Could not load the model: loadPretrained: model\.safetensors: tensor '.*' has shape \[.*\]; config\.json \(.*dim 24.*\) needs \[.*\]$/,
+    ],
+    [
+      'a config.json of an unsupported model',
+      { 'config.json': JSON.stringify({ ...config, model_type: 'gpt2' }) },
+      /^Could not load the model: loadPretrained: config\.json: model_type 'gpt2' is not supported \(supported: distilbert, bert\)$/,
+    ],
   ];
   for (const [what, changes, message] of cases) {
     await loadThroughInput(filesOf(brokenFolder(changes)));
@@ -238,14 +329,20 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
     assert.ok((await text('.result')).startsWith('tokens (s1):'), `${what}: the tokens are still shown`);
   }
   // a folder without config.json, dropped on the drop zone (a DataTransfer of File objects)
-  const files = readdirSync(dir).filter((n) => n !== 'config.json').map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
+  const files = readdirSync(dir)
+    .filter((n) => n !== 'config.json')
+    .map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
   const transfer = await b.page.evaluateHandle((entries) => {
     const dt = new DataTransfer();
-    for (const [name, base64] of entries) dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+    for (const [name, base64] of entries)
+      dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
     return dt;
   }, files);
   await loaded(() => card().locator('.dropzone').dispatchEvent('drop', { dataTransfer: transfer }));
-  assert.match(await text('.loader .error'), /^Could not load the model: loadPretrained: config\.json is missing from the files given \(it has: .*model\.safetensors.*\)$/);
+  assert.match(
+    await text('.loader .error'),
+    /^Could not load the model: loadPretrained: config\.json is missing from the files given \(it has: .*model\.safetensors.*\)$/,
+  );
   // the page still works: another example, then the correct folder through the files input
   const old = await b.page.locator('[data-example="E0.3"] .result').innerText();
   await b.page.fill('[data-document="000"] [name=seed]', '7');
@@ -257,18 +354,24 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
   await b.page.waitForFunction(() => document.querySelector('#explorer figure.heatmapgrid'));
 });
 
-test('E4.6 with the real distilbert-base-uncased in Chromium: the document\'s lines, tokens and tensors (AW_DISTILBERT_DIR)', {
-  skip: process.env.AW_DISTILBERT_DIR ? false : 'set AW_DISTILBERT_DIR=/path/to/distilbert-base-uncased (a Hugging Face folder) to run it',
-  timeout: 300000,
-}, async () => {
-  const folder = process.env.AW_DISTILBERT_DIR;
-  const needed = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt'];
-  await loadThroughInput(needed.filter((n) => existsSync(join(folder, n))).map((n) => join(folder, n)));
-  assert.equal(await text('.loader .error'), '');
-  const page = await shown();
-  console.log(`${await out('lines')}\n${await text('.loader .status')}`);
-  assert.deepEqual(page, printedE46(DOCUMENT));
-});
+test(
+  "E4.6 with the real distilbert-base-uncased in Chromium: the document's lines, tokens and tensors (AW_DISTILBERT_DIR)",
+  {
+    skip: process.env.AW_DISTILBERT_DIR
+      ? false
+      : 'set AW_DISTILBERT_DIR=/path/to/distilbert-base-uncased (a Hugging Face folder) to run it',
+    timeout: 300000,
+  },
+  async () => {
+    const folder = process.env.AW_DISTILBERT_DIR;
+    const needed = ['config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json', 'vocab.txt'];
+    await loadThroughInput(needed.filter((n) => existsSync(join(folder, n))).map((n) => join(folder, n)));
+    assert.equal(await text('.loader .error'), '');
+    const page = await shown();
+    console.log(`${await out('lines')}\n${await text('.loader .status')}`);
+    assert.deepEqual(page, printedE46(DOCUMENT));
+  },
+);
 
 test('no request left the origin and the console has no errors', () => {
   assert.deepEqual(b.outside, []);

@@ -11,15 +11,23 @@ before(async () => {
   A = await initLikeThePage();
   b = await openLoadedPage();
 });
-after(async () => { await b?.close(); });
-
-const active = () => b.page.evaluate(() => {
-  const e = document.activeElement;
-  const fig = e.closest('figure');
-  return { tag: e.tagName.toLowerCase(), example: e.closest('[data-example]')?.dataset.example,
-    figure: fig ? [...fig.parentElement.querySelectorAll(':scope > figure')].indexOf(fig) : -1,
-    i: e.dataset.i, j: e.dataset.j, value: e.dataset.value };
+after(async () => {
+  await b?.close();
 });
+
+const active = () =>
+  b.page.evaluate(() => {
+    const e = document.activeElement;
+    const fig = e.closest('figure');
+    return {
+      tag: e.tagName.toLowerCase(),
+      example: e.closest('[data-example]')?.dataset.example,
+      figure: fig ? [...fig.parentElement.querySelectorAll(':scope > figure')].indexOf(fig) : -1,
+      i: e.dataset.i,
+      j: e.dataset.j,
+      value: e.dataset.value,
+    };
+  });
 const readout = (id) => b.page.locator(`[data-example="${id}"] p.hover`).innerText();
 
 test('E4.2: the PE heat map takes focus from the keyboard; the arrow keys move a cursor and the readout', async () => {
@@ -49,7 +57,7 @@ test('E4.2: the PE heat map takes focus from the keyboard; the arrow keys move a
   assert.equal(await card.locator('.cursor').isVisible(), false);
 });
 
-test('E4.5: each head\'s 11 x 11 heat map is one tab stop; the arrow keys move the focused cell and the shared readout', async () => {
+test("E4.5: each head's 11 x 11 heat map is one tab stop; the arrow keys move the focused cell and the shared readout", async () => {
   const card = b.page.locator('[data-example="E4.5"]');
   assert.equal(await card.locator('figure.heatmap').count(), 8);
   await card.locator('[name=seed]').focus();
@@ -75,9 +83,14 @@ test('E4.5: each head\'s 11 x 11 heat map is one tab stop; the arrow keys move t
 });
 
 test('every SVG heat map on the page has exactly one cell in the tab order', async () => {
-  const stops = await b.page.$$eval('figure.heatmap', (figs) => figs.map((f) => f.querySelectorAll('g.cell[tabindex="0"]').length));
+  const stops = await b.page.$$eval('figure.heatmap', (figs) =>
+    figs.map((f) => f.querySelectorAll('g.cell[tabindex="0"]').length),
+  );
   assert.ok(stops.length >= 10, `${stops.length} heat maps`);
-  assert.deepEqual(stops, stops.map(() => 1));
+  assert.deepEqual(
+    stops,
+    stops.map(() => 1),
+  );
 });
 
 test('E0.9: the heading and the snippet follow the heads control', async () => {
@@ -108,12 +121,19 @@ test('the worker drops superseded requests: 30 quick d_model changes compute at 
       input.dispatchEvent(new Event('input', { bubbles: true }));
     }
   });
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '129');
+  await b.page.waitForFunction(
+    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '129',
+  );
   const ran = (await computed()) - before;
   assert.ok(ran >= 1 && ran <= 2, `${ran} matrices computed for 30 requests`);
-  assert.match(await b.page.locator('[data-example="E4.2"] .result').innerText(), /^positional_encoding\.shape: \(100, 129\)/);
+  assert.match(
+    await b.page.locator('[data-example="E4.2"] .result').innerText(),
+    /^positional_encoding\.shape: \(100, 129\)/,
+  );
   await b.page.fill('[data-example="E4.2"] [name=dModel]', '400');
-  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '400');
+  await b.page.waitForFunction(
+    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '400',
+  );
 });
 
 test('no request left the origin and the console has no errors', () => {

@@ -9,14 +9,21 @@ import { openPage, openLoadedPage, artefacts } from './browser.mjs';
 
 // every worked example of the five documents (/work/shared/seeds), in order
 const EXAMPLES = [
-  ...Array.from({ length: 10 }, (_, i) => `E0.${i + 1}`), ...Array.from({ length: 5 }, (_, i) => `E1.${i + 1}`), 'E2.1',
-  ...Array.from({ length: 5 }, (_, i) => `E3.${i + 1}`), ...Array.from({ length: 6 }, (_, i) => `E4.${i + 1}`),
+  ...Array.from({ length: 10 }, (_, i) => `E0.${i + 1}`),
+  ...Array.from({ length: 5 }, (_, i) => `E1.${i + 1}`),
+  'E2.1',
+  ...Array.from({ length: 5 }, (_, i) => `E3.${i + 1}`),
+  ...Array.from({ length: 6 }, (_, i) => `E4.${i + 1}`),
 ];
 const DOCUMENTS = ['000', '001', '002', '003', '004'];
 
 let b;
-before(async () => { b = await openLoadedPage(); });
-after(async () => { await b?.close(); });
+before(async () => {
+  b = await openLoadedPage();
+});
+after(async () => {
+  await b?.close();
+});
 
 const tocLinks = (page) => page.$$eval('nav#toc a', (as) => as.map((a) => a.getAttribute('href')));
 const current = (page) => page.getAttribute('nav#toc', 'data-current');
@@ -33,12 +40,23 @@ test('the table of contents lists the five documents and every example, each lin
   want.push('#speed');
   assert.deepEqual(links, want);
   // every link has a target, and every example on the page is listed
-  const targets = await b.page.$$eval('nav#toc a', (as) => as.map((a) => Boolean(document.getElementById(decodeURIComponent(a.hash.slice(1))))));
-  assert.deepEqual(targets, links.map(() => true));
+  const targets = await b.page.$$eval('nav#toc a', (as) =>
+    as.map((a) => Boolean(document.getElementById(decodeURIComponent(a.hash.slice(1))))),
+  );
+  assert.deepEqual(
+    targets,
+    links.map(() => true),
+  );
   const onPage = await b.page.$$eval('[data-example]', (els) => els.map((e) => `#${e.id}`));
-  assert.deepEqual(onPage, EXAMPLES.map((e) => `#${e}`));
+  assert.deepEqual(
+    onPage,
+    EXAMPLES.map((e) => `#${e}`),
+  );
   assert.equal(await b.page.locator('nav#toc a[href="#E0.9"]').innerText(), 'E0.9 multi-head attention, h = 3');
-  assert.equal(await b.page.locator('nav#toc a[href="#document-004"]').innerText(), '004 · Self-Attention Explained with Code');
+  assert.equal(
+    await b.page.locator('nav#toc a[href="#document-004"]').innerText(),
+    '004 · Self-Attention Explained with Code',
+  );
 });
 
 test('wide screen: the contents stay beside the page; following a link scrolls there; the highlight follows scrolling', async () => {
@@ -54,13 +72,17 @@ test('wide screen: the contents stay beside the page; following a link scrolls t
   // sticky: the contents stay at the top of the window, beside the section
   const box = await nav.boundingBox();
   assert.ok(box.y >= 0 && box.y <= 1, `nav at y ${box.y}`);
-  assert.ok(box.x + box.width <= (await b.page.locator('[data-example="E2.1"]').boundingBox()).x, 'beside the examples');
+  assert.ok(
+    box.x + box.width <= (await b.page.locator('[data-example="E2.1"]').boundingBox()).x,
+    'beside the examples',
+  );
   // scroll by hand (no link): the highlight follows, in both directions
   for (const id of ['E3.3', 'E0.8', 'E4.5', 'E1.2']) {
     await b.page.evaluate((i) => document.getElementById(i).scrollIntoView({ block: 'start' }), id);
     await b.page.waitForFunction((i) => document.querySelector('nav#toc').dataset.current === i, id);
     // the highlighted entry is visible inside the contents
-    const link = await nav.locator('a[aria-current]').boundingBox(), list = await nav.boundingBox();
+    const link = await nav.locator('a[aria-current]').boundingBox(),
+      list = await nav.boundingBox();
     assert.ok(link.y >= list.y - 1 && link.y + link.height <= list.y + list.height + 1, `${id}: the entry is in view`);
   }
   await b.page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
@@ -106,7 +128,10 @@ test('phone: the contents fold into a bar at the top that opens, follows a link 
   const bar = await nav.boundingBox();
   assert.ok(bar.y >= 0 && bar.y <= 1 && bar.height < 60, `bar at ${bar.y}, ${bar.height} px high`);
   const top = await topOf(b.page, 'E1.4');
-  assert.ok(top >= bar.y + bar.height - 1 && top <= bar.y + bar.height + 40, `E1.4 at ${top} px under a ${bar.height} px bar`);
+  assert.ok(
+    top >= bar.y + bar.height - 1 && top <= bar.y + bar.height + 40,
+    `E1.4 at ${top} px under a ${bar.height} px bar`,
+  );
   await b.page.waitForFunction(() => document.querySelector('nav#toc').dataset.current === 'E1.4');
   assert.match(await nav.locator('summary .here').innerText(), /^E1\.4 look-ahead/);
   const width = await b.page.evaluate(() => document.documentElement.scrollWidth);

@@ -9,10 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { forbiddenRuns, forbiddenStrings } from './oracles.mjs';
 
 const web = fileURLToPath(new URL('../../web', import.meta.url));
-const files = (dir) => readdirSync(dir).flatMap((n) => {
-  const p = join(dir, n);
-  return statSync(p).isDirectory() ? files(p) : /\.(js|mjs|html|css|json)$/.test(n) ? [p] : [];
-});
+const files = (dir) =>
+  readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : /\.(js|mjs|html|css|json)$/.test(n) ? [p] : [];
+  });
 
 /** Maximal runs of numbers separated only by spaces, commas, brackets (e.g. "[0.18 0.25]"). */
 function numberRuns(text) {
@@ -21,9 +22,10 @@ function numberRuns(text) {
   for (const m of text.matchAll(re)) runs.push(m[0].match(/-?\d+(?:\.\d+)?/g).map(Number));
   return runs;
 }
-const contains = (run, sub) => run.some((_, i) => i + sub.length <= run.length && sub.every((v, k) => Math.abs(run[i + k] - v) < 1e-12));
+const contains = (run, sub) =>
+  run.some((_, i) => i + sub.length <= run.length && sub.every((v, k) => Math.abs(run[i + k] - v) < 1e-12));
 
-test('web/ sources contain none of the documents\' printed results', () => {
+test("web/ sources contain none of the documents' printed results", () => {
   const sources = files(web);
   assert.ok(sources.length > 5, 'found the page sources');
   for (const file of sources) {

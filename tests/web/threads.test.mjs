@@ -17,27 +17,34 @@ before(async () => {
   // The speed panel's workload, on the single-thread build (of the same SIMD flavour) in Node.
   const A = await initLikeThePage();
   A.manualSeed(0);
-  const q = A.randn(8, 512, 64), k = A.randn(8, 512, 64), v = A.randn(8, 512, 64);
+  const q = A.randn(8, 512, 64),
+    k = A.randn(8, 512, 64),
+    v = A.randn(8, 512, 64);
   expectedChecksum = fnv1a(A.scaledDotProductAttention(q, k, v).output.data);
 });
-after(async () => { await iso?.close(); await plain?.close(); });
+after(async () => {
+  await iso?.close();
+  await plain?.close();
+});
 
 /** FNV-1a (32 bits, 8 hex digits) of a typed array's bytes; written again here, not imported from the page. */
 function fnv1a(array) {
   let h = 0x811c9dc5;
-  for (const byte of new Uint8Array(array.buffer, array.byteOffset, array.byteLength)) h = Math.imul(h ^ byte, 0x01000193);
+  for (const byte of new Uint8Array(array.buffer, array.byteOffset, array.byteLength))
+    h = Math.imul(h ^ byte, 0x01000193);
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
 // Chromium 156 runs relaxed SIMD, so init() picks that build (tests/consumers checks the fallback).
 const BUILD = 'WebAssembly relaxed SIMD, fused multiply-add';
-const isPthreadWorker = (url) => /\/attention_wasm_mt-[^/]*\.js$/.test(url);  // the threaded glue runs them
+const isPthreadWorker = (url) => /\/attention_wasm_mt-[^/]*\.js$/.test(url); // the threaded glue runs them
 /** The page's own worker (web/src/worker.js); the pthread Workers block in Atomics.wait, never evaluate in them. */
 const pageWorker = (b) => b.page.workers().find((w) => !isPthreadWorker(w.url()));
-const isolation = (b) => Promise.all([
-  b.page.evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
-  pageWorker(b).evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
-]);
+const isolation = (b) =>
+  Promise.all([
+    b.page.evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
+    pageWorker(b).evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
+  ]);
 const panel = async (b) => {
   await b.page.waitForSelector('[data-document="bench"][data-threads]', { timeout: 30000 });
   return {
@@ -47,16 +54,27 @@ const panel = async (b) => {
 };
 async function runBenchmark(b) {
   await b.page.click('[data-document="bench"] [name=run]');
-  await b.page.waitForFunction(() => document.querySelector('[data-document="bench"]').dataset.gflops, null, { timeout: 60000 });
+  await b.page.waitForFunction(() => document.querySelector('[data-document="bench"]').dataset.gflops, null, {
+    timeout: 60000,
+  });
   return b.page.locator('[data-document="bench"] .result').innerText();
 }
 /** Every example's printed result, by example id. */
-const results = (b) => b.page.$$eval('[data-example] .result', (els) => els.map((e) => [e.closest('[data-example]').dataset.example, e.innerText]));
+const results = (b) =>
+  b.page.$$eval('[data-example] .result', (els) =>
+    els.map((e) => [e.closest('[data-example]').dataset.example, e.innerText]),
+  );
 
-test('served by vite preview: every response, the workers\' scripts included, has COOP same-origin and COEP require-corp', () => {
+test("served by vite preview: every response, the workers' scripts included, has COOP same-origin and COEP require-corp", () => {
   const own = iso.responses.filter((r) => r.url.startsWith(iso.origin));
-  assert.ok(own.some((r) => r.url === `${iso.origin}/`), 'the document');
-  assert.ok(own.some((r) => /\/assets\/worker-[^/]*\.js$/.test(r.url)), 'the page\'s worker');
+  assert.ok(
+    own.some((r) => r.url === `${iso.origin}/`),
+    'the document',
+  );
+  assert.ok(
+    own.some((r) => /\/assets\/worker-[^/]*\.js$/.test(r.url)),
+    "the page's worker",
+  );
   for (const r of own) {
     assert.equal(r.headers['cross-origin-opener-policy'], 'same-origin', r.url);
     assert.equal(r.headers['cross-origin-embedder-policy'], 'require-corp', r.url);
@@ -64,7 +82,10 @@ test('served by vite preview: every response, the workers\' scripts included, ha
 });
 
 test('the page and its worker are cross-origin isolated, with SharedArrayBuffer', async () => {
-  assert.deepEqual(await isolation(iso), [[true, 'function'], [true, 'function']]);
+  assert.deepEqual(await isolation(iso), [
+    [true, 'function'],
+    [true, 'function'],
+  ]);
 });
 
 test('the worker runs the threaded build on navigator.hardwareConcurrency threads (1 core: the single-thread build)', async () => {
@@ -73,11 +94,19 @@ test('the worker runs the threaded build on navigator.hardwareConcurrency thread
   if (cores >= 2) {
     const n = Math.min(cores, 64);
     assert.equal(threads, n);
-    assert.match(text, new RegExp(`^Worker build: ${BUILD} \\(4 float lanes\\), threaded \\(${n} threads\\), Emscripten 3\\.1\\.69; this page is cross-origin isolated`));
+    assert.match(
+      text,
+      new RegExp(
+        `^Worker build: ${BUILD} \\(4 float lanes\\), threaded \\(${n} threads\\), Emscripten 3\\.1\\.69; this page is cross-origin isolated`,
+      ),
+    );
     // one pthread Worker per thread besides the page worker's own, nested in it, from this origin
     assert.equal(pthreadWorkers.length, n - 1);
     for (const w of pthreadWorkers) assert.ok(w.url().startsWith(`${iso.origin}/assets/`), w.url());
-    assert.ok(iso.responses.some((r) => /\/attention_wasm_relaxed_mt-[^/]*\.wasm$/.test(r.url)), 'the threaded build\'s .wasm was loaded');
+    assert.ok(
+      iso.responses.some((r) => /\/attention_wasm_relaxed_mt-[^/]*\.wasm$/.test(r.url)),
+      "the threaded build's .wasm was loaded",
+    );
   } else {
     assert.equal(threads, 1);
     assert.match(text, /single-threaded, .*reports one core/);
@@ -85,7 +114,7 @@ test('the worker runs the threaded build on navigator.hardwareConcurrency thread
   }
 });
 
-test('the benchmark runs on that build; its output is byte-identical to the single-thread build\'s (Node)', async () => {
+test("the benchmark runs on that build; its output is byte-identical to the single-thread build's (Node)", async () => {
   const text = await runBenchmark(iso);
   assert.match(text, /H=8 S=512 D=64: [\d.]+ ms per call, [\d.]+ GFLOP\/s/);
   assert.match(text, cores >= 2 ? new RegExp(`threaded \\(${Math.min(cores, 64)} threads\\)`) : /single-threaded/);
@@ -103,18 +132,33 @@ test('served without COOP/COEP: not isolated, no SharedArrayBuffer, the single-t
   const own = plain.responses.filter((r) => r.url.startsWith(plain.origin));
   assert.ok(own.length > 0);
   for (const r of own) assert.equal(r.headers['cross-origin-embedder-policy'], undefined, r.url);
-  assert.deepEqual(await isolation(plain), [[false, 'undefined'], [false, 'undefined']]);
+  assert.deepEqual(await isolation(plain), [
+    [false, 'undefined'],
+    [false, 'undefined'],
+  ]);
   const { threads, text } = await panel(plain);
   assert.equal(threads, 1);
-  assert.match(text, new RegExp(`^Worker build: ${BUILD} \\(4 float lanes\\), single-threaded, Emscripten 3\\.1\\.69; this page is not cross-origin isolated`));
-  assert.deepEqual(plain.page.workers().filter((w) => isPthreadWorker(w.url())), []);
-  assert.deepEqual(own.filter((r) => /_mt[-.]/.test(r.url)).map((r) => r.url), [], 'the threaded build is never fetched');
+  assert.match(
+    text,
+    new RegExp(
+      `^Worker build: ${BUILD} \\(4 float lanes\\), single-threaded, Emscripten 3\\.1\\.69; this page is not cross-origin isolated`,
+    ),
+  );
+  assert.deepEqual(
+    plain.page.workers().filter((w) => isPthreadWorker(w.url())),
+    [],
+  );
+  assert.deepEqual(
+    own.filter((r) => /_mt[-.]/.test(r.url)).map((r) => r.url),
+    [],
+    'the threaded build is never fetched',
+  );
 });
 
 test('without COOP/COEP the page still works: the same results as the isolated page, the same benchmark output', async () => {
   const shown = await results(plain);
   const ids = shown.map(([id]) => id);
-  for (const id of ['E0.1', 'E1.1', 'E3.1', 'E4.2', 'E4.5']) assert.ok(ids.includes(id), `${id} in ${ids}`);  // E4.2, E4.5: from the worker
+  for (const id of ['E0.1', 'E1.1', 'E3.1', 'E4.2', 'E4.5']) assert.ok(ids.includes(id), `${id} in ${ids}`); // E4.2, E4.5: from the worker
   assert.deepEqual(shown, await results(iso));
   const text = await runBenchmark(plain);
   assert.match(text, new RegExp(`build: ${BUILD} \\(4 float lanes\\), single-threaded, Emscripten 3\\.1\\.69`));

@@ -13,9 +13,11 @@ function describeBuild(b) {
 
 /** Why the worker runs the build it runs. */
 function buildReason(b) {
-  if (b.threads) return 'this page is cross-origin isolated, so the worker uses the threaded build, one thread per core.';
+  if (b.threads)
+    return 'this page is cross-origin isolated, so the worker uses the threaded build, one thread per core.';
   if (b.isolated && b.cores <= 1) return 'this machine reports one core, so the worker uses the single-thread build.';
-  if (b.isolated) return 'the threaded build failed to start (see the console), so the worker uses the single-thread build.';
+  if (b.isolated)
+    return 'the threaded build failed to start (see the console), so the worker uses the single-thread build.';
   return 'this page is not cross-origin isolated (it was served without the COOP/COEP headers), so it has no shared memory and the worker uses the single-thread build.';
 }
 
@@ -33,16 +35,22 @@ export function benchPanel(root) {
   const out = section.querySelector('.result');
   const button = section.querySelector('[name=run]');
   const info = section.querySelector('.build');
-  run('build').then((b) => {
-    info.textContent = `Worker build: ${describeBuild(b)}; ${buildReason(b)}`;
-    section.dataset.threads = String(b.threadCount);
-  }, (e) => { info.textContent = `Worker build: unknown (${e.message})`; });
+  run('build').then(
+    (b) => {
+      info.textContent = `Worker build: ${describeBuild(b)}; ${buildReason(b)}`;
+      section.dataset.threads = String(b.threadCount);
+    },
+    (e) => {
+      info.textContent = `Worker build: unknown (${e.message})`;
+    },
+  );
   button.addEventListener('click', async () => {
     button.disabled = true;
     out.textContent = 'running…';
     try {
       const r = await run('bench', { H: 8, S: 512, D: 64, warmup: 2, reps: 10 });
-      out.textContent = `H=${r.H} S=${r.S} D=${r.D}: ${r.ms.toFixed(2)} ms per call, ${r.gflops.toFixed(2)} GFLOP/s\n` +
+      out.textContent =
+        `H=${r.H} S=${r.S} D=${r.D}: ${r.ms.toFixed(2)} ms per call, ${r.gflops.toFixed(2)} GFLOP/s\n` +
         `build: ${describeBuild(r.build)}\n` +
         `output checksum: ${r.checksum} (FNV-1a of its float32 bytes: the same on any number of threads)`;
       section.dataset.checksum = r.checksum;

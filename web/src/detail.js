@@ -6,8 +6,11 @@ export function attentionDetail(r, { rows, cols, scale, offset = 0 }) {
     const k = offset + i * m + j;
     const masked = r.masked.data[k] === -Infinity;
     const f = (v) => v.toFixed(4);
-    return `${rows[i]} → ${cols[j]}: q·k = ${f(r.scores.data[k])}; × ${f(scale)} = ${f(r.scaled.data[k])}`
-      + (masked ? '; masked → −∞' : '') + `; softmax over the row → ${f(r.weights.data[k])}`;
+    return (
+      `${rows[i]} → ${cols[j]}: q·k = ${f(r.scores.data[k])}; × ${f(scale)} = ${f(r.scaled.data[k])}` +
+      (masked ? '; masked → −∞' : '') +
+      `; softmax over the row → ${f(r.weights.data[k])}`
+    );
   };
 }
 

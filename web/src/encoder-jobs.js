@@ -67,13 +67,22 @@ export const encoderJobs = {
     const loaded = await A.loadPretrained(files, { onProgress: progress });
     if (!loaded.tokenizer) {
       loaded.dispose();
-      throw new Error('loadPretrained: the folder has neither tokenizer.json nor vocab.txt: E4.6 needs the tokenizer to turn the sentences into ids');
+      throw new Error(
+        'loadPretrained: the folder has neither tokenizer.json nor vocab.txt: E4.6 needs the tokenizer to turn the sentences into ids',
+      );
     }
     model = loaded;
     return {
-      ms: performance.now() - t0, modelType: model.modelType, layers: model.numLayers, heads: model.numHeads,
-      hiddenSize: model.hiddenSize, maxLength: model.maxLength, vocabSize: model.config.vocab_size,
-      residentBytes: model.residentBytes, ignoredTensors: model.ignoredTensors.length, threads: A.threads,
+      ms: performance.now() - t0,
+      modelType: model.modelType,
+      layers: model.numLayers,
+      heads: model.numHeads,
+      hiddenSize: model.hiddenSize,
+      maxLength: model.maxLength,
+      vocabSize: model.config.vocab_size,
+      residentBytes: model.residentBytes,
+      ignoredTensors: model.ignoredTensors.length,
+      threads: A.threads,
     };
   },
 
@@ -95,12 +104,21 @@ export const encoderJobs = {
       if (n === 0) prints = { learned: String(m.wordEmbeddings(enc.ids)), hidden: String(hidden) };
       const index = enc.ids.indexOf(wordId);
       const contextual = index >= 0 ? rowOf(hidden, index) : null;
-      return { tokens: enc.tokens, ids: enc.ids, index, contextual, cosLearned: contextual && cosine(learned, contextual) };
+      return {
+        tokens: enc.tokens,
+        ids: enc.ids,
+        index,
+        contextual,
+        cosLearned: contextual && cosine(learned, contextual),
+      };
     });
     const [c1, c2] = sentences.map((s) => s.contextual);
     return {
       word: { token: w.tokens[1], id: wordId, pieces: w.tokens.slice(1, -1) },
-      learned, sentences, prints, cosContextual: c1 && c2 ? cosine(c1, c2) : null,
+      learned,
+      sentences,
+      prints,
+      cosContextual: c1 && c2 ? cosine(c1, c2) : null,
     };
   },
 
@@ -113,12 +131,17 @@ export const encoderJobs = {
     const m = current();
     const enc = encode(m.tokenizer, text, 'sentence');
     const out = m.forward(enc, { outputAttentions: true, outputHiddenStates: true });
-    const L = enc.ids.length, D = m.hiddenSize, H = m.numHeads, layers = m.numLayers;
+    const L = enc.ids.length,
+      D = m.hiddenSize,
+      H = m.numHeads,
+      layers = m.numLayers;
     const attentions = new Float32Array(layers * H * L * L);
     out.attentions.forEach((t, l) => attentions.set(t.data, l * H * L * L)); // each (1, H, L, L)
     const learned = m.wordEmbeddings(enc.ids); // (L, D)
-    const norms = new Float64Array((layers + 1) * L), cosLearned = new Float64Array((layers + 1) * L);
-    out.hiddenStates.forEach((h, l) => { // each (1, L, D)
+    const norms = new Float64Array((layers + 1) * L),
+      cosLearned = new Float64Array((layers + 1) * L);
+    out.hiddenStates.forEach((h, l) => {
+      // each (1, L, D)
       for (let i = 0; i < L; i++) {
         const hi = h.data.subarray(i * D, (i + 1) * D);
         norms[l * L + i] = norm(hi);

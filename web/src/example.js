@@ -33,8 +33,12 @@ function exampleCard(example) {
   return {
     el,
     controls,
-    retitle(title) { h.textContent = `${id} — ${title}`; },
-    recode(text) { pre.textContent = text; },
+    retitle(title) {
+      h.textContent = `${id} — ${title}`;
+    },
+    recode(text) {
+      pre.textContent = text;
+    },
     /** The example's explanation (content/: a string, or a function of the computed `values`). */
     what: (values) => textOf(example.what, values),
     /** Shows the result and, unless undefined, the explanation. */

@@ -33,8 +33,8 @@ export function numpyString(t, decimals) {
 
 /** A Python list as 003 prints it: integers as `4`, otherwise `decimals` places (`0.5`). */
 export function pyList(values, decimals = 1) {
-  const fmt = (v) => (Array.isArray(v) ? pyList(v, decimals)
-    : Number.isInteger(v) && decimals === 0 ? String(v) : v.toFixed(decimals));
+  const fmt = (v) =>
+    Array.isArray(v) ? pyList(v, decimals) : Number.isInteger(v) && decimals === 0 ? String(v) : v.toFixed(decimals);
   return `[${values.map(fmt).join(', ')}]`;
 }
 
@@ -68,7 +68,8 @@ function pyFloat(x) {
 }
 
 /** `[round(v, digits) for v in values]` printed: [0.15, -0.16, 1.0]. */
-export const pyRoundedList = (values, digits) => `[${Array.from(values, (v) => pyFloat(pyRound(v, digits))).join(', ')}]`;
+export const pyRoundedList = (values, digits) =>
+  `[${Array.from(values, (v) => pyFloat(pyRound(v, digits))).join(', ')}]`;
 
 /** Python's repr of a str: single quotes unless the text has one and no double quote. */
 function pyStr(s) {
@@ -106,6 +107,12 @@ export function torchInts(values) {
   const width = Math.max(...cells.map((c) => c.length));
   const perLine = Math.max(1, Math.floor((80 - 'tensor('.length) / (width + 2)));
   const lines = [];
-  for (let i = 0; i < cells.length; i += perLine) lines.push(cells.slice(i, i + perLine).map((c) => c.padStart(width)).join(', '));
+  for (let i = 0; i < cells.length; i += perLine)
+    lines.push(
+      cells
+        .slice(i, i + perLine)
+        .map((c) => c.padStart(width))
+        .join(', '),
+    );
   return `tensor([${lines.join(',\n        ')}])`;
 }

@@ -11,7 +11,10 @@ import { swap01, reshape } from './layout.js';
 export function positionalEncoding(A, { dModel, maxLength, rounding = 4 }) {
   const t = A.positionalEncoding(maxLength, dModel); // (max_length, d_model)
   const f = 10 ** rounding;
-  return new Tensor(t.data.map((v) => Math.round(v * f) / f), t.shape);
+  return new Tensor(
+    t.data.map((v) => Math.round(v * f) / f),
+    t.shape,
+  );
 }
 
 /** FNV-1a (32 bits) of a typed array's bytes, as 8 hex digits. */
@@ -24,8 +27,10 @@ function fnv1a(array) {
 
 /** Which build the worker loaded: buildInfo(), its thread count, and what chose it (isolation, cores). */
 const build = (A) => ({
-  ...A.buildInfo(), threadCount: A.threads,
-  isolated: globalThis.crossOriginIsolated === true, cores: globalThis.navigator?.hardwareConcurrency ?? 1,
+  ...A.buildInfo(),
+  threadCount: A.threads,
+  isolated: globalThis.crossOriginIsolated === true,
+  cores: globalThis.navigator?.hardwareConcurrency ?? 1,
 });
 
 export const jobs = {
@@ -41,28 +46,53 @@ export const jobs = {
    * slices of X W^Q, X W^K, X W^V; SDPA per head; heads concatenated and mixed by W^O.
    */
   multihead(A, { seed, heads, dModel, tokens }) {
-    const L = tokens.length, dk = dModel / heads;
+    const L = tokens.length,
+      dk = dModel / heads;
     A.manualSeed(seed);
     const X = A.randn(L, dModel);
-    const init = () => { const w = A.randn(dModel, dModel); return new Tensor(w.data.map((v) => v / Math.sqrt(dModel)), w.shape); };
-    const WQ = init(), WK = init(), WV = init(), WO = init();
+    const init = () => {
+      const w = A.randn(dModel, dModel);
+      return new Tensor(
+        w.data.map((v) => v / Math.sqrt(dModel)),
+        w.shape,
+      );
+    };
+    const WQ = init(),
+      WK = init(),
+      WV = init(),
+      WO = init();
     const split = (t) => swap01(reshape(t, [L, heads, dk])); // (L, d_model) -> (h, L, d_k)
-    const Q = split(A.linear(X, WQ)), K = split(A.linear(X, WK)), V = split(A.linear(X, WV));
+    const Q = split(A.linear(X, WQ)),
+      K = split(A.linear(X, WK)),
+      V = split(A.linear(X, WV));
     const r = A.scaledDotProductAttention(Q, K, V, { returnIntermediates: true });
     const concat = reshape(swap01(r.output), [L, dModel]); // (h, L, d_k) -> (L, h * d_k)
     const Y = A.linear(concat, WO);
     // The same computation through the library's torch.nn.MultiheadAttention module.
     const mha = new A.MultiheadAttention({ embedDim: dModel, numHeads: heads, bias: false });
     const inProj = new Float32Array(3 * dModel * dModel);
-    inProj.set(WQ.data, 0); inProj.set(WK.data, dModel * dModel); inProj.set(WV.data, 2 * dModel * dModel);
+    inProj.set(WQ.data, 0);
+    inProj.set(WK.data, dModel * dModel);
+    inProj.set(WV.data, 2 * dModel * dModel);
     mha.inProjWeight = new Tensor(inProj, [3 * dModel, dModel]);
     mha.outProjWeight = WO;
     const out = mha.forward(X, X, X, { needWeights: false }).output;
     const moduleMaxDiff = out.data.reduce((m, v, i) => Math.max(m, Math.abs(v - Y.data[i])), 0);
     return {
       moduleMaxDiff,
-      shapes: { X: X.shape, Q: Q.shape, K: K.shape, V: V.shape, heads: r.output.shape, concat: concat.shape, Y: Y.shape },
-      weights: r.weights.data, scores: r.scores.data, scaled: r.scaled.data, masked: r.masked.data,
+      shapes: {
+        X: X.shape,
+        Q: Q.shape,
+        K: K.shape,
+        V: V.shape,
+        heads: r.output.shape,
+        concat: concat.shape,
+        Y: Y.shape,
+      },
+      weights: r.weights.data,
+      scores: r.scores.data,
+      scaled: r.scaled.data,
+      masked: r.masked.data,
       yRow: Array.from(Y.data.subarray((L - 1) * dModel, (L - 1) * dModel + 5)),
     };
   },
@@ -74,12 +104,23 @@ export const jobs = {
    */
   bench(A, { H = 8, S = 512, D = 64, warmup = 2, reps = 10 }) {
     A.manualSeed(0);
-    const q = A.randn(H, S, D), k = A.randn(H, S, D), v = A.randn(H, S, D);
+    const q = A.randn(H, S, D),
+      k = A.randn(H, S, D),
+      v = A.randn(H, S, D);
     for (let i = 0; i < warmup; i++) A.scaledDotProductAttention(q, k, v);
     let output;
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) output = A.scaledDotProductAttention(q, k, v).output;
     const ms = (performance.now() - t0) / reps;
-    return { H, S, D, reps, ms, gflops: (4 * S * S * D * H) / (ms * 1e6), build: build(A), checksum: fnv1a(output.data) };
+    return {
+      H,
+      S,
+      D,
+      reps,
+      ms,
+      gflops: (4 * S * S * D * H) / (ms * 1e6),
+      build: build(A),
+      checksum: fnv1a(output.data),
+    };
   },
 };

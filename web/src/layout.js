@@ -8,8 +8,7 @@ export function transposeLast(t) {
   const batch = t.data.length / (m * n);
   const out = new Float32Array(t.data.length);
   for (let b = 0; b < batch; b++)
-    for (let i = 0; i < m; i++)
-      for (let j = 0; j < n; j++) out[b * m * n + j * m + i] = t.data[b * m * n + i * n + j];
+    for (let i = 0; i < m; i++) for (let j = 0; j < n; j++) out[b * m * n + j * m + i] = t.data[b * m * n + i * n + j];
   return new Tensor(out, [...t.shape.slice(0, -2), n, m]);
 }
 
@@ -26,8 +25,8 @@ export const reshape = (t, shape) => new Tensor(t.data, shape);
 export function swap01(t) {
   const [a, b, c] = t.shape;
   const out = new Float32Array(t.data.length);
-  for (let i = 0; i < a; i++) for (let j = 0; j < b; j++)
-    out.set(t.data.subarray((i * b + j) * c, (i * b + j + 1) * c), (j * a + i) * c);
+  for (let i = 0; i < a; i++)
+    for (let j = 0; j < b; j++) out.set(t.data.subarray((i * b + j) * c, (i * b + j + 1) * c), (j * a + i) * c);
   return new Tensor(out, [b, a, c]);
 }
 

@@ -15,13 +15,16 @@ const link = (id, text) => {
 
 /** Fills `nav` with the documents' examples and the extra entries (content/index.js). */
 export function tableOfContents(nav, documents, extra = {}) {
-  nav.innerHTML = '<details><summary><span class="label">Contents</span><span class="here"></span></summary><ol class="documents"></ol></details>';
+  nav.innerHTML =
+    '<details><summary><span class="label">Contents</span><span class="here"></span></summary><ol class="documents"></ol></details>';
   const list = nav.querySelector('ol');
   for (const doc of documents) {
     const item = document.createElement('li');
     const examples = document.createElement('ol');
-    const entries = [...doc.examples.map((e) => [e.id, `${e.id} ${textOf(e.title)}`]),
-      ...(extra[doc.number] ?? []).map((e) => [e.id, e.title])];
+    const entries = [
+      ...doc.examples.map((e) => [e.id, `${e.id} ${textOf(e.title)}`]),
+      ...(extra[doc.number] ?? []).map((e) => [e.id, e.title]),
+    ];
     for (const [id, text] of entries) {
       const li = document.createElement('li');
       li.append(link(id, text));
@@ -36,10 +39,14 @@ export function tableOfContents(nav, documents, extra = {}) {
     list.append(li);
   }
   const details = nav.querySelector('details');
-  const fit = () => { details.open = WIDE.matches; };
+  const fit = () => {
+    details.open = WIDE.matches;
+  };
   fit();
   WIDE.addEventListener('change', fit);
-  nav.addEventListener('click', (e) => { if (e.target.closest('a') && !WIDE.matches) details.open = false; });
+  nav.addEventListener('click', (e) => {
+    if (e.target.closest('a') && !WIDE.matches) details.open = false;
+  });
 }
 
 /**
@@ -66,10 +73,13 @@ export function followScroll(nav) {
     a.setAttribute('aria-current', 'location');
     nav.dataset.current = a.hash.slice(1);
     here.textContent = a.textContent;
-    const box = nav.getBoundingClientRect(), r = a.getBoundingClientRect();
+    const box = nav.getBoundingClientRect(),
+      r = a.getBoundingClientRect();
     if (WIDE.matches && (r.top < box.top || r.bottom > box.bottom)) nav.scrollTop += r.top - box.top - box.height / 3;
   };
-  const schedule = () => { frame ||= requestAnimationFrame(update); };
+  const schedule = () => {
+    frame ||= requestAnimationFrame(update);
+  };
   window.addEventListener('scroll', schedule, { passive: true });
   window.addEventListener('resize', schedule);
   update();
@@ -81,7 +91,9 @@ export function followScroll(nav) {
  */
 export function scrollToHashWhen(ready) {
   let moved = false;
-  const stop = () => { moved = true; };
+  const stop = () => {
+    moved = true;
+  };
   const events = ['wheel', 'touchstart', 'keydown', 'mousedown'];
   for (const type of events) window.addEventListener(type, stop, { once: true, passive: true });
   return ready.then(() => {

@@ -38,9 +38,11 @@ worker.onerror = (e) => console.error('worker:', e.message);
 export function run(kind, params = {}, { key = kind, onProgress } = {}) {
   return new Promise((resolve, reject) => {
     const request = { kind, params, resolve, reject, onProgress };
-    if (!busy.has(key)) { send(key, request); return; }
+    if (!busy.has(key)) {
+      send(key, request);
+      return;
+    }
     waiting.get(key)?.resolve(null);
     waiting.set(key, request);
   });
 }
-

@@ -5,7 +5,7 @@
 // {id, result} or {id, error}. worker-client.js sends at most one request per key at a time, so
 // nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
 // tests to check that superseded requests are dropped).
-import { init } from 'attention-wasm/threads';  // the entry point that reaches the threaded build
+import { init } from 'attention-wasm/threads'; // the entry point that reaches the threaded build
 import { jobs } from './jobs.js';
 import { encoderJobs } from './encoder-jobs.js';
 
@@ -16,7 +16,7 @@ import { encoderJobs } from './encoder-jobs.js';
 async function load() {
   if (!self.crossOriginIsolated) return init({ threads: false });
   try {
-    return await init({ threads: 'auto' });  // navigator.hardwareConcurrency threads; 1 core: single-thread
+    return await init({ threads: 'auto' }); // navigator.hardwareConcurrency threads; 1 core: single-thread
   } catch (err) {
     console.error('attention-wasm: the threaded build failed to start, using one thread:', err);
     return init({ threads: false });

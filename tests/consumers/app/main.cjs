@@ -2,4 +2,6 @@
 const { init, Tensor } = require('attention-wasm');
 const { omega24 } = require('./omega24.js');
 
-init().then((A) => console.log(JSON.stringify({ omega24: omega24(A, Tensor), simd: A.buildInfo().simd, threads: A.threads })));
+init().then((A) =>
+  console.log(JSON.stringify({ omega24: omega24(A, Tensor), simd: A.buildInfo().simd, threads: A.threads })),
+);

@@ -8,7 +8,9 @@ import { omega24 } from './omega24.js';
 const A = await init();
 const tokenizer = await loadTokenizer('bert-base-uncased');
 const result = {
-  omega24: omega24(A, Tensor), simd: A.buildInfo().simd, threads: A.threads,
+  omega24: omega24(A, Tensor),
+  simd: A.buildInfo().simd,
+  threads: A.threads,
   tokens: tokenizer.encode('The bank of the river.').ids,
 };
 if (typeof document === 'object') document.querySelector('#result').textContent = JSON.stringify(result);

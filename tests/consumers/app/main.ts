@@ -9,8 +9,12 @@ const A: AttentionWasm = await init(options);
 A.manualSeed(123);
 const x: Tensor = A.embedding([0, 4, 5, 2, 1, 3], A.randn(6, 16));
 A.manualSeed(123);
-const Wq = A.rand(24, 16), Wk = A.rand(24, 16), Wv = A.rand(28, 16);
-const q = A.linear(x, Wq), k = A.linear(x, Wk), v = A.linear(x, Wv);
+const Wq = A.rand(24, 16),
+  Wk = A.rand(24, 16),
+  Wv = A.rand(28, 16);
+const q = A.linear(x, Wq),
+  k = A.linear(x, Wk),
+  v = A.linear(x, Wv);
 const { output, weights } = A.scaledDotProductAttention(q, k, v, { returnWeights: true });
 const shapes: number[][] = [output.shape, weights?.shape ?? []];
 const omega24: Tensor = A.matmul(new Tensor(q.data.slice(24, 48), [24]), new Tensor(k.data.slice(96, 120), [24]));

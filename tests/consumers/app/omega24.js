@@ -6,8 +6,10 @@ export function omega24(A, Tensor) {
   A.manualSeed(123);
   const x = A.embedding([0, 4, 5, 2, 1, 3], A.randn(6, 16));
   A.manualSeed(123);
-  const Wq = A.rand(24, 16), Wk = A.rand(24, 16);
-  const queries = A.linear(x, Wq), keys = A.linear(x, Wk);   // x W^T: one row per token
+  const Wq = A.rand(24, 16),
+    Wk = A.rand(24, 16);
+  const queries = A.linear(x, Wq),
+    keys = A.linear(x, Wk); // x W^T: one row per token
   const query2 = new Tensor(queries.data.slice(24, 48), [24]); // the second token's query
   return String(A.matmul(query2, new Tensor(keys.data.slice(4 * 24, 5 * 24), [24])));
 }

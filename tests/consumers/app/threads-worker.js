@@ -6,6 +6,15 @@ import { omega24 } from './omega24.js';
 async function main() {
   const A = await init({ threads: 2 });
   const big = A.matmul(A.randn(256, 256), A.randn(256, 256));
-  return { omega24: omega24(A, Tensor), simd: A.buildInfo().simd, threads: A.threads, isolated: self.crossOriginIsolated, bigShape: big.shape };
+  return {
+    omega24: omega24(A, Tensor),
+    simd: A.buildInfo().simd,
+    threads: A.threads,
+    isolated: self.crossOriginIsolated,
+    bigShape: big.shape,
+  };
 }
-main().then((result) => postMessage(result), (e) => postMessage({ error: String(e) }));
+main().then(
+  (result) => postMessage(result),
+  (e) => postMessage({ error: String(e) }),
+);

@@ -3,13 +3,34 @@
 // package's own `exports` / `types`. The `@ts-expect-error` lines must stay errors: if the
 // declarations decayed to `any`, tsc would report them as unused and the test would fail.
 import {
-  init, Tensor, formatTensor, loadSafetensors, AttentionWasm,
-  type TensorLike, type MaskLike, type DType, type FormatOptions,
-  type ScaledDotProductAttentionOptions, type ScaledDotProductAttentionResult,
-  type MultiheadAttention, type MultiheadAttentionResult, type TransformerEncoderLayer, type Linear, type LayerNorm,
-  type StateDict, type InitOptions,
-  loadTokenizer, PretrainedModel, TextTokenizer, type EncodedText, type EncodedBatch, type EncoderOutput,
-  type ModelSource, type LoadPretrainedOptions, type EmbedOptions, type ForwardInput,
+  init,
+  Tensor,
+  formatTensor,
+  loadSafetensors,
+  AttentionWasm,
+  type TensorLike,
+  type MaskLike,
+  type DType,
+  type FormatOptions,
+  type ScaledDotProductAttentionOptions,
+  type ScaledDotProductAttentionResult,
+  type MultiheadAttention,
+  type MultiheadAttentionResult,
+  type TransformerEncoderLayer,
+  type Linear,
+  type LayerNorm,
+  type StateDict,
+  type InitOptions,
+  loadTokenizer,
+  PretrainedModel,
+  TextTokenizer,
+  type EncodedText,
+  type EncodedBatch,
+  type EncoderOutput,
+  type ModelSource,
+  type LoadPretrainedOptions,
+  type EmbedOptions,
+  type ForwardInput,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 
@@ -34,19 +55,31 @@ const maskData: Uint8Array = mask.data;
 const shape: number[] = t.shape;
 const dtype: DType = mask.dtype;
 const counts: number[] = [t.ndim, t.size, t.get(1, -1), v.get(0)];
-const nested = Tensor.fromArray([[1, 2], [3, 4]]);
+const nested = Tensor.fromArray([
+  [1, 2],
+  [3, 4],
+]);
 const fromLike: Tensor = Tensor.from({ data: new Float32Array(2), shape: [2] });
 const maskFrom = Tensor.from({ data: new Uint8Array(2), shape: [1, 2] });
 const asArray: unknown = nested.toArray();
 const fmt: FormatOptions = { precision: 2, lineWidth: 60 };
-const printed: string[] = [t.toString(), t.toString(fmt), String(t), formatTensor(t), formatTensor(t, { precision: 6 })];
+const printed: string[] = [
+  t.toString(),
+  t.toString(fmt),
+  String(t),
+  formatTensor(t),
+  formatTensor(t, { precision: 6 }),
+];
 const like: TensorLike = t;
 const maskLike: MaskLike = mask;
 const floatMask: MaskLike = t;
 
 // random numbers and memory
 A.manualSeed(123);
-const r1: Tensor = A.rand(2, 3), r2: Tensor = A.rand([2, 3]), r3: Tensor = A.randn(4), r4: Tensor = A.randn([4, 4]);
+const r1: Tensor = A.rand(2, 3),
+  r2: Tensor = A.rand([2, 3]),
+  r3: Tensor = A.randn(4),
+  r4: Tensor = A.randn([4, 4]);
 const { heapBytes, allocatedBytes } = A.memoryStats();
 const heap: number = A.heapBytes() + heapBytes + allocatedBytes;
 
@@ -57,11 +90,23 @@ A.linear(r1, A.rand(5, 3), A.rand(5));
 A.linear(r1, A.rand(5, 3), null);
 const sm: Tensor = A.softmax(lin, { dim: 0 });
 A.softmax(lin);
-const emb: Tensor[] = [A.embedding([0, 1, 1], r4), A.embedding(Int32Array.of(2, 3), r4), A.embedding({ data: Int32Array.of(0, 1), shape: [1, 2] }, r4)];
+const emb: Tensor[] = [
+  A.embedding([0, 1, 1], r4),
+  A.embedding(Int32Array.of(2, 3), r4),
+  A.embedding({ data: Int32Array.of(0, 1), shape: [1, 2] }, r4),
+];
 const sdpaOptions: ScaledDotProductAttentionOptions = {
-  attnMask: mask, dropoutP: 0, isCausal: false, scale: null, enableGqa: false, returnWeights: true, returnIntermediates: true,
+  attnMask: mask,
+  dropoutP: 0,
+  isCausal: false,
+  scale: null,
+  enableGqa: false,
+  returnWeights: true,
+  returnIntermediates: true,
 };
-const q = A.randn(2, 4, 8), k = A.randn(2, 6, 8), val = A.randn(2, 6, 5);
+const q = A.randn(2, 4, 8),
+  k = A.randn(2, 6, 8),
+  val = A.randn(2, 6, 5);
 const r: ScaledDotProductAttentionResult = A.scaledDotProductAttention(q, k, val, sdpaOptions);
 const sdpaOut: Tensor = r.output;
 const maybe: (Tensor | undefined)[] = [r.weights, r.scores, r.scaled, r.masked];
@@ -69,8 +114,17 @@ A.scaledDotProductAttention(q, k, val, { attnMask: { data: new Float32Array(24),
 A.scaledDotProductAttention(q, k, val, { isCausal: true });
 A.scaledDotProductAttention(q, k, val);
 const pe: Tensor = A.positionalEncoding(100, 64);
-const ln: Tensor[] = [A.layerNorm(pe, 64), A.layerNorm(pe, [64], { weight: A.rand(64), bias: null, eps: 1e-6 }), A.layerNorm(pe, [100, 64], {})];
-const acts: Tensor[] = [A.relu(pe), A.gelu(pe), A.gelu(pe, { approximate: 'tanh' }), A.gelu(pe, { approximate: 'none' })];
+const ln: Tensor[] = [
+  A.layerNorm(pe, 64),
+  A.layerNorm(pe, [64], { weight: A.rand(64), bias: null, eps: 1e-6 }),
+  A.layerNorm(pe, [100, 64], {}),
+];
+const acts: Tensor[] = [
+  A.relu(pe),
+  A.gelu(pe),
+  A.gelu(pe, { approximate: 'tanh' }),
+  A.gelu(pe, { approximate: 'none' }),
+];
 const arith: Tensor[] = [A.add(pe, pe), A.add(pe, 1), A.add(2, pe), A.mul(pe, 0.5), A.mul(pe, A.rand(64))];
 
 // modules
@@ -84,30 +138,83 @@ const norm: LayerNorm = new A.LayerNorm({ features: 8, eps: 1e-6, bias: true });
 const normParams: (Tensor | null)[] = [norm.weight, norm.bias, null];
 const normSizes: number[] = [norm.features, norm.eps];
 
-const mha: MultiheadAttention = new A.MultiheadAttention({ embedDim: 8, numHeads: 2, bias: true, kdim: 4, vdim: 6, batchFirst: true, dropout: 0 });
+const mha: MultiheadAttention = new A.MultiheadAttention({
+  embedDim: 8,
+  numHeads: 2,
+  bias: true,
+  kdim: 4,
+  vdim: 6,
+  batchFirst: true,
+  dropout: 0,
+});
 new A.MultiheadAttention({ embedDim: 8, numHeads: 2 });
 const mhaOut: MultiheadAttentionResult = mha.forward(A.randn(1, 3, 8), A.randn(1, 5, 4), A.randn(1, 5, 6), {
-  keyPaddingMask: new Tensor(new Uint8Array(5), [1, 5]), attnMask: { data: new Float32Array(15), shape: [3, 5] },
-  needWeights: true, averageAttnWeights: false, isCausal: false,
+  keyPaddingMask: new Tensor(new Uint8Array(5), [1, 5]),
+  attnMask: { data: new Float32Array(15), shape: [3, 5] },
+  needWeights: true,
+  averageAttnWeights: false,
+  isCausal: false,
 });
 mha.forward(q, q, q);
 const mhaWeights: Tensor | null = mhaOut.weights;
-const mhaParams: (Tensor | null | undefined)[] = [mha.inProjWeight, mha.qProjWeight, mha.kProjWeight, mha.vProjWeight, mha.inProjBias,
-  mha.outProjWeight, mha.outProjBias, mha.outProj.weight];
+const mhaParams: (Tensor | null | undefined)[] = [
+  mha.inProjWeight,
+  mha.qProjWeight,
+  mha.kProjWeight,
+  mha.vProjWeight,
+  mha.inProjBias,
+  mha.outProjWeight,
+  mha.outProjBias,
+  mha.outProj.weight,
+];
 mha.outProjWeight = A.rand(8, 8);
 mha.inProjBias = null;
-const mhaSizes: (number | boolean)[] = [mha.embedDim, mha.numHeads, mha.headDim, mha.kdim, mha.vdim, mha.batchFirst, mha.dropout];
+const mhaSizes: (number | boolean)[] = [
+  mha.embedDim,
+  mha.numHeads,
+  mha.headDim,
+  mha.kdim,
+  mha.vdim,
+  mha.batchFirst,
+  mha.dropout,
+];
 
 const layer: TransformerEncoderLayer = new A.TransformerEncoderLayer({
-  dModel: 8, nhead: 2, dimFeedforward: 16, dropout: 0.1, activation: 'gelu', layerNormEps: 1e-5, batchFirst: false, normFirst: true, bias: true,
+  dModel: 8,
+  nhead: 2,
+  dimFeedforward: 16,
+  dropout: 0.1,
+  activation: 'gelu',
+  layerNormEps: 1e-5,
+  batchFirst: false,
+  normFirst: true,
+  bias: true,
 });
 new A.TransformerEncoderLayer({ dModel: 8, nhead: 2 });
 const src = A.randn(3, 1, 8);
-const encoded: Tensor = layer.forward(src, { srcMask: new Tensor(new Uint8Array(9), [3, 3]), srcKeyPaddingMask: null, isCausal: true });
+const encoded: Tensor = layer.forward(src, {
+  srcMask: new Tensor(new Uint8Array(9), [3, 3]),
+  srcKeyPaddingMask: null,
+  isCausal: true,
+});
 layer.forward(src);
-const parts = [layer.selfAttn.forward(src, src, src).output, layer.linear1.weight, layer.linear2.forward(A.rand(16)), layer.norm1.weight, layer.norm2.bias];
-const layerSettings: (number | string | boolean)[] = [layer.dModel, layer.nhead, layer.dimFeedforward, layer.activation, layer.layerNormEps,
-  layer.batchFirst, layer.normFirst, layer.dropout];
+const parts = [
+  layer.selfAttn.forward(src, src, src).output,
+  layer.linear1.weight,
+  layer.linear2.forward(A.rand(16)),
+  layer.norm1.weight,
+  layer.norm2.bias,
+];
+const layerSettings: (number | string | boolean)[] = [
+  layer.dModel,
+  layer.nhead,
+  layer.dimFeedforward,
+  layer.activation,
+  layer.layerNormEps,
+  layer.batchFirst,
+  layer.normFirst,
+  layer.dropout,
+];
 
 // state dicts and safetensors
 const named: [string, Tensor][] = layer.namedParameters();
@@ -131,15 +238,22 @@ const progress: LoadPretrainedOptions = { onProgress: ({ loaded, total }) => voi
 const folder: ModelSource = '/models/distilbert-base-uncased';
 const model: PretrainedModel = await A.loadPretrained(folder, progress);
 await A.loadPretrained({ 'config.json': new Uint8Array(2), 'model.safetensors': new ArrayBuffer(8) });
-declare const picked: { length: number; [i: number]: { name: string; size: number; slice(a?: number, b?: number): { arrayBuffer(): Promise<ArrayBuffer> } }; item(i: number): null };
+declare const picked: {
+  length: number;
+  [i: number]: { name: string; size: number; slice(a?: number, b?: number): { arrayBuffer(): Promise<ArrayBuffer> } };
+  item(i: number): null;
+};
 await A.loadPretrained(picked);
 const tokenizer: TextTokenizer = await loadTokenizer('bert-base-uncased', { maxLength: 128 });
 const enc: EncodedText = tokenizer.encode('Write a poem about a man fishing on a river bank.', { truncation: true });
 const batch: EncodedBatch = tokenizer.encodeBatch(['a river bank', 'bank']);
 const maybeTypes: number[] | undefined = enc.tokenTypeIds;
 const out: EncoderOutput = model.forward(enc.ids);
-const all = model.forward({ inputIds: batch.inputIds, attentionMask: batch.attentionMask }, { outputHiddenStates: true, outputAttentions: true });
-const hidden: Tensor[] = all.hiddenStates;  // present when asked for
+const all = model.forward(
+  { inputIds: batch.inputIds, attentionMask: batch.attentionMask },
+  { outputHiddenStates: true, outputAttentions: true },
+);
+const hidden: Tensor[] = all.hiddenStates; // present when asked for
 const attentions: Tensor[] = all.attentions;
 const viaEncode = model.forward(enc);
 const input: ForwardInput = { inputIds: [Int32Array.from([101, 102])] };
@@ -148,9 +262,23 @@ const pooled: Tensor | undefined = out.poolerOutput;
 const le: Tensor = model.wordEmbeddings(enc.ids);
 const embedOptions: EmbedOptions = { pooling: 'mean', normalize: true, batchSize: 8 };
 const sentences: Tensor = model.embed(['a', 'b'], embedOptions);
-const modelFacts = [model.modelType, model.hiddenSize, model.numLayers, model.numHeads, model.maxLength, model.residentBytes,
-  model.hasPooler, model.disposed, model.ignoredTensors, model.config, model.tokenizer?.maxLength, tokenizer.vocabSize,
-  tokenizer.tokenToId('bank'), tokenizer.idToToken(2924), tokenizer.decode([101, 2924, 102], { skipSpecialTokens: true })];
+const modelFacts = [
+  model.modelType,
+  model.hiddenSize,
+  model.numLayers,
+  model.numHeads,
+  model.maxLength,
+  model.residentBytes,
+  model.hasPooler,
+  model.disposed,
+  model.ignoredTensors,
+  model.config,
+  model.tokenizer?.maxLength,
+  tokenizer.vocabSize,
+  tokenizer.tokenToId('bank'),
+  tokenizer.idToToken(2924),
+  tokenizer.decode([101, 2924, 102], { skipSpecialTokens: true }),
+];
 const summarised: string = formatTensor(last, { threshold: 1000, edgeitems: 3 });
 model.dispose();
 // @ts-expect-error: hiddenStates may be absent unless outputHiddenStates is true
@@ -191,7 +319,56 @@ new AttentionWasm();
 // @ts-expect-error: init's options are wasmBinary and locateFile
 await init({ wasm: new Uint8Array(8) });
 
-export const used = [f32, maskData, shape, dtype, counts, fromLike, maskFrom, asArray, printed, like, maskLike, floatMask, r3, heap, mm, sm, emb,
-  sdpaOut, maybe, ln, acts, arith, y, w, b, sizes, normParams, normSizes, mhaWeights, mhaParams, mhaSizes, encoded, parts, layerSettings,
-  named, missingKeys, unexpectedKeys, nope, isLibrary, layer.namedParameters('encoder.'),
-  batch, maybeTypes, hidden, attentions, viaEncode, pooled, le, sentences, modelFacts, summarised, notAsked];
+export const used = [
+  f32,
+  maskData,
+  shape,
+  dtype,
+  counts,
+  fromLike,
+  maskFrom,
+  asArray,
+  printed,
+  like,
+  maskLike,
+  floatMask,
+  r3,
+  heap,
+  mm,
+  sm,
+  emb,
+  sdpaOut,
+  maybe,
+  ln,
+  acts,
+  arith,
+  y,
+  w,
+  b,
+  sizes,
+  normParams,
+  normSizes,
+  mhaWeights,
+  mhaParams,
+  mhaSizes,
+  encoded,
+  parts,
+  layerSettings,
+  named,
+  missingKeys,
+  unexpectedKeys,
+  nope,
+  isLibrary,
+  layer.namedParameters('encoder.'),
+  batch,
+  maybeTypes,
+  hidden,
+  attentions,
+  viaEncode,
+  pooled,
+  le,
+  sentences,
+  modelFacts,
+  summarised,
+  notAsked,
+];

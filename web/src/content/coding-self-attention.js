@@ -31,7 +31,8 @@ embed = torch.nn.Embedding(6, 16)
 embedded_sentence = embed(sentence_int).detach()
 print(embedded_sentence)
 print(embedded_sentence.shape)`,
-      what: ({ seed, vocab }) => `torch.manual_seed(${seed}) then a ${vocab}×16 embedding table drawn with torch's normal generator; row i is the vector of word i.`,
+      what: ({ seed, vocab }) =>
+        `torch.manual_seed(${seed}) then a ${vocab}×16 embedding table drawn with torch's normal generator; row i is the vector of word i.`,
       tooShort: '(type a sentence of at least two words)',
     },
     {
@@ -49,7 +50,8 @@ value_2 = W_value.matmul(x_2)
 print(query_2.shape)
 print(key_2.shape)
 print(value_2.shape)`,
-      what: ({ dk, dv }) => `Three uniform [0, 1) weight matrices; the 2nd word projected to a query, a key (${dk} values) and a value (${dv}).`,
+      what: ({ dk, dv }) =>
+        `Three uniform [0, 1) weight matrices; the 2nd word projected to a query, a key (${dk} values) and a value (${dv}).`,
     },
     {
       id: 'E0.5',
@@ -83,7 +85,8 @@ print(attention_weights_2)`,
       code: `context_vector_2 = attention_weights_2.matmul(values)
 print(context_vector_2.shape)
 print(context_vector_2)`,
-      what: ({ words, dv }) => `The attention-weighted sum of the ${words} value vectors: ${dv} numbers, the context of word 2.`,
+      what: ({ words, dv }) =>
+        `The attention-weighted sum of the ${words} value vectors: ${dv} numbers, the context of word 2.`,
     },
     {
       // the heading and the snippet follow the heads control (the document's h = 3)
@@ -106,7 +109,8 @@ multihead_values = multihead_values.permute(0, 2, 1)
 print("multihead_keys.shape:", multihead_keys.shape)
 print("multihead_values.shape:", multihead_values.shape)
 # then: scaled softmax per head -> an h x d_v context vector for x_2`,
-      what: ({ h, dk, dv }) => `The document stops at the shapes; the page completes it: each of the ${h} heads takes softmax(q·k / √${dk}) over its own keys and sums its own values, giving ${h} context vectors of ${dv} values for word 2.`,
+      what: ({ h, dk, dv }) =>
+        `The document stops at the shapes; the page completes it: each of the ${h} heads takes softmax(q·k / √${dk}) over its own keys and sums its own values, giving ${h} context vectors of ${dv} values for word 2.`,
       plotTitle: 'attention weights of word 2, per head',
     },
     {

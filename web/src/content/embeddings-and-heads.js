@@ -5,7 +5,10 @@
 
 // E4.6's two sentences and the word followed (s1, s2 and 'bank' in the document)
 const E46 = {
-  sentences: ['Write a poem about a man fishing on a river bank.', 'Write a poem about a man withdrawing money from a bank.'],
+  sentences: [
+    'Write a poem about a man fishing on a river bank.',
+    'Write a poem about a man withdrawing money from a bank.',
+  ],
   word: 'bank',
   vocabulary: 'distilbert-base-uncased',
 };
@@ -19,7 +22,9 @@ export default {
   // the toy 2-D embeddings of the document's plot (E4.3)
   toy: {
     words: ['money', 'deposit', 'withdraw', 'nature', 'river', 'water'],
-    xs: [0.5, 1.5, 2.5, 6.0, 7.5, 8.0], ys: [3.0, 1.2, 0.5, 8.0, 7.5, 5.5], bank: [4.5, 4.5],
+    xs: [0.5, 1.5, 2.5, 6.0, 7.5, 8.0],
+    ys: [3.0, 1.2, 0.5, 8.0, 7.5, 5.5],
+    bank: [4.5, 4.5],
   },
   // E4.5's sentence (random vectors stand for its words)
   sentence: 'write a poem about a man fishing on a river bank'.split(' '),
@@ -87,7 +92,11 @@ Y = concat(heads) @ W_O                       # (L, 512)`,
       // the word's token index in each sentence, once the tokenizer has found it
       id: 'E4.6',
       title: 'DistilBERT: learned vs contextual embeddings of "bank"',
-      code: ({ sentences: [s1, s2] = E46.sentences, word = E46.word, indices: [i1 = 'i', i2 = 'i'] = [] } = {}) => `tokenizer = AutoTokenizer.from_pretrained('distilbert-base-uncased')
+      code: ({
+        sentences: [s1, s2] = E46.sentences,
+        word = E46.word,
+        indices: [i1 = 'i', i2 = 'i'] = [],
+      } = {}) => `tokenizer = AutoTokenizer.from_pretrained('distilbert-base-uncased')
 model = AutoModel.from_pretrained('distilbert-base-uncased')
 le_bank = extract_le(${pyQuote(word)}, tokenizer, model)[1]
 s1 = ${pyQuote(s1)}
@@ -102,19 +111,20 @@ learned_embeddings = model.embeddings.word_embeddings(token_ids)
 transformer_embeddings = model(**tokenizer(s1, return_tensors='pt')).last_hidden_state
 tokens = tokenizer.convert_ids_to_tokens(token_ids)`,
       // without files: what the tokens are, and what the weights would add
-      what: ({ loaded, word, id, vocabulary = E46.vocabulary }) => (loaded
-        ? `Computed in this page's Web Worker from your files: extract_le('${word}')[1] is row
+      what: ({ loaded, word, id, vocabulary = E46.vocabulary }) =>
+        loaded
+          ? `Computed in this page's Web Worker from your files: extract_le('${word}')[1] is row
           ${id} of the word-embedding table (the same vector in any sentence);
           extract_te(s)[i] is token i of the last hidden state after the embeddings and every
           layer of self-attention, so the same word gets a different vector in each sentence.`
-        : `Without any files the page can only tokenize: the ${vocabulary} vocabulary (shipped
+          : `Without any files the page can only tokenize: the ${vocabulary} vocabulary (shipped
           with the library) splits each sentence into WordPiece tokens and ids, with [CLS] in front
           and [SEP] at the end, exactly what the model would receive. The weights would add the
           rest: each id selects a row of the 30,522 × 768 word-embedding table (the learned
           embedding, identical for "bank" in both sentences); DistilBERT then adds position
           embeddings and runs six layers of 12-head self-attention and feed-forward networks, so
           that "bank" ends up with a different transformer embedding next to "river" than next to
-          "money". Load your copy of the model below to compute the document's lines.`),
+          "money". Load your copy of the model below to compute the document's lines.`,
     },
   ],
   // the E4.6 loader and outputs (sections/contextual-embeddings.js)

@@ -17,26 +17,33 @@ const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
 
 /** tokens and token_ids of each sentence, printed as the document prints them. */
 function tokensText(sentences) {
-  return sentences.map((s, n) => `tokens (s${n + 1}):\n${pyStrList(s.tokens)}\ntoken_ids (s${n + 1}):\n${torchInts(s.ids)}`).join('\n\n');
+  return sentences
+    .map((s, n) => `tokens (s${n + 1}):\n${pyStrList(s.tokens)}\ntoken_ids (s${n + 1}):\n${torchInts(s.ids)}`)
+    .join('\n\n');
 }
 
 /** The document's print block: the learned embedding and the two contextual ones, first 5 values, rounded to 2. */
 function linesText(r, word) {
-  const contextual = (s, n) => (s.contextual ? pyRoundedList(s.contextual.slice(0, 5), 2)
-    : `(sentence ${n + 1} has no '${r.word.token}' token)`);
-  return [OUTPUTS.lines(word), '',
+  const contextual = (s, n) =>
+    s.contextual ? pyRoundedList(s.contextual.slice(0, 5), 2) : `(sentence ${n + 1} has no '${r.word.token}' token)`;
+  return [
+    OUTPUTS.lines(word),
+    '',
     `Learned embedding:                  ${pyRoundedList(r.learned.slice(0, 5), 2)}`,
     `Transformer embedding (sentence 1): ${contextual(r.sentences[0], 0)}`,
-    `Transformer embedding (sentence 2): ${contextual(r.sentences[1], 1)}`].join('\n');
+    `Transformer embedding (sentence 2): ${contextual(r.sentences[1], 1)}`,
+  ].join('\n');
 }
 
 /** The cosines between the three vectors of the word. */
 function cosinesText(r, word, dim) {
   const f = (c) => (c === null ? '—' : c.toFixed(4));
-  return [OUTPUTS.cosines(word, dim),
+  return [
+    OUTPUTS.cosines(word, dim),
     `learned · sentence 1:     ${f(r.sentences[0].cosLearned)}`,
     `learned · sentence 2:     ${f(r.sentences[1].cosLearned)}`,
-    `sentence 1 · sentence 2:  ${f(r.cosContextual)}`].join('\n');
+    `sentence 1 · sentence 2:  ${f(r.cosContextual)}`,
+  ].join('\n');
 }
 
 /** The files of dropped items: a folder's files (its top level), or the files themselves. */
@@ -93,7 +100,10 @@ function onFiles(loader, load) {
   }
   const zone = loader.querySelector('.dropzone');
   const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
-  for (const type of ['dragover', 'drop']) window.addEventListener(type, (e) => { if (hasFiles(e)) e.preventDefault(); });
+  for (const type of ['dragover', 'drop'])
+    window.addEventListener(type, (e) => {
+      if (hasFiles(e)) e.preventDefault();
+    });
   zone.addEventListener('dragover', (e) => {
     if (!hasFiles(e)) return;
     e.preventDefault();
@@ -108,7 +118,6 @@ function onFiles(loader, load) {
     const files = await droppedFiles(e.dataTransfer);
     if (files.length) load(files);
   });
-
 }
 
 /** Builds E4.6 into its card; returns a promise settled when the first tokens are shown. */
@@ -139,20 +148,30 @@ export function contextualEmbeddings(card) {
   card.el.append(loader, outputs);
   const explorer = modelExplorer(card.el);
 
-  const progressBox = loader.querySelector('.progress'), bar = loader.querySelector('progress');
-  const status = loader.querySelector('.status'), error = loader.querySelector('.error');
+  const progressBox = loader.querySelector('.progress'),
+    bar = loader.querySelector('progress');
+  const status = loader.querySelector('.status'),
+    error = loader.querySelector('.error');
   let model = null; // what the worker says about the loaded model
   let dropped = null; // performance.now() of the last drop, until its lines are shown
 
   const texts = () => [input('s1').value, input('s2').value];
-  const recode = (r) => card.recode(example.code({ sentences: texts(), word: input('word').value,
-    indices: r.sentences.map((s) => (s.index >= 0 ? s.index : '?')) }));
+  const recode = (r) =>
+    card.recode(
+      example.code({
+        sentences: texts(),
+        word: input('word').value,
+        indices: r.sentences.map((s) => (s.index >= 0 ? s.index : '?')),
+      }),
+    );
 
   async function update() {
-    const sentences = texts(), word = input('word').value;
+    const sentences = texts(),
+      word = input('word').value;
     let r;
     try {
-      r = model ? await run('e46', { texts: sentences, word }, { key: 'e46' })
+      r = model
+        ? await run('e46', { texts: sentences, word }, { key: 'e46' })
         : await run('tokens', { texts: sentences, word, vocabulary: E46.vocabulary }, { key: 'e46' });
     } catch (e) {
       inputError.textContent = e.message;
@@ -168,14 +187,18 @@ export function contextualEmbeddings(card) {
     out('learned').textContent = r.prints.learned;
     out('hidden').textContent = r.prints.hidden;
     outputs.hidden = false;
-    if (dropped !== null) { // the first lines after a load
+    if (dropped !== null) {
+      // the first lines after a load
       const ms = performance.now() - dropped;
       dropped = null;
       loader.dataset.state = 'loaded';
       out('lines').dataset.ms = ms.toFixed(0);
       status.textContent += ` From the drop to the lines below: ${(ms / 1000).toFixed(2)} s.`;
     }
-    explorer.show(sentences, r.sentences.map((s) => s.index));
+    explorer.show(
+      sentences,
+      r.sentences.map((s) => s.index),
+    );
   }
 
   // loader.dataset.state: 'loading', 'loaded' (after the first lines) or 'failed'
@@ -201,9 +224,10 @@ export function contextualEmbeddings(card) {
       const info = await run('load', { files }, { key: 'load', onProgress });
       if (!info) return;
       model = info;
-      status.textContent = `Loaded ${info.modelType}: ${info.layers} layers, ${info.heads} heads, dimension ${info.hiddenSize}, `
-        + `vocabulary ${info.vocabSize}; ${MB(info.residentBytes)} MB of weights read in ${(info.ms / 1000).toFixed(2)} s `
-        + `(${info.threads} thread${info.threads > 1 ? 's' : ''}).`;
+      status.textContent =
+        `Loaded ${info.modelType}: ${info.layers} layers, ${info.heads} heads, dimension ${info.hiddenSize}, ` +
+        `vocabulary ${info.vocabSize}; ${MB(info.residentBytes)} MB of weights read in ${(info.ms / 1000).toFixed(2)} s ` +
+        `(${info.threads} thread${info.threads > 1 ? 's' : ''}).`;
     } catch (e) {
       dropped = null;
       loader.dataset.state = 'failed';

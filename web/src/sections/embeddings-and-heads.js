@@ -27,14 +27,20 @@ export function embeddingsAndHeads(A, root) {
 
 /** E4.1: the positional encoding added to random embeddings, d_model = 3. */
 function positionalEncodingExample(A, card) {
-  card.controls.innerHTML = '<label>Seed for the random embeddings <input type="number" name="seed" value="0" min="0"></label>';
+  card.controls.innerHTML =
+    '<label>Seed for the random embeddings <input type="number" name="seed" value="0" min="0"></label>';
   const update = () => {
     const pe = positionalEncoding(A, { dModel: 3, maxLength: 5, rounding: 2 });
     A.manualSeed(intValue(card.controls, 'seed', 0, MAX_SEED));
-    const input = new Tensor(A.rand(5, 3).data.map((v) => Math.round(v * 100) / 100), [5, 3]);
+    const input = new Tensor(
+      A.rand(5, 3).data.map((v) => Math.round(v * 100) / 100),
+      [5, 3],
+    );
     const output = A.add(input, pe);
-    card.show(`Embeddings without positional encoding:\n\n${numpyString(input, 2)}\n\nPositional encoding:\n\n${numpyString(pe, 2)}\n\nEmbeddings with positional encoding:\n\n${numpyString(output, 2)}`,
-      card.what());
+    card.show(
+      `Embeddings without positional encoding:\n\n${numpyString(input, 2)}\n\nPositional encoding:\n\n${numpyString(pe, 2)}\n\nEmbeddings with positional encoding:\n\n${numpyString(output, 2)}`,
+      card.what(),
+    );
   };
   card.controls.addEventListener('input', update);
   update();
@@ -47,15 +53,26 @@ function positionalEncodingMatrix(card) {
   const plot = document.createElement('div');
   card.controls.after(plot);
   const update = async () => {
-    const dModel = intValue(card.controls, 'dModel', 2, 1024), maxLength = intValue(card.controls, 'maxLength', 1, 512);
+    const dModel = intValue(card.controls, 'dModel', 2, 1024),
+      maxLength = intValue(card.controls, 'maxLength', 1, 512);
     const r = await run('pe', { dModel, maxLength, rounding: 4 });
     if (!r) return;
-    const values = Array.from({ length: maxLength }, (_, i) => Array.from(r.data.subarray(i * dModel, (i + 1) * dModel)));
-    plot.replaceChildren(bigHeatmap(values, { title: `Positional Encoding Matrix (d_model=${dModel}, max_length=${maxLength})`,
-      xLabel: 'Embedding Dimension, i', yLabel: 'Position, pos',
-      detail: (i, j) => `pos ${i}, i ${j}: ${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${j - (j % 2)}/${dModel})) = ${values[i][j].toFixed(4)}` }));
-    card.show(`positional_encoding.shape: (${maxLength}, ${dModel})\nrow 1, first 4 columns: ${numpyString(new Tensor(r.data.slice(dModel, dModel + Math.min(4, dModel)), [Math.min(4, dModel)]), 4)}`,
-      card.what());
+    const values = Array.from({ length: maxLength }, (_, i) =>
+      Array.from(r.data.subarray(i * dModel, (i + 1) * dModel)),
+    );
+    plot.replaceChildren(
+      bigHeatmap(values, {
+        title: `Positional Encoding Matrix (d_model=${dModel}, max_length=${maxLength})`,
+        xLabel: 'Embedding Dimension, i',
+        yLabel: 'Position, pos',
+        detail: (i, j) =>
+          `pos ${i}, i ${j}: ${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${j - (j % 2)}/${dModel})) = ${values[i][j].toFixed(4)}`,
+      }),
+    );
+    card.show(
+      `positional_encoding.shape: (${maxLength}, ${dModel})\nrow 1, first 4 columns: ${numpyString(new Tensor(r.data.slice(dModel, dModel + Math.min(4, dModel)), [Math.min(4, dModel)]), 4)}`,
+      card.what(),
+    );
   };
   card.controls.addEventListener('input', update);
   return update();
@@ -63,8 +80,16 @@ function positionalEncodingMatrix(card) {
 
 /** E4.3 + E4.4: the bank picture from parameter-free attention. */
 function bankPicture(A, c3, c4) {
-  c3.controls.innerHTML = '<label><input type="checkbox" name="scaled" checked> divide by √d_model (d_model = 2)</label> <span class="hint">Drag "bank" (or focus it and use the arrow keys).</span>';
-  const before = scatter({ title: 'Learned embedding for "bank" without context', movable: 'bank', onMove: (x, y) => { bank = [x, y]; update(); } });
+  c3.controls.innerHTML =
+    '<label><input type="checkbox" name="scaled" checked> divide by √d_model (d_model = 2)</label> <span class="hint">Drag "bank" (or focus it and use the arrow keys).</span>';
+  const before = scatter({
+    title: 'Learned embedding for "bank" without context',
+    movable: 'bank',
+    onMove: (x, y) => {
+      bank = [x, y];
+      update();
+    },
+  });
   const after = scatter({ title: 'Contextual embedding for "bank" after self-attention' });
   const plots = document.createElement('div');
   plots.className = 'scatters';
@@ -81,12 +106,22 @@ function bankPicture(A, c3, c4) {
     const y = Array.from(rb.output.data);
     const words = TOY.words.map((w, i) => ({ x: TOY.xs[i], y: TOY.ys[i], label: w, kind: 'word' }));
     before.update([...words, { x: bank[0], y: bank[1], label: 'bank', kind: 'bank' }]);
-    after.update([...words, { x: bank[0], y: bank[1], label: 'bank (before)', kind: 'ghost' }, { x: y[0], y: y[1], label: 'bank', kind: 'after' }],
-      [{ from: bank, to: y }]);
-    c3.show(`bank before: ${numpyString(new Tensor(Float32Array.from(bank), [2]), 2)}\nbank after:  ${numpyString(vec(rb.output), 2)}`,
-      c3.what({ nearest: tokens[rb.weights.data.indexOf(Math.max(...rb.weights.data))] }));
-    c4.show(`tokens: ${tokens.join(', ')}\nS_bank = ${numpyString(vec(rb.scaled), 2)}\nW_bank = ${numpyString(vec(rb.weights), 2)}\ny_bank = ${numpyString(vec(rb.output), 2)}\nY =\n${numpyString(rall.output, 2)}`,
-      c4.what({ scaled }));
+    after.update(
+      [
+        ...words,
+        { x: bank[0], y: bank[1], label: 'bank (before)', kind: 'ghost' },
+        { x: y[0], y: y[1], label: 'bank', kind: 'after' },
+      ],
+      [{ from: bank, to: y }],
+    );
+    c3.show(
+      `bank before: ${numpyString(new Tensor(Float32Array.from(bank), [2]), 2)}\nbank after:  ${numpyString(vec(rb.output), 2)}`,
+      c3.what({ nearest: tokens[rb.weights.data.indexOf(Math.max(...rb.weights.data))] }),
+    );
+    c4.show(
+      `tokens: ${tokens.join(', ')}\nS_bank = ${numpyString(vec(rb.scaled), 2)}\nW_bank = ${numpyString(vec(rb.weights), 2)}\ny_bank = ${numpyString(vec(rb.output), 2)}\nY =\n${numpyString(rall.output, 2)}`,
+      c4.what({ scaled }),
+    );
   };
   c3.controls.addEventListener('input', update);
   update();
@@ -106,16 +141,40 @@ function multiHead(card) {
   const update = async () => {
     const heads = Number(card.controls.querySelector('[name=heads]').value);
     const seed = intValue(card.controls, 'seed', 0, MAX_SEED);
-    const dModel = 512, L = SENTENCE.length;
+    const dModel = 512,
+      L = SENTENCE.length;
     const r = await run('multihead', { seed, heads, dModel, tokens: SENTENCE });
     if (!r) return;
-    const s = r.shapes, sh = (a) => `(${a.join(', ')})`;
-    card.show(`X ${sh(s.X)} -> Q, K, V per head ${sh(s.Q)}\nheads ${sh(s.heads)} -> concat ${sh(s.concat)} -> Y = concat @ W_O ${sh(s.Y)}\nd_k = 512 / ${heads} = ${512 / heads}\nY[bank][:5] = ${numpyString(new Tensor(Float32Array.from(r.yRow), [5]), 2)}\nA.MultiheadAttention with the same weights: max |ΔY| = ${r.moduleMaxDiff.toExponential(1)}`,
-      card.what({ seed, heads, words: L }));
-    const inter = { weights: { data: r.weights, shape: [heads, L, L] }, scores: { data: r.scores }, scaled: { data: r.scaled }, masked: { data: r.masked } };
-    plots.replaceChildren(...Array.from({ length: heads }, (_, h) => heatmap(slice2d(inter.weights, L, L, h * L * L), {
-      rowLabels: SENTENCE, colLabels: SENTENCE, cell: heads > 4 ? 14 : 22, showValues: false, title: `head ${h + 1}`, info,
-      detail: attentionDetail(inter, { rows: SENTENCE, cols: SENTENCE, scale: 1 / Math.sqrt(512 / heads), offset: h * L * L }) })));
+    const s = r.shapes,
+      sh = (a) => `(${a.join(', ')})`;
+    card.show(
+      `X ${sh(s.X)} -> Q, K, V per head ${sh(s.Q)}\nheads ${sh(s.heads)} -> concat ${sh(s.concat)} -> Y = concat @ W_O ${sh(s.Y)}\nd_k = 512 / ${heads} = ${512 / heads}\nY[bank][:5] = ${numpyString(new Tensor(Float32Array.from(r.yRow), [5]), 2)}\nA.MultiheadAttention with the same weights: max |ΔY| = ${r.moduleMaxDiff.toExponential(1)}`,
+      card.what({ seed, heads, words: L }),
+    );
+    const inter = {
+      weights: { data: r.weights, shape: [heads, L, L] },
+      scores: { data: r.scores },
+      scaled: { data: r.scaled },
+      masked: { data: r.masked },
+    };
+    plots.replaceChildren(
+      ...Array.from({ length: heads }, (_, h) =>
+        heatmap(slice2d(inter.weights, L, L, h * L * L), {
+          rowLabels: SENTENCE,
+          colLabels: SENTENCE,
+          cell: heads > 4 ? 14 : 22,
+          showValues: false,
+          title: `head ${h + 1}`,
+          info,
+          detail: attentionDetail(inter, {
+            rows: SENTENCE,
+            cols: SENTENCE,
+            scale: 1 / Math.sqrt(512 / heads),
+            offset: h * L * L,
+          }),
+        }),
+      ),
+    );
   };
   card.controls.addEventListener('input', update);
   return update();

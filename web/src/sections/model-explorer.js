@@ -15,7 +15,8 @@ const TEXT = content.explorer;
 function strongest(data, offset, L, tokens) {
   let best = offset;
   for (let k = offset; k < offset + L * L; k++) if (data[k] > data[best]) best = k;
-  const i = Math.floor((best - offset) / L), j = (best - offset) % L;
+  const i = Math.floor((best - offset) / L),
+    j = (best - offset) % L;
   return `strongest weight ${tokens[i]} → ${tokens[j]} ${data[best].toFixed(4)}`;
 }
 
@@ -35,31 +36,53 @@ export function modelExplorer(after) {
   const empty = el.querySelector('.empty');
   empty.textContent = TEXT.empty;
   const controls = el.querySelector('.controls');
-  const sentenceSelect = controls.querySelector('[name=sentence]'), tokenSelect = controls.querySelector('[name=token]');
+  const sentenceSelect = controls.querySelector('[name=sentence]'),
+    tokenSelect = controls.querySelector('[name=token]');
   const [modelView, headView, hiddenView] = ['.modelview', '.head', '.hiddenplots'].map((s) => el.querySelector(s));
   after.after(el);
 
-  let texts = null, wordIndices = [], data = null, selected = [0, 0];
+  let texts = null,
+    wordIndices = [],
+    data = null,
+    selected = [0, 0];
 
   function drawHead(layer, head) {
     selected = [layer, head];
-    const { tokens, attentions, heads } = data, L = tokens.length;
-    headView.replaceChildren(heatmap(slice2d({ data: attentions }, L, L, (layer * heads + head) * L * L), {
-      rowLabels: tokens, colLabels: tokens, cell: Math.max(12, Math.min(34, Math.floor(520 / L))),
-      title: `layer ${layer + 1}, head ${head + 1}: attention weights (rows: queries, columns: keys)` }));
+    const { tokens, attentions, heads } = data,
+      L = tokens.length;
+    headView.replaceChildren(
+      heatmap(slice2d({ data: attentions }, L, L, (layer * heads + head) * L * L), {
+        rowLabels: tokens,
+        colLabels: tokens,
+        cell: Math.max(12, Math.min(34, Math.floor(520 / L))),
+        title: `layer ${layer + 1}, head ${head + 1}: attention weights (rows: queries, columns: keys)`,
+      }),
+    );
     headView.firstChild.classList.add('selectedhead');
   }
 
   function drawHidden() {
-    const i = Number(tokenSelect.value), { tokens, layers, norms, cosLearned } = data, L = tokens.length;
+    const i = Number(tokenSelect.value),
+      { tokens, layers, norms, cosLearned } = data,
+      L = tokens.length;
     const xLabels = ['emb', ...Array.from({ length: layers }, (_, l) => `${l + 1}`)];
     const across = (values) => Array.from({ length: layers + 1 }, (_, l) => values[l * L + i]);
     const where = (l) => (l === 0 ? 'after the embeddings' : `after layer ${l}`);
     hiddenView.replaceChildren(
-      linePlot(across(norms), { xLabels, title: `'${tokens[i]}' (token ${i}): ${TEXT.norm}`, yLabel: '‖h‖',
-        detail: (l) => `'${tokens[i]}' ${where(l)}: ‖h‖ = ${norms[l * L + i].toFixed(4)}` }),
-      linePlot(across(cosLearned), { xLabels, title: `'${tokens[i]}' (token ${i}): ${TEXT.cosine}`, yLabel: 'cosine', domain: [-1, 1],
-        detail: (l) => `'${tokens[i]}' ${where(l)}: cos(h, learned embedding) = ${cosLearned[l * L + i].toFixed(4)}` }));
+      linePlot(across(norms), {
+        xLabels,
+        title: `'${tokens[i]}' (token ${i}): ${TEXT.norm}`,
+        yLabel: '‖h‖',
+        detail: (l) => `'${tokens[i]}' ${where(l)}: ‖h‖ = ${norms[l * L + i].toFixed(4)}`,
+      }),
+      linePlot(across(cosLearned), {
+        xLabels,
+        title: `'${tokens[i]}' (token ${i}): ${TEXT.cosine}`,
+        yLabel: 'cosine',
+        domain: [-1, 1],
+        detail: (l) => `'${tokens[i]}' ${where(l)}: cos(h, learned embedding) = ${cosLearned[l * L + i].toFixed(4)}`,
+      }),
+    );
   }
 
   function draw(r) {
@@ -70,12 +93,22 @@ export function modelExplorer(after) {
     const keep = Number(tokenSelect.value);
     tokenSelect.replaceChildren(...r.tokens.map((t, i) => new Option(`${i}: ${t}`, String(i))));
     const wordIndex = wordIndices[Number(sentenceSelect.value)];
-    tokenSelect.value = String(tokenSelect.dataset.chosen === 'true' && keep < L ? keep : wordIndex >= 0 ? wordIndex : 0);
+    tokenSelect.value = String(
+      tokenSelect.dataset.chosen === 'true' && keep < L ? keep : wordIndex >= 0 ? wordIndex : 0,
+    );
     const rowLabels = Array.from({ length: r.layers }, (_, l) => `layer ${l + 1}`);
     const colTicks = Array.from({ length: r.heads }, (_, h) => `${h + 1}`);
-    const grid = heatmapGrid(r.attentions, { rows: r.layers, cols: r.heads, n: L, rowLabels,
-      colLabels: colTicks.map((h) => `head ${h}`), colTicks, title: `model view: ${r.layers} layers × ${r.heads} heads, ${L} tokens`,
-      describe: (i, j) => strongest(r.attentions, (i * r.heads + j) * L * L, L, r.tokens), onSelect: drawHead });
+    const grid = heatmapGrid(r.attentions, {
+      rows: r.layers,
+      cols: r.heads,
+      n: L,
+      rowLabels,
+      colLabels: colTicks.map((h) => `head ${h}`),
+      colTicks,
+      title: `model view: ${r.layers} layers × ${r.heads} heads, ${L} tokens`,
+      describe: (i, j) => strongest(r.attentions, (i * r.heads + j) * L * L, L, r.tokens),
+      onSelect: drawHead,
+    });
     modelView.replaceChildren(grid);
     const [layer, head] = selected[0] < r.layers && selected[1] < r.heads ? selected : [0, 0];
     grid.select(layer, head);
@@ -93,8 +126,14 @@ export function modelExplorer(after) {
     }
   }
 
-  sentenceSelect.addEventListener('change', () => { tokenSelect.dataset.chosen = 'false'; refresh(); });
-  tokenSelect.addEventListener('change', () => { tokenSelect.dataset.chosen = 'true'; drawHidden(); });
+  sentenceSelect.addEventListener('change', () => {
+    tokenSelect.dataset.chosen = 'false';
+    refresh();
+  });
+  tokenSelect.addEventListener('change', () => {
+    tokenSelect.dataset.chosen = 'true';
+    drawHidden();
+  });
   return {
     show(sentences, indices) {
       texts = sentences;

@@ -17,7 +17,11 @@ export function workedByHand(A, root) {
   const controls = document.createElement('div');
   controls.className = 'controls matrices';
   controls.innerHTML = content.matrices
-    .map(([n, l, , , v]) => `<label>${l}<textarea name="${n}" rows="4" cols="16" spellcheck="false">${v}</textarea></label>`).join('');
+    .map(
+      ([n, l, , , v]) =>
+        `<label>${l}<textarea name="${n}" rows="4" cols="16" spellcheck="false">${v}</textarea></label>`,
+    )
+    .join('');
   const error = document.createElement('p');
   error.className = 'error';
   error.setAttribute('role', 'alert');
@@ -27,7 +31,11 @@ export function workedByHand(A, root) {
 
   const parse = (name, r, c) => {
     const v = JSON.parse(controls.querySelector(`[name=${name}]`).value);
-    if (!Array.isArray(v) || v.length !== r || v.some((x) => !Array.isArray(x) || x.length !== c || x.some((y) => typeof y !== 'number')))
+    if (
+      !Array.isArray(v) ||
+      v.length !== r ||
+      v.some((x) => !Array.isArray(x) || x.length !== c || x.some((y) => typeof y !== 'number'))
+    )
       throw new Error(`${name}: expected a ${r}×${c} list of numbers`);
     return Tensor.fromArray(v);
   };
@@ -36,33 +44,63 @@ export function workedByHand(A, root) {
     try {
       [x, wk, wq, wv] = content.matrices.map(([name, , r, c]) => parse(name, r, c));
       error.textContent = '';
-    } catch (e) { error.textContent = e.message; return; }
+    } catch (e) {
+      error.textContent = e.message;
+      return;
+    }
     const i0 = num(0);
-    cards['E3.1'].show(`Inputs: ${list(rows(x), i0)}\nWeights for key: ${list(rows(wk), i0)}\nWeights for query: ${list(rows(wq), i0)}\nWeights for value: ${list(rows(wv), i0)}`,
-      cards['E3.1'].what());
-    const keys = A.matmul(x, wk), values = A.matmul(x, wv), queries = A.matmul(x, wq);
+    cards['E3.1'].show(
+      `Inputs: ${list(rows(x), i0)}\nWeights for key: ${list(rows(wk), i0)}\nWeights for query: ${list(rows(wq), i0)}\nWeights for value: ${list(rows(wv), i0)}`,
+      cards['E3.1'].what(),
+    );
+    const keys = A.matmul(x, wk),
+      values = A.matmul(x, wv),
+      queries = A.matmul(x, wq);
     const f2 = num(2);
-    cards['E3.2'].show(`keys:    ${list(rows(keys), f2)}\nvalues:  ${list(rows(values), f2)}\nqueries: ${list(rows(queries), f2)}`,
-      cards['E3.2'].what());
+    cards['E3.2'].show(
+      `keys:    ${list(rows(keys), f2)}\nvalues:  ${list(rows(values), f2)}\nqueries: ${list(rows(queries), f2)}`,
+      cards['E3.2'].what(),
+    );
     const r = A.scaledDotProductAttention(queries, keys, values, { scale: 1, returnIntermediates: true });
-    const s1 = Array.from(row(r.scores, 0).data), w1 = Array.from(row(r.weights, 0).data);
+    const s1 = Array.from(row(r.scores, 0).data),
+      w1 = Array.from(row(r.weights, 0).data);
     // The document's rounded weights are coarser than one decimal (its first weight is 0):
     // its weights are rounded to the nearest 0.5. The page shows the exact, the one-decimal and
     // the document's weights, and carries the document's on to output 1.
     const wr = w1.map((w) => Math.round(w * 2) / 2);
-    cards['E3.3'].show(`scores for input 1: ${list(s1, f2)}\nsoftmax: ${pyList(w1, 4)}\nto one decimal: ${pyList(w1, 1)}\nas the document rounds them: ${pyList(wr, 1)}`,
-      cards['E3.3'].what());
+    cards['E3.3'].show(
+      `scores for input 1: ${list(s1, f2)}\nsoftmax: ${pyList(w1, 4)}\nto one decimal: ${pyList(w1, 1)}\nas the document rounds them: ${pyList(wr, 1)}`,
+      cards['E3.3'].what(),
+    );
     // Output 1 with the document's rounded weights, and with the exact ones.
-    const weighted = A.matmul(new Tensor(Float32Array.from([0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => (i === j ? wr[i] : 0)))), [3, 3]), values);
+    const weighted = A.matmul(
+      new Tensor(Float32Array.from([0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => (i === j ? wr[i] : 0)))), [3, 3]),
+      values,
+    );
     const out1r = A.matmul(new Tensor(Float32Array.from(wr), [1, 3]), values);
-    cards['E3.4'].show(`${rows(weighted).map((v, i) => `${i + 1}: ${wr[i].toFixed(1)} * ${list(rows(values)[i], f2)} = ${pyList(v, 1)}`).join('\n')}\nsum (document's weights) = ${pyList(rows(out1r)[0], 1)}\nsum (exact weights)      = ${pyList(rows(r.output)[0], 4)}`,
-      cards['E3.4'].what());
+    cards['E3.4'].show(
+      `${rows(weighted)
+        .map((v, i) => `${i + 1}: ${wr[i].toFixed(1)} * ${list(rows(values)[i], f2)} = ${pyList(v, 1)}`)
+        .join(
+          '\n',
+        )}\nsum (document's weights) = ${pyList(rows(out1r)[0], 1)}\nsum (exact weights)      = ${pyList(rows(r.output)[0], 4)}`,
+      cards['E3.4'].what(),
+    );
     const outs = rows(r.output);
-    cards['E3.5'].show(`Output 2: ${pyList(outs[1], 4)}\nOutput 3: ${pyList(outs[2], 4)}\nsoftmax for input 2: ${pyList(Array.from(row(r.weights, 1).data), 4)}\nsoftmax for input 3: ${pyList(Array.from(row(r.weights, 2).data), 4)}`,
-      cards['E3.5'].what());
+    cards['E3.5'].show(
+      `Output 2: ${pyList(outs[1], 4)}\nOutput 3: ${pyList(outs[2], 4)}\nsoftmax for input 2: ${pyList(Array.from(row(r.weights, 1).data), 4)}\nsoftmax for input 3: ${pyList(Array.from(row(r.weights, 2).data), 4)}`,
+      cards['E3.5'].what(),
+    );
     const labels = content.labels;
-    plot.replaceChildren(heatmap(slice2d(r.weights, 3, 3), { rowLabels: labels, colLabels: labels, cell: 56,
-      title: exampleOf(content, 'E3.5').plotTitle, detail: attentionDetail(r, { rows: labels, cols: labels, scale: 1 }) }));
+    plot.replaceChildren(
+      heatmap(slice2d(r.weights, 3, 3), {
+        rowLabels: labels,
+        colLabels: labels,
+        cell: 56,
+        title: exampleOf(content, 'E3.5').plotTitle,
+        detail: attentionDetail(r, { rows: labels, cols: labels, scale: 1 }),
+      }),
+    );
   };
   controls.addEventListener('input', update);
   update();
