@@ -16,19 +16,17 @@
 // could define or a Proxy trap; the tag getter returns undefined for anything that is not a
 // typed array (a Proxy of one included). One call from C++ each, neither able to throw.
 // Looks the intrinsics up (once per module instance: see typed_array_length).
+// The EM_JS bodies are JavaScript, which clang-format would break (=== into == =).
+// clang-format off
 EM_JS(void, aw_typed_array_intrinsics, (), {
   var prototype = Object.getPrototypeOf(Uint8Array.prototype);
   var method = function(f) { return Function.prototype.call.bind(f); };
   var getter = function(key) { return method(Object.getOwnPropertyDescriptor(prototype, key).get); };
   aw_typed_array_intrinsics.t = {
-    tag : getter(Symbol.toStringTag),
-    length : getter('length'),
-    set : method(prototype.set),
-    kinds : [
-      'Float32Array', 'Float64Array', 'Int32Array', 'Uint8Array', 'Int8Array', 'Uint8ClampedArray', 'Int16Array',
-      'Uint16Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'
-    ],
-    types : [ Float32Array, Float64Array, Int32Array, Uint8Array ]
+    tag: getter(Symbol.toStringTag), length: getter('length'), set: method(prototype.set),
+    kinds: ['Float32Array', 'Float64Array', 'Int32Array', 'Uint8Array', 'Int8Array', 'Uint8ClampedArray', 'Int16Array',
+            'Uint16Array', 'Uint32Array', 'BigInt64Array', 'BigUint64Array'],
+    types: [Float32Array, Float64Array, Int32Array, Uint8Array]
   };
 });
 
@@ -42,7 +40,7 @@ EM_JS(int, aw_typed_array_kind, (emscripten::EM_VAL value), {
 EM_JS(double, aw_typed_array_length, (emscripten::EM_VAL value, int kind), {
   var t = aw_typed_array_intrinsics.t;
   var v = Emval.toValue(value);
-  return t.tag(v) == = t.kinds[kind] ? t.length(v) : -1;
+  return t.tag(v) === t.kinds[kind] ? t.length(v) : -1;
 });
 
 // to[0 : count] = value, a typed array of this kind and count elements. (`to >>> 0`: a pointer
@@ -51,6 +49,7 @@ EM_JS(void, aw_copy_typed_array, (emscripten::EM_VAL value, int kind, void* to, 
   var t = aw_typed_array_intrinsics.t;
   t.set(new t.types[kind](wasmMemory.buffer, to >>> 0, count), Emval.toValue(value));
 });
+// clang-format on
 
 namespace aw::js {
 
