@@ -23,8 +23,7 @@ namespace {
 
 using emscripten::typed_memory_view;
 
-// One chunk of the file, 16 MiB: browsers read a Blob faster in slices of that size than of 4 MiB (README).
-constexpr std::size_t kStagingBytes = std::size_t{16} << 20;
+constexpr std::size_t kStagingBytes = std::size_t{4} << 20;  // one chunk of the file (4 MiB)
 
 // A JS number as JS prints it ("928", "2.5"), for messages.
 std::string num(double d) {
