@@ -9,6 +9,7 @@
 //   --also: another build of the package (a dist/ folder, e.g. an older one) takes turns too, as
 //   "LABEL relaxed" and "LABEL simd128".
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../tests/chromium.mjs';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -52,19 +53,7 @@ const server = createServer((req, res) => {
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const origin = `http://127.0.0.1:${server.address().port}`;
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await chromium.launch(chromiumLaunchOptions);
 const outside = [],
   wasmFiles = new Set();
 try {

@@ -21,6 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../chromium.mjs';
 import sirv from 'sirv';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -144,19 +145,10 @@ export async function serve(dir, { isolated = false } = {}) {
 let browser;
 /** One headless Chromium for the whole file; `closeBrowser()` ends it. */
 async function chromiumContext() {
-  browser ??= await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'aw-consumers-chromium-')), {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser ??= await chromium.launchPersistentContext(
+    mkdtempSync(join(tmpdir(), 'aw-consumers-chromium-')),
+    chromiumLaunchOptions,
+  );
   return browser;
 }
 export const closeBrowser = async () => {

@@ -35,13 +35,10 @@ const std::pair<std::size_t, std::size_t> head_dims[] = {{1, 1}, {3, 64}, {64, 3
 
 using kernel_test::Buffer;  // sentinel-guarded buffers, as in every kernel test
 using kernel_test::infinity;
+using kernel_test::uniform_buffer;  // uniform [-1, 1)
 
 // Tolerance for out: relative to sum_j w[j] |v[j, d]| (the size of the summed terms), plus a floor.
 constexpr double rel = 1e-5, abs_floor = 1e-6;
-
-Buffer random_buffer(std::mt19937& rng, std::size_t count, std::size_t offset) {
-  return kernel_test::uniform_buffer(rng, count, offset);  // uniform [-1, 1)
-}
 
 // The mask as the (L, S) matrix it stands for, or nullptr for none.
 using LogicalMask = std::function<double(std::size_t i, std::size_t j)>;
@@ -151,9 +148,9 @@ TEST_CASE("flash attention: fused == reference == float64 over every tile tail, 
             const std::size_t E = dims.first, Ev = dims.second;
             const float scale = E == 0 ? 1.0f : 1.0f / std::sqrt(float(E));
             CAPTURE(offset, L, S, E, Ev, causal);
-            const Buffer q = random_buffer(rng, L * E, offset);
-            const Buffer k = random_buffer(rng, S * E, offset);
-            const Buffer v = random_buffer(rng, S * Ev, offset);
+            const Buffer q = uniform_buffer(rng, L * E, offset);
+            const Buffer k = uniform_buffer(rng, S * E, offset);
+            const Buffer v = uniform_buffer(rng, S * Ev, offset);
             check_fused(q, k, v, L, S, E, Ev, scale, MaskArgs{}, nullptr, causal);
           }
 }
@@ -163,8 +160,8 @@ TEST_CASE("flash attention: large scores need the running max (online rescaling)
   // accumulated so far is rescaled again and again; exp without the max would overflow.
   std::mt19937 rng(20250102);
   const std::size_t L = 65, S = 200, E = 8, Ev = 9;
-  Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0);
-  const Buffer v = random_buffer(rng, S * Ev, 0);
+  Buffer q = uniform_buffer(rng, L * E, 0), k = uniform_buffer(rng, S * E, 0);
+  const Buffer v = uniform_buffer(rng, S * Ev, 0);
   for (std::size_t i = 0; i < L * E; ++i) q.data()[i] = std::fabs(q.data()[i]) + 0.5f;
   for (std::size_t j = 0; j < S; ++j)
     for (std::size_t e = 0; e < E; ++e) k.data()[j * E + e] = std::fabs(k.data()[j * E + e]) * float(j) * 0.005f;
@@ -188,7 +185,7 @@ TEST_CASE("flash attention: scores beyond 2^22 take the scalar exp path", "[kern
   Buffer q(L * E, 0), k(S * E, 0);
   for (std::size_t i = 0; i < L; ++i) q.data()[i] = 1.0f;
   for (std::size_t j = 0; j < S; ++j) k.data()[j] = j < 64 ? 37900.0f * float(j + 1) : 1.2e7f * float(j - 63);
-  const Buffer v = random_buffer(rng, S * Ev, 0);
+  const Buffer v = uniform_buffer(rng, S * Ev, 0);
   for (bool causal : {false, true}) {
     CAPTURE(causal);
     check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, causal);
@@ -206,7 +203,7 @@ TEST_CASE("flash attention: NaN spreads to the rows that see it, on every arch",
   for (int where = 0; where < 3; ++where)
     for (bool causal : {false, true}) {
       CAPTURE(where, causal);
-      Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0), v = random_buffer(rng, S * Ev, 0);
+      Buffer q = uniform_buffer(rng, L * E, 0), k = uniform_buffer(rng, S * E, 0), v = uniform_buffer(rng, S * Ev, 0);
       if (where == 0) q.data()[3 * E + 1] = nan;                          // query 3
       if (where == 1) k.data()[66 * E + 2] = nan;                         // key 66 (in the second key tile)
       if (where == 2) v.data()[10 * Ev + 4] = nan;                        // value 10, column 4
@@ -242,7 +239,7 @@ TEST_CASE("flash attention: a row masked with -FLT_MAX everywhere weighs its key
   // overflow to -inf and the row would give 0 (mask_base2 keeps it finite).
   std::mt19937 rng(20250107);
   const std::size_t L = 5, S = 70, E = 4, Ev = 3;
-  const Buffer q = random_buffer(rng, L * E, 0), k = random_buffer(rng, S * E, 0), v = random_buffer(rng, S * Ev, 0);
+  const Buffer q = uniform_buffer(rng, L * E, 0), k = uniform_buffer(rng, S * E, 0), v = uniform_buffer(rng, S * Ev, 0);
   Buffer mask(L * S, 0);
   for (std::size_t i = 0; i < L * S; ++i) mask.data()[i] = i / S == 2 ? -std::numeric_limits<float>::max() : 0.0f;
   Buffer out(L * Ev, 0), out_ref(L * Ev, 0), weights(L * S, 0),
@@ -276,9 +273,9 @@ TEST_CASE("flash attention: additive masks with broadcasting and negative stride
         for (std::size_t S : few_sizes) {
           const std::size_t E = 5, Ev = 7;
           CAPTURE(layout.name, causal, L, S, E, Ev);
-          const Buffer q = random_buffer(rng, L * E, 1);
-          const Buffer k = random_buffer(rng, S * E, 1);
-          const Buffer v = random_buffer(rng, S * Ev, 1);
+          const Buffer q = uniform_buffer(rng, L * E, 1);
+          const Buffer k = uniform_buffer(rng, S * E, 1);
+          const Buffer v = uniform_buffer(rng, S * Ev, 1);
           // mask values in [-2, 2], a fifth of them -inf (small S gives fully masked rows)
           Buffer storage(layout.storage_size(L, S), 1);
           for (std::size_t i = 0; i < storage.count; ++i) storage.data()[i] = excluded(rng) ? -infinity : uniform(rng);
@@ -298,9 +295,9 @@ TEST_CASE("flash attention: causal is upper-left aligned when L != S", "[kernels
   for (const auto& shape : shapes) {
     const std::size_t L = shape.first, S = shape.second, E = 9, Ev = 4;
     CAPTURE(L, S);
-    const Buffer q = random_buffer(rng, L * E, 1);
-    const Buffer k = random_buffer(rng, S * E, 1);
-    const Buffer v = random_buffer(rng, S * Ev, 1);
+    const Buffer q = uniform_buffer(rng, L * E, 1);
+    const Buffer k = uniform_buffer(rng, S * E, 1);
+    const Buffer v = uniform_buffer(rng, S * Ev, 1);
     check_fused(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true);
 
     // Row 0 sees only key 0: out[0] = v[0].
@@ -318,9 +315,9 @@ TEST_CASE("flash attention: fully masked rows give 0, never NaN", "[kernels][fla
     for (bool causal : {false, true}) {
       const std::size_t L = 70, E = 5, Ev = 9;
       CAPTURE(S, causal);
-      const Buffer q = random_buffer(rng, L * E, 1);
-      const Buffer k = random_buffer(rng, S * E, 1);
-      const Buffer v = random_buffer(rng, S * Ev, 1);
+      const Buffer q = uniform_buffer(rng, L * E, 1);
+      const Buffer k = uniform_buffer(rng, S * E, 1);
+      const Buffer v = uniform_buffer(rng, S * Ev, 1);
       // rows 0, 3, 6 and 66 entirely -inf; row 67 -inf only in its first key tile, so the
       // running max stays -inf through a whole tile before becoming finite
       Buffer mask(L * S, 0);

@@ -3,6 +3,7 @@
 // (with vite.config.js's headers: cross-origin isolated), or with {isolated: false} by a plain
 // static server without them.
 import { chromium } from 'playwright-core';
+import { chromiumLaunchOptions } from '../chromium.mjs';
 import { preview } from 'vite';
 import { staticServer } from './static-server.mjs';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
@@ -31,17 +32,7 @@ export async function openPage({ isolated = true } = {}) {
   const origin = `http://127.0.0.1:${address.port}`;
   const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    ...chromiumLaunchOptions,
     viewport: { width: 1100, height: 900 },
   });
   const page = context.pages()[0] ?? (await context.newPage());
