@@ -19,6 +19,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../chromium.mjs';
@@ -82,7 +83,10 @@ export function page(src, { classic = false } = {}) {
 
 /** Runs `command args` in `cwd`; its output (stdout + stderr); throws if it fails. */
 export function runCommand(cwd, command, args) {
-  const r = spawnSync(command, args, { cwd, encoding: 'utf8', maxBuffer: 1 << 26 });
+  // Plain text whatever the caller's terminal or CI asks for: the checks read the output line by line.
+  const env = { ...process.env, NO_COLOR: '1' };
+  delete env.FORCE_COLOR;
+  const r = spawnSync(command, args, { cwd, env, encoding: 'utf8', maxBuffer: 1 << 26 });
   const output = `${r.stdout}${r.stderr}`;
   if (r.status !== 0)
     throw new Error(`${command} ${args.join(' ')} (in ${cwd}) exited with ${r.status}:\n${output}${r.error ?? ''}`);
@@ -94,7 +98,9 @@ export const run = (cwd, args) => runCommand(cwd, process.execPath, args);
 
 /** The lines of a bundler's output that name the package (warnings, errors), less `allowed` ones. */
 export function linesNamingThePackage(output, allowed = () => false) {
-  return output.split('\n').filter((line) => /attention[-_]wasm/.test(line) && !allowed(line));
+  return stripVTControlCharacters(output)
+    .split('\n')
+    .filter((line) => /attention[-_]wasm/.test(line) && !allowed(line));
 }
 
 /** Every file under `dir` (paths relative to it). */
