@@ -5,7 +5,8 @@
 // layer has checked them; this boundary trusts nothing), then allocates the resident weight
 // arena and a staging buffer; JS copies each chunk of the file into the staging buffer
 // (_modelStagingView) and _modelWrite converts it into the arena; _modelFinish checks that every
-// tensor arrived and frees the staging buffer. _modelDispose frees the model.
+// tensor arrived, frees the staging buffer and packs the linear layers' weights for the kernel. _modelDispose frees the
+// model.
 #include <emscripten/bind.h>
 
 #include <algorithm>
@@ -284,6 +285,7 @@ val model_finish_js(double handle) {
                                    " bytes were read (truncated file?)");
       m.stream.reset();
       m.staging = AlignedVector<std::uint8_t>();
+      m.encoder->pack_linear_weights();
       m.ready = true;
     }
     val out = val::object();

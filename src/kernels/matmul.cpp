@@ -165,13 +165,15 @@ inline void dot_tile(const float* a, const float* b, const float* bias, float* c
     for (std::size_t j = 0; j < C; ++j) c[r * n + j] = bias ? sum[r][j] + bias[j] : sum[r][j];
 }
 
-// c[0:R, 0:n] = a[0:R, 0:k] b^T + bias: tiles of 2 rows of b, then one row of b at a time.
+// c[0:R, 0:cols] = a[0:R, 0:k] b[0:cols, 0:k]^T + bias (c of row stride ldc): tiles of 2 rows of
+// b, then one row of b at a time.
 template <std::size_t R>
-void dot_rows(const float* a, const float* b, const float* bias, float* c, std::size_t k, std::size_t n) {
+void dot_rows(const float* a, const float* b, const float* bias, float* c, std::size_t k, std::size_t cols,
+              std::size_t ldc) {
   std::size_t j = 0;
-  for (; j + dot_rows_b <= n; j += dot_rows_b)
-    dot_tile<R, dot_rows_b>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, n);
-  for (; j < n; ++j) dot_tile<R, 1>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, n);
+  for (; j + dot_rows_b <= cols; j += dot_rows_b)
+    dot_tile<R, dot_rows_b>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, ldc);
+  for (; j < cols; ++j) dot_tile<R, 1>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, ldc);
 }
 
 // c = a b^T + bias; a (m, k), b (n, k), bias (n) or nullptr, c (m, n).
@@ -179,8 +181,8 @@ void dot_rows(const float* a, const float* b, const float* bias, float* c, std::
 void matmul_transposed_b_plus_bias(const float* a, const float* b, const float* bias, float* c, std::size_t m,
                                    std::size_t k, std::size_t n) {
   std::size_t i = 0;
-  for (; i + dot_rows_a <= m; i += dot_rows_a) dot_rows<dot_rows_a>(a + i * k, b, bias, c + i * n, k, n);
-  for (; i < m; ++i) dot_rows<1>(a + i * k, b, bias, c + i * n, k, n);
+  for (; i + dot_rows_a <= m; i += dot_rows_a) dot_rows<dot_rows_a>(a + i * k, b, bias, c + i * n, k, n, n);
+  for (; i < m; ++i) dot_rows<1>(a + i * k, b, bias, c + i * n, k, n, n);
 }
 
 // Scalar twin of matmul_transposed_b_plus_bias.
@@ -193,6 +195,35 @@ void matmul_transposed_b_plus_bias_reference(const float* a, const float* b, con
       c[i * n + j] = bias ? sum + bias[j] : sum;
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// y = x W^T + bias, W pre-packed
+//
+// W's panels are b's panels in matmul_packed, packed once for every call: each tile of rows of x
+// (in relaxed SIMD copied as one panel) meets every panel of W over the whole of k, then the last
+// n % panel columns are dot products with W's unpacked last rows.
+
+// y[0:R, 0:n] = x[0:R, 0:k] W^T + bias
+template <std::size_t R>
+void linear_packed_rows(const float* x, const float* w_packed, const float* bias, float* y, std::size_t k,
+                        std::size_t n, float* x_panel) {
+  const std::size_t n_panels = n - n % panel;  // columns in whole panels
+  if constexpr (a_as_panel) pack_rows_as_panel<R>(x, k, k, x_panel);
+  for (std::size_t j = 0; j < n_panels; j += panel)
+    packed_tile<R, Init::Zero>(x, k, x_panel, w_packed + j * k, y + j, n, k);
+  if (bias)
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t j = 0; j < n_panels; j += lanes)
+        (batch::load_unaligned(y + r * n + j) + batch::load_unaligned(bias + j)).store_unaligned(y + r * n + j);
+  dot_rows<R>(x, w_packed + n_panels * k, bias ? bias + n_panels : nullptr, y + n_panels, k, n - n_panels, n);
+}
+
+// W[j, p] read from its packed layout
+float packed_weight_at(const float* w_packed, std::size_t k, std::size_t n, std::size_t j, std::size_t p) {
+  const std::size_t n_panels = n - n % panel;
+  if (j >= n_panels) return w_packed[j * k + p];  // the last rows, unpacked
+  return w_packed[(j - j % panel) * k + p * panel + j % panel];
 }
 
 }  // namespace
@@ -257,6 +288,38 @@ void linear(const float* x, const float* w, const float* bias, float* y, std::si
 void linear_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
                       std::size_t n) {
   matmul_transposed_b_plus_bias_reference(x, w, bias, y, m, k, n);
+}
+
+// packed[p * P + x] = w[x, p]   (w: P rows of k)
+void linear_pack_weight(const float* w, float* packed, std::size_t k) {
+  for (std::size_t x = 0; x < panel; ++x)
+    for (std::size_t p = 0; p < k; ++p) packed[p * panel + x] = w[x * k + p];
+}
+
+std::size_t linear_panel_width() { return panel; }
+
+std::size_t linear_packed_scratch_size(std::size_t k) { return a_as_panel ? packed_rows * k : 0; }
+
+// y = x W^T + bias, W packed: tiles of packed_rows rows of x, then one tile of the rest.
+void linear_packed(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m, std::size_t k,
+                   std::size_t n, float* scratch) {
+  std::size_t i = 0;
+  for (; i + packed_rows <= m; i += packed_rows)
+    linear_packed_rows<packed_rows>(x + i * k, w_packed, bias, y + i * n, k, n, scratch);
+  register_tile::with_rows<packed_rows - 1>(m - i, [&](auto R) {
+    linear_packed_rows<decltype(R)::value>(x + i * k, w_packed, bias, y + i * n, k, n, scratch);
+  });
+}
+
+void linear_packed_reference(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
+                             std::size_t k, std::size_t n) {
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (std::size_t p = 0; p < k; ++p) sum += x[i * k + p] * packed_weight_at(w_packed, k, n, j, p);
+      y[i * n + j] = bias ? sum + bias[j] : sum;
+    }
+  }
 }
 
 }  // namespace aw::kernels

@@ -9,6 +9,7 @@
 #include "kernels/activation.hpp"
 #include "kernels/elementwise.hpp"
 #include "kernels/layer_norm.hpp"
+#include "kernels/matmul.hpp"
 #include "ops/attention.hpp"
 #include "ops/linalg.hpp"
 
@@ -146,8 +147,9 @@ void merge_heads(const Tensor& heads, Activations& a) {
 Tensor self_attention(const Encoder& model, std::int64_t layer, const Tensor& mask, bool want_weights, Activations& a) {
   const ParameterLayout& p = model.layout();
   // one (N*L, D) x (3D, D)^T product: the query, key and value weights lie back to back
-  linear_rows_parallel(a.x.data.data(), model.parameter(p.layer(layer, LayerParam::QueryWeight)),
-                       model.parameter(p.layer(layer, LayerParam::QueryBias)), a.qkv.data.data(), a.rows, a.D, 3 * a.D);
+  linear_packed_rows_parallel(a.x.data.data(), model.parameter(p.layer(layer, LayerParam::QueryWeight)),
+                              model.parameter(p.layer(layer, LayerParam::QueryBias)), a.qkv.data.data(), a.rows, a.D,
+                              3 * a.D);
   split_heads(a);
   const TensorRef mask_ref = mask.ref();
   SdpaOptions options;
@@ -171,8 +173,8 @@ void add_and_norm(const Encoder& model, const float* y, std::size_t weight_slot,
 void feed_forward(const Encoder& model, std::int64_t layer, Activations& a) {
   const ParameterLayout& p = model.layout();
   float* hidden = a.hidden.data.data();
-  linear_rows_parallel(a.x.data.data(), model.parameter(p.layer(layer, LayerParam::FfnInWeight)),
-                       model.parameter(p.layer(layer, LayerParam::FfnInBias)), hidden, a.rows, a.D, a.F);
+  linear_packed_rows_parallel(a.x.data.data(), model.parameter(p.layer(layer, LayerParam::FfnInWeight)),
+                              model.parameter(p.layer(layer, LayerParam::FfnInBias)), hidden, a.rows, a.D, a.F);
   const std::size_t n = a.rows * a.F;
   switch (model.config().activation) {
     case EncoderActivation::Gelu:
@@ -185,9 +187,9 @@ void feed_forward(const Encoder& model, std::int64_t layer, Activations& a) {
       kernels::relu(hidden, hidden, n);
       break;
   }
-  linear_rows_parallel(hidden, model.parameter(p.layer(layer, LayerParam::FfnOutWeight)),
-                       model.parameter(p.layer(layer, LayerParam::FfnOutBias)), a.projected.data.data(), a.rows, a.F,
-                       a.D);
+  linear_packed_rows_parallel(hidden, model.parameter(p.layer(layer, LayerParam::FfnOutWeight)),
+                              model.parameter(p.layer(layer, LayerParam::FfnOutBias)), a.projected.data.data(), a.rows,
+                              a.F, a.D);
 }
 
 // One TransformerBlock / BertLayer: attention, then feed-forward, each with a residual and a
@@ -195,9 +197,9 @@ void feed_forward(const Encoder& model, std::int64_t layer, Activations& a) {
 Tensor encoder_layer(const Encoder& model, std::int64_t layer, const Tensor& mask, bool want_weights, Activations& a) {
   const ParameterLayout& p = model.layout();
   Tensor weights = self_attention(model, layer, mask, want_weights, a);
-  linear_rows_parallel(a.context.data.data(), model.parameter(p.layer(layer, LayerParam::AttentionOutWeight)),
-                       model.parameter(p.layer(layer, LayerParam::AttentionOutBias)), a.projected.data.data(), a.rows,
-                       a.D, a.D);
+  linear_packed_rows_parallel(a.context.data.data(), model.parameter(p.layer(layer, LayerParam::AttentionOutWeight)),
+                              model.parameter(p.layer(layer, LayerParam::AttentionOutBias)), a.projected.data.data(),
+                              a.rows, a.D, a.D);
   add_and_norm(model, a.projected.data.data(), p.layer(layer, LayerParam::AttentionNormWeight),
                p.layer(layer, LayerParam::AttentionNormBias), a);
   feed_forward(model, layer, a);
@@ -214,8 +216,8 @@ Tensor pool(const Encoder& model, const Activations& a) {
                                            fn + ": pooler input");
   for (std::size_t n = 0; n < a.N; ++n) std::copy_n(a.x.data.data() + n * a.L * a.D, a.D, first.data.data() + n * a.D);
   Tensor out = make_uninitialised_tensor(first.shape, fn + ": pooler output");
-  linear_rows_parallel(first.data.data(), model.parameter(p.global(GlobalParam::PoolerWeight)),
-                       model.parameter(p.global(GlobalParam::PoolerBias)), out.data.data(), a.N, a.D, a.D);
+  linear_packed_rows_parallel(first.data.data(), model.parameter(p.global(GlobalParam::PoolerWeight)),
+                              model.parameter(p.global(GlobalParam::PoolerBias)), out.data.data(), a.N, a.D, a.D);
   for (float& y : out.data) y = std::tanh(y);
   return out;
 }
@@ -238,7 +240,42 @@ Encoder::Encoder(const EncoderConfig& config, bool with_pooler)
   }
 }
 
+// The linear layers' weights (N_out, N_in), and the rows of each (the query, key and value
+// weights are one (3D, D) product).
+std::vector<std::pair<std::size_t, std::size_t>> Encoder::linear_weights() const {
+  const std::size_t D = static_cast<std::size_t>(config_.hidden_size);
+  const std::size_t F = static_cast<std::size_t>(config_.intermediate_size);
+  std::vector<std::pair<std::size_t, std::size_t>> weights;  // (slot, rows)
+  for (std::int64_t l = 0; l < config_.num_layers; ++l) {
+    weights.push_back({layout_.layer(l, LayerParam::QueryWeight), 3 * D});
+    weights.push_back({layout_.layer(l, LayerParam::AttentionOutWeight), D});
+    weights.push_back({layout_.layer(l, LayerParam::FfnInWeight), F});
+    weights.push_back({layout_.layer(l, LayerParam::FfnOutWeight), D});
+  }
+  if (has_pooler()) weights.push_back({layout_.global(GlobalParam::PoolerWeight), D});
+  return weights;
+}
+
+// Each linear weight (n, k), panel by panel in place: its rows t*P .. t*P + P - 1 copied out,
+// then packed back into the same floats (kernels/matmul.hpp, linear_pack_weight).
+void Encoder::pack_linear_weights() {
+  if (packed_) return;
+  const std::size_t P = kernels::linear_panel_width();
+  std::vector<float> rows;
+  for (const auto& [slot, n] : linear_weights()) {
+    const std::size_t k = static_cast<std::size_t>(layout_.specs[slot].shape.back());
+    rows.resize(P * k);
+    float* w = parameter(slot);
+    for (std::size_t t = 0; t + P <= n; t += P) {
+      std::copy_n(w + t * k, P * k, rows.data());
+      kernels::linear_pack_weight(rows.data(), w + t * k, k);
+    }
+  }
+  packed_ = true;
+}
+
 EncoderOutput Encoder::forward(const EncoderInput& in, const EncoderOptions& options) const {
+  if (!packed_) fail(ErrorKind::Shape, std::string(kFn) + ": the model's weights have not finished loading");
   validate_input(config_, in);
   Activations a = allocate_activations(config_, in.batch, in.length);
   const Tensor mask = key_padding_mask(in);

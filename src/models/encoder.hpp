@@ -13,9 +13,10 @@
 //
 // The attention is the library's one SDPA op (aw::scaled_dot_product_attention: the fused
 // kernel over the thread pool, or the materialised one when the weights are returned); the
-// linear layers are the row-parallel linear kernel.
+// linear layers are the row-parallel linear kernel on weights packed once, at load.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/tensor.hpp"
@@ -53,9 +54,14 @@ class Encoder {
   bool has_pooler() const { return layout_.specs[layout_.global(GlobalParam::PoolerWeight)].present; }
   std::size_t resident_bytes() const { return arena_.size() * sizeof(float); }
 
+  // A parameter's floats, in the checkpoint's layout until pack_linear_weights().
   float* parameter(std::size_t slot) { return arena_.data() + layout_.specs[slot].offset; }
   const float* parameter(std::size_t slot) const { return arena_.data() + layout_.specs[slot].offset; }
 
+  // Once every parameter is written: permutes the linear layers' weights in place into the
+  // packed layout of kernels::linear_packed (their rows as panels of one register tile's columns),
+  // which forward() reads. The arena stays the same size; only a panel's worth of scratch is used.
+  void pack_linear_weights();
   // Validates the input (ids in [0, V), types in [0, T), mask values 0/1, 1 <= L <= P, N >= 1)
   // before computing; aw::Error naming the argument otherwise.
   EncoderOutput forward(const EncoderInput& input, const EncoderOptions& options) const;
@@ -64,9 +70,12 @@ class Encoder {
   Tensor word_embeddings(const std::int32_t* ids, std::size_t count) const;
 
  private:
+  std::vector<std::pair<std::size_t, std::size_t>> linear_weights() const;  // (slot, rows)
+
   EncoderConfig config_;
   ParameterLayout layout_;
   AlignedVector<float> arena_;
+  bool packed_ = false;  // the linear weights are packed (pack_linear_weights)
 };
 
 }  // namespace aw

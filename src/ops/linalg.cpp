@@ -11,15 +11,16 @@ namespace aw {
 namespace {
 
 // Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
-// pool's threads costs more: README, threads), else about 4 blocks per thread, of whole 4-row
-// tiles (the kernels' register tiles). worker < thread_count() is the thread running the block.
+// pool's threads costs more: README, threads), else about 4 blocks per thread, of whole tiles of
+// `tile` rows (the kernels' register tiles: 4, or 12 for tiles of 4 or 6). worker < thread_count()
+// is the thread running the block.
 template <typename Rows>
-void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
+void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows, std::size_t tile = 4) {
   const std::size_t threads = thread_count();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  if (threads == 1 || m < 8 || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
-  const std::size_t blocks = std::min(4 * threads, m / 4);
-  const std::size_t block = (m / blocks + 3) / 4 * 4;
+  if (threads == 1 || m < 2 * tile || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
+  const std::size_t blocks = std::min(4 * threads, m / tile);
+  const std::size_t block = (m / blocks + tile - 1) / tile * tile;
   parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t worker) {
     rows(task * block, std::min(m, (task + 1) * block), worker);
   });
@@ -54,6 +55,20 @@ void linear_rows_parallel(const float* x, const float* w, const float* bias, flo
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
     kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
   });
+}
+
+void linear_packed_rows_parallel(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
+                                 std::size_t k, std::size_t n) {
+  // a panel of rows of x per thread (relaxed SIMD; none in SIMD128)
+  const std::size_t scratch_size = kernels::linear_packed_scratch_size(k);
+  AlignedVector<float> scratch(scratch_size * thread_count());
+  split_rows(
+      m, k, n,
+      [&](std::size_t begin, std::size_t end, std::size_t worker) {
+        kernels::linear_packed(x + begin * k, w_packed, bias, y + begin * n, end - begin, k, n,
+                               scratch.data() + worker * scratch_size);
+      },
+      12);
 }
 
 Tensor matmul(const TensorRef& input, const TensorRef& other) {

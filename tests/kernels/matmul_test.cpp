@@ -4,6 +4,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstring>
@@ -188,4 +189,64 @@ TEST_CASE("matmul: k == 0 writes zeros", "[kernels][matmul]") {
       CHECK(y[i] == 2.0f);  // bias only
     }
   }
+}
+
+namespace {
+
+// W (n, k) packed panel by panel, as the encoders pack their weights in place.
+std::vector<float> packed_weight(const float* w, std::size_t n, std::size_t k) {
+  const std::size_t P = aw::kernels::linear_panel_width();
+  std::vector<float> packed(w, w + n * k);
+  for (std::size_t t = 0; t + P <= n; t += P) aw::kernels::linear_pack_weight(w + t * k, packed.data() + t * k, k);
+  return packed;
+}
+
+}  // namespace
+
+TEST_CASE("linear_packed: y = x W^T + bias, W packed, xsimd == reference == float64", "[kernels][matmul]") {
+  // Every row tail of the tiles of 4 and 6 rows, column tails that do not fill a panel of 8 or 16
+  // floats, and k's vector tails.
+  std::mt19937 rng(20240605);
+  const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 13};
+  const std::size_t ks[] = {0, 1, 3, 4, 5, 8, 17, 64, 67};
+  const std::size_t ns[] = {0, 1, 7, 8, 9, 15, 16, 17, 33, 40};
+  for (bool with_bias : {true, false})
+    for (std::size_t offset : offsets)
+      for (std::size_t m : ms)
+        for (std::size_t k : ks)
+          for (std::size_t n : ns) {
+            CAPTURE(with_bias, m, k, n, offset);
+            const Buffer x = uniform_buffer(rng, m * k, offset);  // (m, k)
+            const Buffer w = uniform_buffer(rng, n * k, offset);  // (n, k)
+            const Buffer bias = uniform_buffer(rng, n, offset);   // (n)
+            const float* bias_or_null = with_bias ? bias.data() : nullptr;
+            Buffer packed(n * k, offset), scratch(aw::kernels::linear_packed_scratch_size(k), offset);
+            const std::vector<float> p = packed_weight(w.data(), n, k);
+            std::copy(p.begin(), p.end(), packed.data());
+            Buffer y(m * n, offset), y_ref(m * n, offset);  // (m, n)
+
+            aw::kernels::linear_packed(x.data(), packed.data(), bias_or_null, y.data(), m, k, n, scratch.data());
+            aw::kernels::linear_packed_reference(x.data(), packed.data(), bias_or_null, y_ref.data(), m, k, n);
+
+            // y[i, j] = sum_p x[i, p] w[j, p] + bias[j], from the unpacked w
+            const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
+            check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
+            CHECK(y.guards_intact());
+            CHECK(packed.guards_intact());
+            CHECK(scratch.guards_intact());
+          }
+}
+
+TEST_CASE("linear_pack_weight: a permutation of W, panels in place of their rows", "[kernels][matmul]") {
+  const std::size_t P = aw::kernels::linear_panel_width(), k = 3, n = 2 * P + 3;
+  std::vector<float> w(n * k);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i);  // w[j, p] = j*k + p
+  const std::vector<float> packed = packed_weight(w.data(), n, k);
+  for (std::size_t t = 0; t < 2; ++t)
+    for (std::size_t p = 0; p < k; ++p)
+      for (std::size_t x = 0; x < P; ++x) {
+        CAPTURE(t, p, x);
+        CHECK(packed[t * P * k + p * P + x] == static_cast<float>((t * P + x) * k + p));
+      }
+  for (std::size_t i = 2 * P * k; i < n * k; ++i) CHECK(packed[i] == w[i]);  // the last 3 rows unchanged
 }

@@ -35,8 +35,9 @@ aw::EncoderConfig tiny(aw::EncoderArch arch) {
   return c;
 }
 
-// Every parameter random: LayerNorm weights near 1, the rest in [-0.5, 0.5).
-void randomise(aw::Encoder& model, std::uint32_t seed) {
+// Every parameter random: LayerNorm weights near 1, the rest in [-0.5, 0.5); then the linear
+// weights packed for forward(), unless the test reads them in the checkpoint's layout.
+void randomise(aw::Encoder& model, std::uint32_t seed, bool pack = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
   const auto& specs = model.layout().specs;
@@ -49,6 +50,7 @@ void randomise(aw::Encoder& model, std::uint32_t seed) {
     float* p = model.parameter(s);
     for (std::size_t i = 0; i < n; ++i) p[i] = norm_weight ? 1.0f + u(rng) * 0.5f : u(rng);
   }
+  if (pack) model.pack_linear_weights();
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -136,8 +138,9 @@ TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value b
 TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEncoderLayer (gelu, eps, padding mask)",
           "[models][encoder]") {
   aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
-  aw::Encoder model(c, true);
+  aw::Encoder model(c, true), unpacked(c, true);  // the same weights; `unpacked` in the checkpoint's layout
   randomise(model, 7);
+  randomise(unpacked, 7, false);
   const std::int64_t N = 2, L = 7, D = c.hidden_size, F = c.intermediate_size;
   const std::vector<std::int32_t> ids = {1, 5, 9, 13, 17, 21, 2, 3, 44, 8, 11, 0, 0, 0};
   const std::vector<std::uint8_t> mask = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0};
@@ -158,7 +161,7 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
   const aw::BoolTensorRef padding{ignore.data(), {N, L}};
   for (std::int64_t layer = 0; layer < c.num_layers; ++layer) {
     auto ref = [&](aw::LayerParam k, aw::Shape shape) {
-      return aw::TensorRef{model.parameter(p.layer(layer, k)), shape};
+      return aw::TensorRef{unpacked.parameter(p.layer(layer, k)), shape};
     };
     const aw::TensorRef in_w = ref(aw::LayerParam::QueryWeight, {3 * D, D}),
                         in_b = ref(aw::LayerParam::QueryBias, {3 * D}),
@@ -258,6 +261,17 @@ TEST_CASE("encoder forward: inputs checked before computing, errors name the pos
   CHECK(rows.shape == aw::Shape{2, 12});
   CHECK(std::memcmp(rows.data.data() + 12,
                     bert.parameter(bert.layout().global(aw::GlobalParam::WordEmbeddings)) + 2 * 12, 48) == 0);
+}
+
+TEST_CASE("encoder forward: refused until the weights are packed", "[models][encoder]") {
+  aw::Encoder model(tiny(aw::EncoderArch::DistilBert), false);
+  randomise(model, 3, false);
+  const std::vector<std::int32_t> ids = {1, 2, 3};
+  CHECK(error_of([&] {
+          model.forward({ids.data(), nullptr, nullptr, 1, 3}, {});
+        }) == "encoder.forward: the model's weights have not finished loading");
+  model.pack_linear_weights();
+  CHECK(error_of([&] { model.forward({ids.data(), nullptr, nullptr, 1, 3}, {}); }) == "no error");
 }
 
 TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][encoder]") {
