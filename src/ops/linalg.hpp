@@ -15,8 +15,9 @@ Tensor matmul(const TensorRef& input, const TensorRef& other);
 Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias);
 
 // The kernels kernels::matmul / kernels::linear / kernels::linear_packed (kernels/matmul.hpp,
-// same arguments, scratch found here), with the rows of the result split between the threads of core/parallel.hpp when
-// the product is large enough. Rows are independent in the kernels, so the result is byte-identical to one thread.
+// same arguments, scratch found here), with the rows of the result split between the threads of
+// core/parallel.hpp when the product is large enough. Rows are independent in the kernels, so
+// the result is byte-identical to one thread.
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
                           std::size_t n);
