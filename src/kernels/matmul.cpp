@@ -298,6 +298,8 @@ void linear_pack_weight(const float* w, float* packed, std::size_t k) {
 
 std::size_t linear_panel_width() { return panel; }
 
+bool linear_packing_pays() { return a_as_panel; }
+
 std::size_t linear_packed_scratch_size(std::size_t k) { return a_as_panel ? packed_rows * k : 0; }
 
 // y = x W^T + bias, W packed: tiles of packed_rows rows of x, then one tile of the rest.

@@ -54,6 +54,9 @@ void linear_pack_weight(const float* w, float* packed, std::size_t k);
 void linear_packed(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m, std::size_t k,
                    std::size_t n, float* scratch);
 std::size_t linear_packed_scratch_size(std::size_t k);
+// Whether packing W for a single call pays (relaxed SIMD, whose 6-row tile outruns linear's dot
+// tiles by more than the copy costs from 64 rows; in SIMD128 the two tiles run alike).
+bool linear_packing_pays();
 void linear_packed_reference(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
                              std::size_t k, std::size_t n);
 

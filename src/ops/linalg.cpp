@@ -52,6 +52,22 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
 
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
                           std::size_t n) {
+  // From 64 rows, where it pays, W is packed (a copy of up to 64 MiB; if that cannot be had, the
+  // dot tiles: the same result up to rounding).
+  if (kernels::linear_packing_pays() && m >= 64 && n >= kernels::linear_panel_width() && n * k <= (16u << 20)) {
+    AlignedVector<float> packed;
+    try {
+      packed.resize(n * k);
+    } catch (const std::bad_alloc&) {
+      packed = {};
+    }
+    if (!packed.empty()) {
+      const std::size_t P = kernels::linear_panel_width(), n_panels = n - n % P;
+      for (std::size_t j = 0; j < n_panels; j += P) kernels::linear_pack_weight(w + j * k, packed.data() + j * k, k);
+      std::copy(w + n_panels * k, w + n * k, packed.data() + n_panels * k);
+      return linear_packed_rows_parallel(x, packed.data(), bias, y, m, k, n);
+    }
+  }
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
     kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
   });

@@ -1,8 +1,10 @@
 // Tests for src/ops/linalg: the matmul op over operands large enough for the packed kernel
 // (b of 32768 floats or more, 16 rows or more), split over threads or not, against the plain
-// kernel: byte-identical (the packed kernel sums in the same order).
+// kernel: byte-identical (the packed kernel sums in the same order); the linear op likewise
+// against the kernel it chooses.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -31,5 +33,39 @@ TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the
     CHECK(got.shape == aw::Shape{2, 256, 130});
     REQUIRE(got.data.size() == want.size());
     CHECK(std::memcmp(got.data.data(), want.data(), want.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("linear op: from 64 rows (W packed per call in relaxed SIMD), 1 and 2 threads, equal the packed kernel",
+          "[ops][linalg]") {
+  std::mt19937 rng(20240606);
+  // input (3, 70, 300), weight (131, 300): 210 rows, 16.5 MFLOP, so that 2 threads split it; 131
+  // outputs leave 3 columns after the last whole panel
+  const std::size_t m = 210, k = 300, n = 131;
+  const auto x = kernel_test::uniform_buffer(rng, m * k, 0), w = kernel_test::uniform_buffer(rng, n * k, 0),
+             bias = kernel_test::uniform_buffer(rng, n, 0);
+  // what the op computes: the packed kernel where packing pays, else the dot tiles
+  const std::size_t P = aw::kernels::linear_panel_width();
+  std::vector<float> packed(w.data(), w.data() + n * k), scratch(aw::kernels::linear_packed_scratch_size(k));
+  for (std::size_t j = 0; j + P <= n; j += P)
+    aw::kernels::linear_pack_weight(w.data() + j * k, packed.data() + j * k, k);
+  std::vector<float> want(m * n), unpacked(m * n);
+  aw::kernels::linear(x.data(), w.data(), bias.data(), unpacked.data(), m, k, n);
+  if (aw::kernels::linear_packing_pays())
+    aw::kernels::linear_packed(x.data(), packed.data(), bias.data(), want.data(), m, k, n, scratch.data());
+  else
+    want = unpacked;
+
+  for (std::size_t threads : {1, 2}) {
+    CAPTURE(threads);
+    aw::set_thread_count(threads);
+    const aw::TensorRef b{bias.data(), {131}};
+    const aw::Tensor got = aw::linear(aw::TensorRef{x.data(), {3, 70, 300}}, aw::TensorRef{w.data(), {131, 300}}, &b);
+    aw::set_thread_count(1);
+    CHECK(got.shape == aw::Shape{3, 70, 131});
+    REQUIRE(got.data.size() == want.size());
+    CHECK(std::memcmp(got.data.data(), want.data(), want.size() * sizeof(float)) == 0);
+    for (std::size_t i = 0; i < want.size(); ++i)  // and the dot tiles' result up to rounding
+      REQUIRE(std::fabs(got.data[i] - unpacked[i]) <= 1e-5f * (1.0f + std::fabs(unpacked[i])));
   }
 }
