@@ -5,6 +5,7 @@
 // broadcasting strides, causal masks with L != S, and fully masked rows.
 #include "kernels/attention.hpp"
 
+#include "kernels/attention_float64.hpp"
 #include "kernels/mask_layouts.hpp"
 #include "kernels/matmul.hpp"
 
@@ -28,53 +29,6 @@ namespace {
 // Against float64: 1e-5 and 1e-6. xsimd against the scalar reference: 2e-6 and 1e-7.
 constexpr Tolerance float64{1e-5, 1e-6};
 constexpr Tolerance tight{2e-6, 1e-7};
-
-// The mask as the (L, S) matrix it stands for: element (i, j), or nullptr for no mask.
-using LogicalMask = std::function<double(std::size_t i, std::size_t j)>;
-
-struct AttentionFloat64 {
-  std::vector<double> weights, weights_scale;  // (L, S)
-  std::vector<double> out, out_scale;          // (L, Ev)
-};
-
-// out = softmax(scale * q k^T + mask) v in float64, from the formula. causal excludes j > i;
-// a row with every position excluded (-inf) gets weights 0 (torch _safe_softmax).
-AttentionFloat64 attention_float64(const float* q, const float* k, const float* v, std::size_t L, std::size_t S,
-                                   std::size_t E, std::size_t Ev, double scale, const LogicalMask& mask, bool causal) {
-  const double minus_inf = -std::numeric_limits<double>::infinity();
-  AttentionFloat64 r;
-  r.weights.assign(L * S, 0);
-  r.out.assign(L * Ev, 0);
-  r.out_scale.assign(L * Ev, 0);
-  for (std::size_t i = 0; i < L; ++i) {
-    std::vector<double> score(S, minus_inf);
-    double max = minus_inf;
-    for (std::size_t j = 0; j < S; ++j) {
-      if (causal && j > i) continue;
-      double dot = 0;
-      for (std::size_t e = 0; e < E; ++e) dot += double(q[i * E + e]) * double(k[j * E + e]);
-      score[j] = scale * dot + (mask ? mask(i, j) : 0.0);
-      max = std::max(max, score[j]);
-    }
-    if (max == minus_inf) continue;  // fully masked: weights 0, out 0
-    double sum = 0;
-    for (std::size_t j = 0; j < S; ++j) sum += std::exp(score[j] - max);
-    for (std::size_t j = 0; j < S; ++j) r.weights[i * S + j] = std::exp(score[j] - max) / sum;
-    for (std::size_t d = 0; d < Ev; ++d)
-      for (std::size_t j = 0; j < S; ++j) {
-        r.out[i * Ev + d] += r.weights[i * S + j] * double(v[j * Ev + d]);
-        r.out_scale[i * Ev + d] += r.weights[i * S + j] * std::fabs(double(v[j * Ev + d]));
-      }
-  }
-  r.weights_scale.resize(L * S);
-  for (std::size_t i = 0; i < L * S; ++i) r.weights_scale[i] = std::fabs(r.weights[i]);
-  return r;
-}
-
-struct MaskArgs {
-  const float* data = nullptr;
-  std::ptrdiff_t row_stride = 0, col_stride = 0;
-};
 
 // Runs the xsimd kernel and the reference and checks weights and out against each other and
 // against float64, and that nothing is written outside out and weights.
@@ -129,8 +83,6 @@ TEST_CASE("attention: xsimd == reference == float64 over every tail, odd E and E
 TEST_CASE("attention: additive masks with broadcasting and negative strides, with and without causal",
           "[kernels][attention]") {
   std::mt19937 rng(20240622);
-  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-  std::bernoulli_distribution excluded(0.2);
   const std::size_t few_sizes[] = {1, 3, 4, 5, 8, 9, 16, 17, 33, 65};
   for (const MaskLayout& layout : mask_layouts)
     for (bool causal : {false, true})
@@ -141,17 +93,8 @@ TEST_CASE("attention: additive masks with broadcasting and negative strides, wit
           const Buffer q = uniform_buffer(rng, L * E, 1);
           const Buffer k = uniform_buffer(rng, S * E, 1);
           const Buffer v = uniform_buffer(rng, S * Ev, 1);
-
-          // mask values in [-2, 2], a fifth of them -inf (small S gives fully masked rows)
-          Buffer storage(layout.storage_size(L, S), 1);
-          for (std::size_t i = 0; i < storage.count; ++i) storage.data()[i] = excluded(rng) ? -infinity : uniform(rng);
-
-          const float* stored = storage.data();
-          const LogicalMask logical = [&](std::size_t i, std::size_t j) {
-            return double(stored[layout.element(i, j, L, S)]);
-          };
-          const MaskArgs mask{stored + layout.first(L, S), layout.row_stride(L, S), layout.col_stride(L, S)};
-          check_attention(q, k, v, L, S, E, Ev, 1.0f, mask, logical, causal);
+          const StoredMask mask = random_stored_mask(rng, layout, L, S);
+          check_attention(q, k, v, L, S, E, Ev, 1.0f, mask.args, mask.logical, causal);
         }
 }
 

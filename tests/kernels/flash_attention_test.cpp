@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "kernels/attention_float64.hpp"
 #include "kernels/mask_layouts.hpp"
 
 #include "kernels/kernel_test_util.hpp"
@@ -35,44 +36,12 @@ const std::pair<std::size_t, std::size_t> head_dims[] = {{1, 1}, {3, 64}, {64, 3
 
 using kernel_test::Buffer;  // sentinel-guarded buffers, as in every kernel test
 using kernel_test::infinity;
+using kernel_test::LogicalMask;  // tests/kernels/attention_float64.hpp
+using kernel_test::MaskArgs;
 using kernel_test::uniform_buffer;  // uniform [-1, 1)
 
 // Tolerance for out: relative to sum_j w[j] |v[j, d]| (the size of the summed terms), plus a floor.
 constexpr double rel = 1e-5, abs_floor = 1e-6;
-
-// The mask as the (L, S) matrix it stands for, or nullptr for none.
-using LogicalMask = std::function<double(std::size_t i, std::size_t j)>;
-
-// out (L, Ev) in float64 and its scale sum_j w |v|; a fully excluded row gives 0.
-void attention_float64(const float* q, const float* k, const float* v, std::size_t L, std::size_t S, std::size_t E,
-                       std::size_t Ev, double scale, const LogicalMask& mask, bool causal, std::vector<double>& out,
-                       std::vector<double>& out_scale) {
-  const double minus_inf = -std::numeric_limits<double>::infinity();
-  out.assign(L * Ev, 0);
-  out_scale.assign(L * Ev, 0);
-  std::vector<double> score(S);
-  for (std::size_t i = 0; i < L; ++i) {
-    double max = minus_inf;
-    for (std::size_t j = 0; j < S; ++j) {
-      score[j] = minus_inf;
-      if (causal && j > i) continue;
-      double dot = 0;
-      for (std::size_t e = 0; e < E; ++e) dot += double(q[i * E + e]) * double(k[j * E + e]);
-      score[j] = scale * dot + (mask ? mask(i, j) : 0.0);
-      max = std::max(max, score[j]);
-    }
-    if (max == minus_inf) continue;
-    double sum = 0;
-    for (std::size_t j = 0; j < S; ++j) sum += std::exp(score[j] - max);
-    for (std::size_t j = 0; j < S; ++j) {
-      const double w = std::exp(score[j] - max) / sum;
-      for (std::size_t d = 0; d < Ev; ++d) {
-        out[i * Ev + d] += w * double(v[j * Ev + d]);
-        out_scale[i * Ev + d] += w * std::fabs(double(v[j * Ev + d]));
-      }
-    }
-  }
-}
 
 // The first element failing |got - want| <= rel * scale + abs_floor (NaN fails), or "".
 std::string first_mismatch(const float* got, const std::vector<double>& want, const std::vector<double>& scale) {
@@ -88,11 +57,6 @@ std::string first_mismatch(const float* got, const std::vector<double>& want, co
   return "";
 }
 
-struct MaskArgs {
-  const float* data = nullptr;
-  std::ptrdiff_t row_stride = 0, col_stride = 0;
-};
-
 // Runs the fused kernel and the scalar reference; checks out against each other and against
 // float64, and that nothing is written outside out and the scratch.
 void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t L, std::size_t S, std::size_t E,
@@ -107,8 +71,8 @@ void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t 
   aw::kernels::scaled_dot_product_attention_head_reference(
       aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev},
       aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights_ref.data());
-  std::vector<double> want, want_scale;
-  attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal, want, want_scale);
+  const kernel_test::AttentionFloat64 want =
+      kernel_test::attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal);
   const std::vector<double> ref(out_ref.data(), out_ref.data() + L * Ev);
 
   // the same with the keys packed once (as the op does for several query tiles): byte-identical
@@ -121,8 +85,8 @@ void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t 
   CHECK(packed.guards_intact());
   CHECK(out_packed.guards_intact());
 
-  const std::string fused_vs_ref = first_mismatch(out.data(), ref, want_scale);
-  const std::string fused_vs_f64 = first_mismatch(out.data(), want, want_scale);
+  const std::string fused_vs_ref = first_mismatch(out.data(), ref, want.out_scale);
+  const std::string fused_vs_f64 = first_mismatch(out.data(), want.out, want.out_scale);
   INFO("fused vs reference: " << fused_vs_ref);
   INFO("fused vs float64: " << fused_vs_f64);
   CHECK(fused_vs_ref.empty());
@@ -264,8 +228,6 @@ TEST_CASE("flash attention: a row masked with -FLT_MAX everywhere weighs its key
 TEST_CASE("flash attention: additive masks with broadcasting and negative strides, with and without causal",
           "[kernels][flash_attention]") {
   std::mt19937 rng(20250103);
-  std::uniform_real_distribution<float> uniform(-2.0f, 2.0f);
-  std::bernoulli_distribution excluded(0.2);
   const std::size_t few_sizes[] = {1, 4, 5, 17, 64, 65, 130};
   for (const MaskLayout& layout : mask_layouts)
     for (bool causal : {false, true})
@@ -276,15 +238,8 @@ TEST_CASE("flash attention: additive masks with broadcasting and negative stride
           const Buffer q = uniform_buffer(rng, L * E, 1);
           const Buffer k = uniform_buffer(rng, S * E, 1);
           const Buffer v = uniform_buffer(rng, S * Ev, 1);
-          // mask values in [-2, 2], a fifth of them -inf (small S gives fully masked rows)
-          Buffer storage(layout.storage_size(L, S), 1);
-          for (std::size_t i = 0; i < storage.count; ++i) storage.data()[i] = excluded(rng) ? -infinity : uniform(rng);
-          const float* stored = storage.data();
-          const LogicalMask logical = [&](std::size_t i, std::size_t j) {
-            return double(stored[layout.element(i, j, L, S)]);
-          };
-          const MaskArgs mask{stored + layout.first(L, S), layout.row_stride(L, S), layout.col_stride(L, S)};
-          check_fused(q, k, v, L, S, E, Ev, 1.0f, mask, logical, causal);
+          const kernel_test::StoredMask mask = kernel_test::random_stored_mask(rng, layout, L, S);
+          check_fused(q, k, v, L, S, E, Ev, 1.0f, mask.args, mask.logical, causal);
         }
 }
 
