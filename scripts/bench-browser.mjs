@@ -10,7 +10,7 @@
 //   "LABEL relaxed" and "LABEL simd128".
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../tests/chromium.mjs';
-import os from 'node:os';
+import { loadAverage, machine } from './load-average.mjs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,12 +73,7 @@ try {
   console.log(
     `# attention forward, float32, batch 1, head dim 64, one thread, in ${ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua}`,
   );
-  console.log(
-    `# ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`# ${machine()}, load average ${loadAverage()}`);
   const { header, rows, builds } = await page.evaluate((options) => window.runBench(options), {
     quick,
     versions,
@@ -87,12 +82,7 @@ try {
   for (const b of builds) console.log(`# build: ${JSON.stringify(b)}`);
   console.log(`# .wasm files loaded: ${[...wasmFiles].join(', ')}`);
   console.log(`\n${markdownTable(header, rows)}`);
-  console.log(
-    `# load average after: ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`# load average after: ${loadAverage()}`);
   if (outside.length) throw new Error(`the page asked for something outside ${origin}: ${outside.join(', ')}`);
 } finally {
   await browser.close();

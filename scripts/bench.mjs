@@ -25,6 +25,7 @@
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
+import { loadAverage, machine } from './load-average.mjs';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { benchEncoder } from './bench-encoder.mjs';
@@ -122,16 +123,11 @@ function ratioColumns(libs) {
 }
 
 async function main() {
-  const load = os
-    .loadavg()
-    .map((x) => x.toFixed(2))
-    .join(' ');
+  const load = loadAverage();
   console.log(
     `# attention forward, float32, batch 1, head dim ${D}, one thread${THREADS > 1 ? ` (and attention-wasm on ${THREADS})` : ''}`,
   );
-  console.log(
-    `# node ${process.version} ${process.execArgv.join(' ')}, ${os.cpus()[0]?.model ?? 'cpu'} x${os.cpus().length}, load average ${load}`,
-  );
+  console.log(`# node ${process.version} ${process.execArgv.join(' ')}, ${machine()}, load average ${load}`);
 
   const libs = await attentionLibraries();
   const { header, rows, results } = await compareAttention(libs, {
@@ -141,12 +137,7 @@ async function main() {
     yieldTask: () => new Promise((resolve) => setImmediate(resolve)),
   });
   console.log(`\n${markdownTable(header, rows)}`);
-  console.log(
-    `# load average after: ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
+  console.log(`# load average after: ${loadAverage()}`);
   const full = results['8 x 512'],
     causal = results['8 x 512 causal'];
   console.log(`\ncausal 8 x 512 speed-up over non-causal (${libs[0].name}): ${fmt(full.ms[0] / causal.ms[0], 2)}x`);
