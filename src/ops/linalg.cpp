@@ -50,11 +50,16 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
   });
 }
 
+// linear packs W for the call from this many rows of x, where packing pays, and up to this size of
+// W (a copy of up to 64 MiB).
+constexpr std::size_t kPackFromRows = 64;
+constexpr std::size_t kMaxPackedWeightFloats = std::size_t{16} << 20;
+
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
                           std::size_t n) {
-  // From 64 rows, where it pays, W is packed (a copy of up to 64 MiB; if that cannot be had, the
-  // dot tiles: the same result up to rounding).
-  if (kernels::linear_packing_pays() && m >= 64 && n >= kernels::linear_panel_width() && n * k <= (16u << 20)) {
+  // W packed for the call (if the copy cannot be had, the dot tiles: the same result up to rounding)
+  if (kernels::linear_packing_pays() && m >= kPackFromRows && n >= kernels::linear_panel_width() &&
+      n * k <= kMaxPackedWeightFloats) {
     AlignedVector<float> packed;
     try {
       packed.resize(n * k);
