@@ -72,7 +72,7 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       import { readFileSync } from 'node:fs';
       import { init } from './node_modules/attention-wasm/dist/index.js';
       const A = await init({ wasmBinary: readFileSync('./node_modules/attention-wasm/dist/attention_wasm.wasm') });
-      console.log(A.softmax({ data: Float32Array.from([0, Math.log(3)]), shape: [2] }).data[1]);
+      console.log(String(A.softmax({ data: Float32Array.from([0, Math.log(3)]), shape: [2] }).data[1])); // a string: not coloured under FORCE_COLOR
     `,
     );
     const p = Number(execFileSync(process.execPath, ['default.mjs'], { cwd: project, encoding: 'utf8' }));
