@@ -8,6 +8,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -121,13 +123,23 @@ TEST_CASE("matmul_transposed_b: xsimd == reference == float64 for every tail and
   check_product_kernel(aw::kernels::matmul_transposed_b, aw::kernels::matmul_transposed_b_reference, true, 20240602);
 }
 
-TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]") {
-  std::mt19937 rng(20240603);
+namespace {
+
+// A linear kernel and its reference on x (m, k), w (n, k) and bias (n) or nullptr, writing y and
+// y_ref (m, n); it checks any buffers of its own.
+using LinearRun = std::function<void(const Buffer& x, const Buffer& w, const float* bias, Buffer& y, Buffer& y_ref,
+                                     std::size_t m, std::size_t k, std::size_t n)>;
+
+// run against float64 (y[i, j] = sum_p x[i, p] w[j, p] + bias[j]) for every size and
+// misalignment, with and without bias; a random stream seeded with `seed`.
+void check_linear_kernel(unsigned seed, const std::vector<std::size_t>& ms, const std::vector<std::size_t>& ks,
+                         const std::vector<std::size_t>& ns, const LinearRun& run) {
+  std::mt19937 rng(seed);
   for (bool with_bias : {true, false})
     for (std::size_t offset : offsets)
-      for (std::size_t m : sizes)
-        for (std::size_t k : sizes)
-          for (std::size_t n : sizes) {
+      for (std::size_t m : ms)
+        for (std::size_t k : ks)
+          for (std::size_t n : ns) {
             CAPTURE(with_bias, m, k, n, offset);
             const Buffer x = uniform_buffer(rng, m * k, offset);  // (m, k)
             const Buffer w = uniform_buffer(rng, n * k, offset);  // (n, k)
@@ -135,15 +147,26 @@ TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and wit
             const float* bias_or_null = with_bias ? bias.data() : nullptr;
             Buffer y(m * n, offset), y_ref(m * n, offset);  // (m, n)
 
-            aw::kernels::linear(x.data(), w.data(), bias_or_null, y.data(), m, k, n);
-            aw::kernels::linear_reference(x.data(), w.data(), bias_or_null, y_ref.data(), m, k, n);
+            run(x, w, bias_or_null, y, y_ref, m, k, n);
 
-            // y[i, j] = sum_p x[i, p] w[j, p] + bias[j]
             const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
             check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
             CHECK(y.guards_intact());
             CHECK(y_ref.guards_intact());
           }
+}
+
+const std::vector<std::size_t> all_sizes(std::begin(sizes), std::end(sizes));
+
+}  // namespace
+
+TEST_CASE("linear: y = x W^T + bias, xsimd == reference == float64, with and without bias", "[kernels][matmul]") {
+  check_linear_kernel(20240603, all_sizes, all_sizes, all_sizes,
+                      [](const Buffer& x, const Buffer& w, const float* bias, Buffer& y, Buffer& y_ref, std::size_t m,
+                         std::size_t k, std::size_t n) {
+                        aw::kernels::linear(x.data(), w.data(), bias, y.data(), m, k, n);
+                        aw::kernels::linear_reference(x.data(), w.data(), bias, y_ref.data(), m, k, n);
+                      });
 }
 
 TEST_CASE("matmul: small exact products", "[kernels][matmul]") {
@@ -206,35 +229,18 @@ std::vector<float> packed_weight(const float* w, std::size_t n, std::size_t k) {
 TEST_CASE("linear_packed: y = x W^T + bias, W packed, xsimd == reference == float64", "[kernels][matmul]") {
   // Every row tail of the tiles of 4 and 6 rows, column tails that do not fill a panel of 8 or 16
   // floats, and k's vector tails.
-  std::mt19937 rng(20240605);
-  const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 7, 11, 13};
-  const std::size_t ks[] = {0, 1, 3, 4, 5, 8, 17, 64, 67};
-  const std::size_t ns[] = {0, 1, 7, 8, 9, 15, 16, 17, 33, 40};
-  for (bool with_bias : {true, false})
-    for (std::size_t offset : offsets)
-      for (std::size_t m : ms)
-        for (std::size_t k : ks)
-          for (std::size_t n : ns) {
-            CAPTURE(with_bias, m, k, n, offset);
-            const Buffer x = uniform_buffer(rng, m * k, offset);  // (m, k)
-            const Buffer w = uniform_buffer(rng, n * k, offset);  // (n, k)
-            const Buffer bias = uniform_buffer(rng, n, offset);   // (n)
-            const float* bias_or_null = with_bias ? bias.data() : nullptr;
-            Buffer packed(n * k, offset), scratch(aw::kernels::linear_packed_scratch_size(k), offset);
-            const std::vector<float> p = packed_weight(w.data(), n, k);
-            std::copy(p.begin(), p.end(), packed.data());
-            Buffer y(m * n, offset), y_ref(m * n, offset);  // (m, n)
-
-            aw::kernels::linear_packed(x.data(), packed.data(), bias_or_null, y.data(), m, k, n, scratch.data());
-            aw::kernels::linear_packed_reference(x.data(), packed.data(), bias_or_null, y_ref.data(), m, k, n);
-
-            // y[i, j] = sum_p x[i, p] w[j, p] + bias[j], from the unpacked w
-            const ProductFloat64 f64 = product_float64(x.data(), w.data(), bias_or_null, m, k, n, true);
-            check_simd_reference_float64("", y.data(), y_ref.data(), f64.want, &f64.scale, tight, float64);
-            CHECK(y.guards_intact());
-            CHECK(packed.guards_intact());
-            CHECK(scratch.guards_intact());
-          }
+  check_linear_kernel(20240605, {0, 1, 2, 3, 4, 5, 6, 7, 11, 13}, {0, 1, 3, 4, 5, 8, 17, 64, 67},
+                      {0, 1, 7, 8, 9, 15, 16, 17, 33, 40},
+                      [](const Buffer& x, const Buffer& w, const float* bias, Buffer& y, Buffer& y_ref, std::size_t m,
+                         std::size_t k, std::size_t n) {
+                        Buffer packed(n * k, x.offset), scratch(aw::kernels::linear_packed_scratch_size(k), x.offset);
+                        const std::vector<float> p = packed_weight(w.data(), n, k);
+                        std::copy(p.begin(), p.end(), packed.data());
+                        aw::kernels::linear_packed(x.data(), packed.data(), bias, y.data(), m, k, n, scratch.data());
+                        aw::kernels::linear_packed_reference(x.data(), packed.data(), bias, y_ref.data(), m, k, n);
+                        CHECK(packed.guards_intact());
+                        CHECK(scratch.guards_intact());
+                      });
 }
 
 TEST_CASE("linear_pack_weight: a permutation of W, panels in place of their rows", "[kernels][matmul]") {
