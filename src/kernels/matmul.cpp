@@ -290,10 +290,13 @@ void linear_reference(const float* x, const float* w, const float* bias, float* 
   matmul_transposed_b_plus_bias_reference(x, w, bias, y, m, k, n);
 }
 
-// packed[p * P + x] = w[x, p]   (w: P rows of k)
-void linear_pack_weight(const float* w, float* packed, std::size_t k) {
-  for (std::size_t x = 0; x < panel; ++x)
-    for (std::size_t p = 0; p < k; ++p) packed[p * panel + x] = w[x * k + p];
+// packed[t*P*k + p*P + x] = w[t*P + x, p]; w's last n % P rows copied as they are
+void linear_pack_weight(const float* w, float* packed, std::size_t n, std::size_t k) {
+  const std::size_t n_panels = n - n % panel;
+  for (std::size_t t = 0; t < n_panels; t += panel)
+    for (std::size_t x = 0; x < panel; ++x)
+      for (std::size_t p = 0; p < k; ++p) packed[t * k + p * panel + x] = w[(t + x) * k + p];
+  std::copy(w + n_panels * k, w + n * k, packed + n_panels * k);
 }
 
 std::size_t linear_panel_width() { return panel; }

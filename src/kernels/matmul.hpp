@@ -46,9 +46,10 @@ void linear_reference(const float* x, const float* w, const float* bias, float* 
 // A packed W (n, k) holds the same n*k floats, permuted: panels t = 0 .. n/P - 1 of its rows
 // t*P .. t*P + P - 1 (which occupy the same floats as the panel), then its last n % P rows
 // unchanged. P = linear_panel_width(): one tile's columns, 2 vectors (8 floats in wasm).
-// linear_pack_weight makes one panel: packed[p * P + x] = w[x, p] for w (P, k); no overlap.
+// linear_pack_weight packs w (n, k) into `packed` (n*k floats, not overlapping w): panel t holds
+// packed[t*P*k + p*P + x] = w[t*P + x, p]. With n = P it packs one panel and copies nothing.
 std::size_t linear_panel_width();
-void linear_pack_weight(const float* w, float* packed, std::size_t k);
+void linear_pack_weight(const float* w, float* packed, std::size_t n, std::size_t k);
 // x (m, k), w_packed (n, k) packed, bias (n) or nullptr, y (m, n); scratch:
 // linear_packed_scratch_size(k) floats (contents ignored). y must not alias x, w, bias or scratch.
 void linear_packed(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m, std::size_t k,

@@ -268,7 +268,7 @@ void Encoder::pack_linear_weights() {
     float* w = parameter(slot);
     for (std::size_t t = 0; t + P <= n; t += P) {
       std::copy_n(w + t * k, P * k, rows.data());
-      kernels::linear_pack_weight(rows.data(), w + t * k, k);
+      kernels::linear_pack_weight(rows.data(), w + t * k, P, k);
     }
   }
   packed_ = true;

@@ -67,9 +67,7 @@ void linear_rows_parallel(const float* x, const float* w, const float* bias, flo
       packed = {};
     }
     if (!packed.empty()) {
-      const std::size_t P = kernels::linear_panel_width(), n_panels = n - n % P;
-      for (std::size_t j = 0; j < n_panels; j += P) kernels::linear_pack_weight(w + j * k, packed.data() + j * k, k);
-      std::copy(w + n_panels * k, w + n * k, packed.data() + n_panels * k);
+      kernels::linear_pack_weight(w, packed.data(), n, k);
       return linear_packed_rows_parallel(x, packed.data(), bias, y, m, k, n);
     }
   }

@@ -216,11 +216,10 @@ TEST_CASE("matmul: k == 0 writes zeros", "[kernels][matmul]") {
 
 namespace {
 
-// W (n, k) packed panel by panel, as the encoders pack their weights in place.
+// W (n, k) packed.
 std::vector<float> packed_weight(const float* w, std::size_t n, std::size_t k) {
-  const std::size_t P = aw::kernels::linear_panel_width();
-  std::vector<float> packed(w, w + n * k);
-  for (std::size_t t = 0; t + P <= n; t += P) aw::kernels::linear_pack_weight(w + t * k, packed.data() + t * k, k);
+  std::vector<float> packed(n * k);
+  aw::kernels::linear_pack_weight(w, packed.data(), n, k);
   return packed;
 }
 
@@ -255,4 +254,10 @@ TEST_CASE("linear_pack_weight: a permutation of W, panels in place of their rows
         CHECK(packed[t * P * k + p * P + x] == static_cast<float>((t * P + x) * k + p));
       }
   for (std::size_t i = 2 * P * k; i < n * k; ++i) CHECK(packed[i] == w[i]);  // the last 3 rows unchanged
+
+  // panel by panel (n = P), as the encoders pack in place: the same floats
+  std::vector<float> by_panel = w;
+  for (std::size_t t = 0; t + P <= n; t += P)
+    aw::kernels::linear_pack_weight(w.data() + t * k, by_panel.data() + t * k, P, k);
+  CHECK(by_panel == packed);
 }

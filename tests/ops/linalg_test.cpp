@@ -45,10 +45,8 @@ TEST_CASE("linear op: from 64 rows (W packed per call in relaxed SIMD), 1 and 2 
   const auto x = kernel_test::uniform_buffer(rng, m * k, 0), w = kernel_test::uniform_buffer(rng, n * k, 0),
              bias = kernel_test::uniform_buffer(rng, n, 0);
   // what the op computes: the packed kernel where packing pays, else the dot tiles
-  const std::size_t P = aw::kernels::linear_panel_width();
-  std::vector<float> packed(w.data(), w.data() + n * k), scratch(aw::kernels::linear_packed_scratch_size(k));
-  for (std::size_t j = 0; j + P <= n; j += P)
-    aw::kernels::linear_pack_weight(w.data() + j * k, packed.data() + j * k, k);
+  std::vector<float> packed(n * k), scratch(aw::kernels::linear_packed_scratch_size(k));
+  aw::kernels::linear_pack_weight(w.data(), packed.data(), n, k);
   std::vector<float> want(m * n), unpacked(m * n);
   aw::kernels::linear(x.data(), w.data(), bias.data(), unpacked.data(), m, k, n);
   if (aw::kernels::linear_packing_pays())
