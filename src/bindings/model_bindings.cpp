@@ -5,8 +5,8 @@
 // layer has checked them; this boundary trusts nothing), then allocates the resident weight
 // arena and a staging buffer; JS copies each chunk of the file into the staging buffer
 // (_modelStagingView) and _modelWrite converts it into the arena; _modelFinish checks that every
-// tensor arrived, frees the staging buffer and packs the linear layers' weights for the kernel. _modelDispose frees the
-// model.
+// tensor arrived, frees the staging buffer and packs the linear layers' weights for the kernel.
+// _modelDispose frees the model.
 #include <emscripten/bind.h>
 
 #include <algorithm>
