@@ -1,4 +1,4 @@
-// The layers around attention (seed 001 E1.5, seed 004 E4.1): positional encoding, layer norm,
+// The layers around attention (document 001 E1.5, document 004 E4.1): positional encoding, layer norm,
 // activations and elementwise arithmetic with broadcasting. Mixed into AttentionWasm.prototype
 // by index.js; what each does: index.d.ts.
 import {

@@ -1,6 +1,6 @@
 // The package in the tools JS developers use, each with its default configuration (issue 14):
 // every consumer is a scratch project with the `npm pack` tarball of the current build installed,
-// building the same app (app/main.js: the README's example, seed 000's omega_24) with the tool's
+// building the same app (app/main.js: the README's example, document 000's omega_24) with the tool's
 // usual command; browser apps then run in Chromium. Each must print the document's omega_24
 // (tests/web/oracles.mjs), no tool may print a warning naming the package, and a bundle of the
 // default entry point must not hold the threaded build. The threads opt-in

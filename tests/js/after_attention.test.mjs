@@ -1,4 +1,4 @@
-// Seed 001 ("Self-Attention Mechanism"), E1.5 "what follows attention": a residual connection,
+// Document 001 ("Self-Attention Mechanism"), E1.5 "what follows attention": a residual connection,
 // layer normalisation, a feed-forward network with ReLU or GELU, then residual + layer norm
 // again (the post-LN block of "Attention Is All You Need"), composed from the library's ops on
 // a small example and compared with the same block computed in float64 in this file.

@@ -1,4 +1,4 @@
-// Seed 004, E4.6: what the document prints, E4.6 computed with the library step by step as the
+// Document 004, E4.6: what the document prints, E4.6 computed with the library step by step as the
 // document's Python, and the assertions that compare the two. Shared by the Node test
 // (tests/js/e46_distilbert.test.mjs) and the page's test in Chromium (tests/web/encoder.test.mjs),
 // so that both hold the library and the page to the same numbers.
@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { formatTensor } from 'attention-wasm';
 import { S1, S2 } from './fixtures.mjs';
 
-// What the document prints (seed 004, sections 4.1, 4.6, 4.7, 4.8).
+// What the document prints (document 004, sections 4.1, 4.6, 4.7, 4.8).
 export const DOCUMENT = {
   tokens: ['[CLS]', 'write', 'a', 'poem', 'about', 'a', 'man', 'fishing', 'on', 'a', 'river', 'bank', '.', '[SEP]'],
   leBank: [-0.03, -0.06, -0.09, -0.07, -0.03],

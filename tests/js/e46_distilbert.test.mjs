@@ -1,4 +1,4 @@
-// Seed 004, E4.6 with the real distilbert-base-uncased: every number the document prints, at the
+// Document 004, E4.6 with the real distilbert-base-uncased: every number the document prints, at the
 // precision it prints it. Opt-in, since the weights cannot be downloaded here:
 //
 //   AW_DISTILBERT_DIR=/path/to/distilbert-base-uncased npm test

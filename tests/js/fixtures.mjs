@@ -11,6 +11,6 @@ export async function loadFixture(name) {
   return { dir, ...(await fixture(name)) };
 }
 
-/** The two sentences of seed 004, E4.6. */
+/** The two sentences of document 004, E4.6. */
 export const S1 = 'Write a poem about a man fishing on a river bank.';
 export const S2 = 'Write a poem about a man withdrawing money from a bank.';

@@ -124,7 +124,7 @@ export function attention(q, k, v) {
 }
 
 /**
- * Sinusoidal positional encoding as seed 004's generate_positional_encoding builds it (without
+ * Sinusoidal positional encoding as document 004's generate_positional_encoding builds it (without
  * rounding): rows [sin, cos, sin, cos, ...] of pos / 10000^(2i / dModel); an odd dModel drops the
  * last column. Returns maxLength rows of dModel numbers.
  */

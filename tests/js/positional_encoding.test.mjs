@@ -1,10 +1,10 @@
-// Seed 004 ("Self-Attention Explained with Code"), E4.1 and E4.2: sinusoidal positional encoding
+// Document 004 ("Self-Attention Explained with Code"), E4.1 and E4.2: sinusoidal positional encoding
 // as the document's PositionalEncoder builds it (numpy: denominator = 10000 ** (even_i / d_model),
 // sin and cos interleaved, an odd d_model drops the last column).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { library, assertClose } from './helpers.mjs';
-import { positionalEncoding as seed004 } from './nn_float64.mjs';
+import { positionalEncoding as document004 } from './nn_float64.mjs';
 
 const A = await library();
 
@@ -20,7 +20,7 @@ test('E4.1 PositionalEncoder(d_model=3, max_length=5, rounding=2)', () => {
 test('E4.2 the heatmap matrix (max_length 100, d_model 400) against float64', () => {
   const pe = A.positionalEncoding(100, 400);
   assert.deepEqual(pe.shape, [100, 400]);
-  assertClose(pe, seed004(100, 400), 1e-7, 'PE(100, 400)');
+  assertClose(pe, document004(100, 400), 1e-7, 'PE(100, 400)');
   // bounded in [-1, 1]; row 0 alternates sin(0) = 0 and cos(0) = 1
   assert.ok(pe.data.every((v) => v >= -1 && v <= 1));
   assertClose(pe.data.slice(0, 6), [0, 1, 0, 1, 0, 1], 0, 'row 0');
@@ -37,7 +37,7 @@ test('odd and small sizes, and long sequences, against float64', () => {
   ]) {
     assertClose(
       A.positionalEncoding(maxLength, dModel),
-      seed004(maxLength, dModel),
+      document004(maxLength, dModel),
       1e-7,
       `PE(${maxLength}, ${dModel})`,
     );

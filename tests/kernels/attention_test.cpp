@@ -174,7 +174,7 @@ TEST_CASE("attention: fully masked rows give weights 0 and out 0, never NaN", "[
     }
 }
 
-TEST_CASE("attention: seed 003, three inputs worked by hand (scale 1)", "[kernels][attention]") {
+TEST_CASE("attention: document 003, three inputs worked by hand (scale 1)", "[kernels][attention]") {
   // /work/shared/seeds/003_930b4450414597d4.txt: queries, keys and values of three inputs.
   const float q[] = {1, 0, 2, 2, 2, 2, 2, 1, 3};  // (3, 3)
   const float k[] = {0, 1, 1, 4, 4, 0, 2, 3, 1};  // (3, 3)

@@ -1,5 +1,5 @@
 // Tests for src/kernels/positional_encoding: the xsimd kernel (float64 lanes) against its
-// scalar reference and against float64 written here from seed 004's numpy code
+// scalar reference and against float64 written here from document 004's numpy code
 // (denominator = 10000 ** (even_i / d_model), sin/cos interleaved, odd d_model drops the last
 // column), E4.1's printed matrix, E4.2's size (100 x 400), and every SIMD tail of d_model.
 #include "kernels/positional_encoding.hpp"
@@ -10,10 +10,10 @@ using namespace kernel_test;
 
 namespace {
 
-// Seed 004, PositionalEncoder.generate_positional_encoding without the rounding:
+// Document 004, PositionalEncoder.generate_positional_encoding without the rounding:
 //   even_i = arange(0, d_model, 2); denominator = 10000 ** (even_i / d_model)
 //   stack(sin(pos / denominator), cos(pos / denominator)) interleaved; odd d_model: drop last column
-std::vector<double> seed004_float64(std::size_t max_length, std::size_t d_model) {
+std::vector<double> document004_float64(std::size_t max_length, std::size_t d_model) {
   const std::size_t pairs = (d_model + 1) / 2;
   std::vector<double> pe(max_length * d_model);
   for (std::size_t pos = 0; pos < max_length; ++pos) {
@@ -36,7 +36,7 @@ void check(std::size_t max_length, std::size_t d_model, std::size_t offset) {
   Buffer pe(count, offset), pe_ref(count, offset);
   aw::kernels::positional_encoding(pe.data(), max_length, d_model);
   aw::kernels::positional_encoding_reference(pe_ref.data(), max_length, d_model);
-  const auto want = seed004_float64(max_length, d_model);
+  const auto want = document004_float64(max_length, d_model);
   check_simd_reference_float64("", pe.data(), pe_ref.data(), want, nullptr, float64, float64);
   CHECK(pe.guards_intact());
   CHECK(pe_ref.guards_intact());
@@ -44,7 +44,7 @@ void check(std::size_t max_length, std::size_t d_model, std::size_t offset) {
 
 }  // namespace
 
-TEST_CASE("positional_encoding: xsimd == reference == seed 004 in float64 over every d_model tail",
+TEST_CASE("positional_encoding: xsimd == reference == document 004 in float64 over every d_model tail",
           "[kernels][positional_encoding]") {
   for (std::size_t offset : offsets)
     for (std::size_t max_length : {std::size_t(0), std::size_t(1), std::size_t(5), std::size_t(17)})

@@ -39,14 +39,14 @@ void check_close(const std::vector<float>& got, const std::vector<float>& want, 
 }  // namespace
 
 // ---------------------------------------------------------------------------
-// 1. The project's seed document: /work/shared/seeds/000_dab53871681a1d19.txt
+// 1. Document 000: /work/shared/seeds/000_dab53871681a1d19.txt
 //    (self-attention from scratch tutorial):
 //      torch.manual_seed(123)
 //      embed = torch.nn.Embedding(6, 16)      # weight.normal_(0, 1), numel 96
 //      embed(sentence_int) with sentence_int = [0, 4, 5, 2, 1, 3]
 //    The printed rows are weight rows 0, 4, 5, 2, 1, 3 in that order.
 // ---------------------------------------------------------------------------
-TEST_CASE("seed 123: nn.Embedding(6, 16) weight from the seed tutorial", "[random][oracle]") {
+TEST_CASE("seed 123: nn.Embedding(6, 16) weight from document 000", "[random][oracle]") {
   const std::vector<std::vector<float>> printed = {
       {0.3374f, -0.1778f, -0.3035f, -0.5880f, 0.3486f, 0.6603f, -0.2196f, -0.3792f, 0.7671f, -1.1925f, 0.6984f,
        -1.4097f, 0.1794f, 1.8951f, 0.4954f, 0.2692f},

@@ -106,7 +106,7 @@ test("E0.9 multi-head and E0.10 cross-attention: the document's shapes, the comp
   await shot('000');
 });
 
-test('seed 000 controls: new seed -> new embedding; d_v -> context length; heads -> per-head rows', async () => {
+test('document 000 controls: new seed -> new embedding; d_v -> context length; heads -> per-head rows', async () => {
   const sel = '[data-document="000"]';
   const old = await result('E0.3');
   await b.page.fill(`${sel} [name=seed]`, '7');

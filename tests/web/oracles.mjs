@@ -52,7 +52,7 @@ export const E3 = {
 export const E4 = {
   pe: '[[ 0.    1.    0.  ]\n [ 0.84  0.54  0.  ]\n [ 0.91 -0.42  0.  ]\n [ 0.14 -0.99  0.01]\n [-0.76 -0.65  0.01]]',
   peValues: [0, 1, 0, 0.84, 0.54, 0, 0.91, -0.42, 0, 0.14, -0.99, 0.01, -0.76, -0.65, 0.01],
-  // E4.6's token list as the notebook prints it (seed 004, section 4.8)
+  // E4.6's token list as the notebook prints it (document 004, section 4.8)
   tokens: "['[CLS]', 'write', 'a', 'poem', 'about', 'a', 'man', 'fishing', 'on', 'a',\n 'river', 'bank', '.', '[SEP]']",
 };
 

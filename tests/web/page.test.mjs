@@ -21,7 +21,7 @@ test('the module loads and the page says so', async () => {
   assert.equal(await b.page.getAttribute('body', 'data-ready'), 'true');
 });
 
-test("seed 000 E0.1-E0.8 show the document's output", async () => {
+test("document 000 E0.1-E0.8 show the document's output", async () => {
   assert.equal(await result('E0.1'), "{'Life': 0, 'dessert': 1, 'eat': 2, 'first': 3, 'is': 4, 'short': 5}");
   assert.equal(await result('E0.2'), 'tensor([0, 4, 5, 2, 1, 3])');
   const e03 = await result('E0.3');

@@ -87,7 +87,7 @@ export const encoderJobs = {
   },
 
   /**
-   * Seed 004's E4.6, as its Python: extract_le(word)[1] (the learned embedding of the word's
+   * Document 004's E4.6, as its Python: extract_le(word)[1] (the learned embedding of the word's
    * first token), extract_te(s)[i] for each sentence at the word's first token i (the last
    * hidden state), the cosines between those vectors, and the prints of learned_embeddings and
    * last_hidden_state for sentence 1.

@@ -44,7 +44,7 @@ export const vec = (t) => ({ toArray: () => Array.from(t.data) });
 export const torchSize = (t) => `torch.Size([${t.shape.join(', ')}])`;
 export const shapeTuple = (t) => `(${t.shape.join(', ')})`;
 
-// Python's own printing, for E4.6 (seed 004 prints Python lists of rounded floats and of tokens).
+// Python's own printing, for E4.6 (document 004 prints Python lists of rounded floats and of tokens).
 
 /**
  * Python's round(x, digits): the double's exact value rounded to `digits` decimals, an exact tie

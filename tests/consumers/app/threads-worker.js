@@ -1,5 +1,5 @@
 // Runs in threads-main.js's Worker: the threads opt-in (attention-wasm/threads) on two threads,
-// seed 000's omega_24 and a product large enough to be split over them.
+// document 000's omega_24 and a product large enough to be split over them.
 import { init, Tensor } from 'attention-wasm/threads';
 import { omega24 } from './omega24.js';
 

@@ -1,4 +1,4 @@
-// Seed 000 ("Understanding and coding self-attention"), E0.9 (multi-head) and E0.10
+// Document 000 ("Understanding and coding self-attention"), E0.9 (multi-head) and E0.10
 // (cross-attention), computed completely through the library from torch.manual_seed(123). The
 // document prints only shapes here, so the values are checked against an independent float64
 // computation (plain JS doubles over the same float32 inputs).

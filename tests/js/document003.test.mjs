@@ -1,4 +1,4 @@
-// Seed 003 ("Illustrated self-attention"): 3 inputs of dimension 4, plain dot-product scores.
+// Document 003 ("Illustrated self-attention"): 3 inputs of dimension 4, plain dot-product scores.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';

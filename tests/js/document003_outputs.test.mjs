@@ -1,4 +1,4 @@
-// Seed 003 ("Illustrated self-attention"), E3.5: "repeat steps 4-7 for Input 2 & Input 3", left
+// Document 003 ("Illustrated self-attention"), E3.5: "repeat steps 4-7 for Input 2 & Input 3", left
 // to the reader. The library's outputs 2 and 3 against a float64 computation of the same steps.
 import { test } from 'node:test';
 import { Tensor } from 'attention-wasm';

@@ -1,4 +1,4 @@
-// Seed 000 ("Understanding and coding self-attention"), E0.1-E0.8, computed through the library
+// Document 000 ("Understanding and coding self-attention"), E0.1-E0.8, computed through the library
 // from torch.manual_seed(123) onwards. The expected numbers are the document's printed output.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
