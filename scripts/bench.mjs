@@ -65,12 +65,7 @@ async function attentionLibraries() {
   libs.push(attentionWasm(await init({ simd: 'simd128' }), 'attention-wasm simd128'));
   if (THREADS > 1) {
     const A = await init({ threads: THREADS });
-    libs.push(
-      attentionWasm(
-        A,
-        `attention-wasm ${A.buildInfo().simd === 'relaxed-simd' ? 'relaxed' : 'simd128'} ${A.threads} threads`,
-      ),
-    );
+    libs.push(attentionWasm(A, `attention-wasm ${A.buildInfo().simd} ${A.threads} threads`));
   }
   if (!onlyOurs) {
     const peers = {

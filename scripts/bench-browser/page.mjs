@@ -33,7 +33,7 @@ window.runBench = async ({ quick, versions, also = [] }) => {
     for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
       // a build from before the relaxed one has none (and may ignore the option)
       const A = await other.init({ simd }).catch((e) => (simd === 'relaxed' ? null : Promise.reject(e)));
-      if (simd === 'relaxed' && A?.buildInfo().simd !== 'relaxed-simd') log(`# ${label}: no relaxed-SIMD build`);
+      if (simd === 'relaxed' && A?.buildInfo().simd !== 'relaxed') log(`# ${label}: no relaxed-SIMD build`);
       else libs.push(attentionWasm(A, `${label} ${simd}`));
     }
   }

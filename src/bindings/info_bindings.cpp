@@ -1,5 +1,6 @@
 // Embind name for build facts (glue only): which SIMD instruction set the kernels were compiled
-// for ("simd128" or "relaxed-simd"), so a page or a benchmark can say what it measured.
+// for ("simd128" or "relaxed", the names init({ simd }) takes) and whether it is the threaded
+// build, so a page or a benchmark can say what it measured.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 #include <emscripten/version.h>  // __EMSCRIPTEN_major__ ... (no longer predefined since 3.1.4)
@@ -12,7 +13,7 @@ namespace {
 emscripten::val build_info_js() {
   emscripten::val info = emscripten::val::object();
 #if defined(__wasm_relaxed_simd__)
-  info.set("simd", std::string("relaxed-simd"));  // -mrelaxed-simd: fused multiply-add (relaxed_madd)
+  info.set("simd", std::string("relaxed"));  // -mrelaxed-simd: fused multiply-add (relaxed_madd)
 #elif defined(__wasm_simd128__)
   info.set("simd", std::string("simd128"));  // -msimd128 (xsimd's "wasm" arch)
 #else
@@ -22,9 +23,9 @@ emscripten::val build_info_js() {
   info.set("emscripten", std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) + "." +
                              std::to_string(__EMSCRIPTEN_tiny__));
 #ifdef __EMSCRIPTEN_PTHREADS__
-  info.set("threads", true);
+  info.set("threaded", true);  // A.threads is how many threads the ops use
 #else
-  info.set("threads", false);
+  info.set("threaded", false);
 #endif
   return info;
 }

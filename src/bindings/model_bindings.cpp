@@ -307,9 +307,10 @@ val model_dispose_js(double handle) {
 
 // A JS typed array of `count` elements copied into a heap vector (its kind and length checked
 // again: the boundary trusts nothing the wrapper checked).
+// `what` is a name marked by api_name (input_ids: inputIds in JS, src/js/names.js).
 template <class T>
-std::vector<T> copy_array(const val& array, std::size_t count, const char* what) {
-  const HeapArray<T> heap = typed_array_from_js<T>(array, count, std::string("model.forward: ") + what);
+std::vector<T> copy_array(const val& array, std::size_t count, const std::string& what) {
+  const HeapArray<T> heap = typed_array_from_js<T>(array, count, "model.forward: " + what);
   return std::vector<T>(heap.data.begin(), heap.data.end());
 }
 
@@ -328,11 +329,11 @@ val model_forward_js(double handle, val ids, val mask, val types, double batch, 
           batch * length <= static_cast<double>(kMaxElements)))
       fail(ErrorKind::Range, "model.forward: input shape [" + num(batch) + ", " + num(length) + "] is out of range");
     const auto count = static_cast<std::size_t>(batch * length);
-    const auto id_data = copy_array<std::int32_t>(ids, count, "input_ids");
+    const auto id_data = copy_array<std::int32_t>(ids, count, api_name("input_ids"));
     std::vector<std::uint8_t> mask_data;
     std::vector<std::int32_t> type_data;
-    if (is_set(mask)) mask_data = copy_array<std::uint8_t>(mask, count, "attention_mask");
-    if (is_set(types)) type_data = copy_array<std::int32_t>(types, count, "token_type_ids");
+    if (is_set(mask)) mask_data = copy_array<std::uint8_t>(mask, count, api_name("attention_mask"));
+    if (is_set(types)) type_data = copy_array<std::int32_t>(types, count, api_name("token_type_ids"));
     EncoderInput in;
     in.input_ids = id_data.data();
     in.attention_mask = is_set(mask) ? mask_data.data() : nullptr;

@@ -353,10 +353,11 @@ export class AttentionWasm {
   memoryStats(): { heapBytes: number; allocatedBytes: number };
   /**
    * What this module was built for: `simd` the instruction set init() chose
-   * ({@link InitOptions.simd}: `'relaxed-simd'` with fused multiply-add, or `'simd128'`),
-   * `floatLanes` the floats per SIMD vector, `threads` whether it is a pthread build.
+   * ({@link InitOptions.simd}: `'relaxed'` with fused multiply-add, or `'simd128'`),
+   * `floatLanes` the floats per SIMD vector, `threaded` whether it is the threaded (pthread)
+   * build ({@link AttentionWasm.threads} is how many threads the ops use).
    */
-  buildInfo(): { simd: 'relaxed-simd' | 'simd128'; floatLanes: number; threads: boolean; emscripten: string };
+  buildInfo(): { simd: 'relaxed' | 'simd128'; floatLanes: number; threaded: boolean; emscripten: string };
   /** Threads the ops use: 1 with the single-thread build (see {@link InitOptions.threads}). */
   readonly threads: number;
   /**
@@ -419,6 +420,9 @@ export class AttentionWasm {
    * `PE[pos, 2i] = sin(pos / 10000^(2i/dModel))`, `PE[pos, 2i+1] = cos(pos / 10000^(2i/dModel))`.
    * For an odd `dModel` the last cos column is dropped, so the last column is
    * `sin(pos / 10000^((dModel-1)/dModel))`. Computed in float64, rounded to float32.
+   * @param maxLength the longest sequence to encode: one row per position 0 ... maxLength-1
+   *   (document 004's `max_length`; like a tokenizer's `maxLength`, a length in tokens, not a
+   *   model's {@link PretrainedModel.maxPositions})
    * @throws RangeError if a size is negative or too large
    */
   positionalEncoding(maxLength: number, dModel: number): Tensor;
@@ -627,8 +631,11 @@ export class PretrainedModel {
   readonly numLayers: number;
   readonly numHeads: number;
   readonly hiddenSize: number;
-  /** max_position_embeddings */
-  readonly maxLength: number;
+  /**
+   * The most tokens one sequence may have: config.json's max_position_embeddings (the rows of
+   * the position embeddings). The folder's tokenizer caps its `maxLength` at it.
+   */
+  readonly maxPositions: number;
   readonly hasPooler: boolean;
   /** Bytes of wasm memory the weights hold. */
   readonly residentBytes: number;
@@ -637,7 +644,7 @@ export class PretrainedModel {
   readonly disposed: boolean;
   /**
    * `model(input_ids, attention_mask, token_type_ids, output_hidden_states, output_attentions)`.
-   * @throws RangeError for ids out of the vocabulary, a sequence longer than maxLength, rows of
+   * @throws RangeError for ids out of the vocabulary, a sequence longer than maxPositions, rows of
    *   different lengths, an empty input; TypeError for token type ids given to DistilBERT
    */
   forward<O extends ForwardOptions = {}>(

@@ -86,7 +86,7 @@ function sharedMemoryAvailable() {
  *
  * `simd` (default 'auto'): the relaxed-SIMD build (fused multiply-add) where the engine runs it,
  * else the SIMD128 build; 'relaxed' or 'simd128' forces one ('relaxed' throws where the engine
- * cannot run it). `A.buildInfo().simd` says which ('relaxed-simd' or 'simd128').
+ * cannot run it). `A.buildInfo().simd` says which ('relaxed' or 'simd128').
  *
  * `threads` (default false): with 'auto' (the machine's logical cores) or a number > 1, and
  * where shared memory is available (Node; a cross-origin-isolated page), the threaded build is

@@ -21,5 +21,13 @@ export const JS_NAMES = Object.freeze({
   src_mask: 'srcMask',
   src_key_padding_mask: 'srcKeyPaddingMask',
   dim_feedforward: 'dimFeedforward',
+  // pretrained models (src/models/encoder.cpp): transformers' model(input_ids, ...) is model.forward
   'encoder config': 'config.json',
+  'encoder.forward': 'model.forward',
+  word_embeddings: 'model.wordEmbeddings',
+  input_ids: 'inputIds',
+  attention_mask: 'attentionMask',
+  token_type_ids: 'tokenTypeIds',
+  hidden_states: 'hiddenStates',
+  max_position_embeddings: 'maxPositions',
 });

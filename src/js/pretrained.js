@@ -248,7 +248,8 @@ export class PretrainedModel {
     this.numLayers = encoder.numLayers;
     this.numHeads = encoder.numHeads;
     this.hiddenSize = encoder.hiddenSize;
-    this.maxLength = encoder.maxPositions;
+    /** config.json's max_position_embeddings: the most tokens one sequence may have. */
+    this.maxPositions = encoder.maxPositions;
     /** Whether forward returns poolerOutput (BERT checkpoints with pooler.dense). */
     this.hasPooler = hasPooler;
     /** Bytes of wasm memory the weights hold (float32). */

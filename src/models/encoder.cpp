@@ -16,7 +16,10 @@
 namespace aw {
 namespace {
 
-constexpr const char* kFn = "encoder.forward";
+// Messages name the function and its arguments as transformers does (input_ids, attention_mask,
+// token_type_ids), each through api_name: the JS bindings respell them (model.forward: inputIds,
+// src/js/names.js).
+std::string forward_fn() { return api_name("encoder.forward"); }
 
 // The hidden state and the per-layer buffers of one forward call, allocated once and reused by
 // every layer. rows = N * L.
@@ -32,7 +35,7 @@ struct Activations {
 
 Activations allocate_activations(const EncoderConfig& c, std::int64_t N, std::int64_t L) {
   const std::int64_t D = c.hidden_size, H = c.num_heads, Dh = D / H, F = c.intermediate_size;
-  const std::string fn = kFn;
+  const std::string fn = forward_fn();
   Activations a;
   a.N = static_cast<std::size_t>(N), a.L = static_cast<std::size_t>(L), a.H = static_cast<std::size_t>(H);
   a.Dh = static_cast<std::size_t>(Dh), a.D = static_cast<std::size_t>(D), a.F = static_cast<std::size_t>(F);
@@ -49,13 +52,13 @@ Activations allocate_activations(const EncoderConfig& c, std::int64_t N, std::in
 }
 
 void validate_input(const EncoderConfig& c, const EncoderInput& in) {
-  const std::string fn = kFn;
+  const std::string fn = forward_fn(), ids = api_name("input_ids");
   if (in.batch < 1 || in.length < 1)
-    fail(ErrorKind::Range, fn + ": input_ids must hold at least one token, got shape [" + std::to_string(in.batch) +
+    fail(ErrorKind::Range, fn + ": " + ids + " must hold at least one token, got shape [" + std::to_string(in.batch) +
                                ", " + std::to_string(in.length) + "]");
   if (in.length > c.max_positions)
-    fail(ErrorKind::Range, fn + ": sequence length " + std::to_string(in.length) +
-                               " is longer than the model's max_position_embeddings " +
+    fail(ErrorKind::Range, fn + ": " + ids + " has sequence length " + std::to_string(in.length) +
+                               ", longer than the model's " + api_name("max_position_embeddings") + " " +
                                std::to_string(c.max_positions));
   if (in.batch > kMaxElements / in.length)
     fail(ErrorKind::Range,
@@ -67,20 +70,22 @@ void validate_input(const EncoderConfig& c, const EncoderInput& in) {
   };
   for (std::size_t i = 0; i < n; ++i)
     if (in.input_ids[i] < 0 || in.input_ids[i] >= c.vocab_size)
-      fail(ErrorKind::Range, fn + ": input_ids" + where(i) + " = " + std::to_string(in.input_ids[i]) +
+      fail(ErrorKind::Range, fn + ": " + ids + where(i) + " = " + std::to_string(in.input_ids[i]) +
                                  " is not a token id in [0, " + std::to_string(c.vocab_size) + ")");
   if (in.attention_mask)
     for (std::size_t i = 0; i < n; ++i)
       if (in.attention_mask[i] > 1)
-        fail(ErrorKind::Range,
-             fn + ": attention_mask" + where(i) + " = " + std::to_string(in.attention_mask[i]) + " must be 0 or 1");
+        fail(ErrorKind::Range, fn + ": " + api_name("attention_mask") + where(i) + " = " +
+                                   std::to_string(in.attention_mask[i]) + " must be 0 or 1");
   if (in.token_type_ids) {
     if (c.arch != EncoderArch::Bert)
-      fail(ErrorKind::Type, fn + ": token_type_ids are not an input of distilbert (it has no token type embeddings)");
+      fail(ErrorKind::Type, fn + ": " + api_name("token_type_ids") +
+                                " are not an input of distilbert (it has no token type embeddings)");
     for (std::size_t i = 0; i < n; ++i)
       if (in.token_type_ids[i] < 0 || in.token_type_ids[i] >= c.type_vocab_size)
-        fail(ErrorKind::Range, fn + ": token_type_ids" + where(i) + " = " + std::to_string(in.token_type_ids[i]) +
-                                   " is not in [0, " + std::to_string(c.type_vocab_size) + ")");
+        fail(ErrorKind::Range, fn + ": " + api_name("token_type_ids") + where(i) + " = " +
+                                   std::to_string(in.token_type_ids[i]) + " is not in [0, " +
+                                   std::to_string(c.type_vocab_size) + ")");
   }
 }
 
@@ -92,7 +97,7 @@ Tensor key_padding_mask(const EncoderInput& in) {
   if (!in.attention_mask ||
       std::all_of(in.attention_mask, in.attention_mask + n, [](std::uint8_t m) { return m == 1; }))
     return {};
-  Tensor m = make_uninitialised_tensor({in.batch, 1, 1, in.length}, std::string(kFn) + ": attention mask");
+  Tensor m = make_uninitialised_tensor({in.batch, 1, 1, in.length}, forward_fn() + ": attention mask");
   for (std::size_t i = 0; i < n; ++i) m.data[i] = in.attention_mask[i] ? 0.0f : std::numeric_limits<float>::lowest();
   return m;
 }
@@ -211,7 +216,7 @@ Tensor encoder_layer(const Encoder& model, std::int64_t layer, const Tensor& mas
 // BertPooler: tanh(x[:, 0] W_p^T + b_p)     (N, D)
 Tensor pool(const Encoder& model, const Activations& a) {
   const ParameterLayout& p = model.layout();
-  const std::string fn = kFn;
+  const std::string fn = forward_fn();
   Tensor first = make_uninitialised_tensor({static_cast<std::int64_t>(a.N), static_cast<std::int64_t>(a.D)},
                                            fn + ": pooler input");
   for (std::size_t n = 0; n < a.N; ++n) std::copy_n(a.x.data.data() + n * a.L * a.D, a.D, first.data.data() + n * a.D);
@@ -275,19 +280,19 @@ void Encoder::pack_linear_weights() {
 }
 
 EncoderOutput Encoder::forward(const EncoderInput& in, const EncoderOptions& options) const {
-  if (!packed_) fail(ErrorKind::Shape, std::string(kFn) + ": the model's weights have not finished loading");
+  if (!packed_) fail(ErrorKind::Shape, forward_fn() + ": the model's weights have not finished loading");
   validate_input(config_, in);
   Activations a = allocate_activations(config_, in.batch, in.length);
   const Tensor mask = key_padding_mask(in);
   EncoderOutput out;
-  const std::string fn = kFn;
+  const std::string state_copy = forward_fn() + ": " + api_name("hidden_states");
 
   embed(*this, in, a);
-  if (options.output_hidden_states) out.hidden_states.push_back(copy_of(a.x, fn + ": hidden_states"));
+  if (options.output_hidden_states) out.hidden_states.push_back(copy_of(a.x, state_copy));
   for (std::int64_t layer = 0; layer < config_.num_layers; ++layer) {
     Tensor weights = encoder_layer(*this, layer, mask, options.output_attentions, a);
     if (options.output_attentions) out.attentions.push_back(std::move(weights));
-    if (options.output_hidden_states) out.hidden_states.push_back(copy_of(a.x, fn + ": hidden_states"));
+    if (options.output_hidden_states) out.hidden_states.push_back(copy_of(a.x, state_copy));
   }
   if (has_pooler()) out.pooler_output = pool(*this, a);
   out.last_hidden_state = std::move(a.x);
@@ -295,12 +300,13 @@ EncoderOutput Encoder::forward(const EncoderInput& in, const EncoderOptions& opt
 }
 
 Tensor Encoder::word_embeddings(const std::int32_t* ids, std::size_t count) const {
+  const std::string fn = api_name("word_embeddings");  // model.embeddings.word_embeddings(ids) in transformers
   for (std::size_t i = 0; i < count; ++i)
     if (ids[i] < 0 || ids[i] >= config_.vocab_size)
-      fail(ErrorKind::Range, "word_embeddings: ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
+      fail(ErrorKind::Range, fn + ": ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
                                  " is not a token id in [0, " + std::to_string(config_.vocab_size) + ")");
   const std::int64_t D = config_.hidden_size;
-  Tensor out = make_uninitialised_tensor({static_cast<std::int64_t>(count), D}, "word_embeddings: result");
+  Tensor out = make_uninitialised_tensor({static_cast<std::int64_t>(count), D}, fn + ": result");
   const float* word = parameter(layout_.global(GlobalParam::WordEmbeddings));
   for (std::size_t i = 0; i < count; ++i)
     std::copy_n(word + static_cast<std::size_t>(ids[i]) * static_cast<std::size_t>(D), D,

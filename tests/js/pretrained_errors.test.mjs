@@ -308,7 +308,7 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
   assert.deepEqual(model.embed(long, { truncation: true }).shape, [1, 18]);
   assert.throws(() => model.forward(new Array(41).fill(1996)), {
     name: 'RangeError',
-    message: "encoder.forward: sequence length 41 is longer than the model's max_position_embeddings 40",
+    message: "model.forward: inputIds has sequence length 41, longer than the model's maxPositions 40",
   });
   assert.throws(() => model.tokenizer.encode(''), {
     name: 'RangeError',
@@ -322,9 +322,12 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
   });
   assert.throws(() => model.forward([101, 30522, 102]), {
     name: 'RangeError',
-    message: 'encoder.forward: input_ids at [0, 1] = 30522 is not a token id in [0, 30522)',
+    message: 'model.forward: inputIds at [0, 1] = 30522 is not a token id in [0, 30522)',
   });
-  assert.throws(() => model.forward([101, -1]), { name: 'RangeError', message: /input_ids at \[0, 1\] = -1/ });
+  assert.throws(() => model.forward([101, -1]), {
+    name: 'RangeError',
+    message: 'model.forward: inputIds at [0, 1] = -1 is not a token id in [0, 30522)',
+  });
   assert.throws(() => model.forward([101, 1.5]), {
     name: 'RangeError',
     message: 'model.forward: inputIds[0][1] = 1.5 is not an integer id',
@@ -357,7 +360,7 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
   assert.throws(() => model.wordEmbeddings([2 ** 40]), RangeError);
   assert.throws(() => model.wordEmbeddings([30522]), {
     name: 'RangeError',
-    message: /word_embeddings: ids\[0\] = 30522 is not a token id/,
+    message: 'model.wordEmbeddings: ids[0] = 30522 is not a token id in [0, 30522)',
   });
   assert.throws(() => model.embed('x', { pooling: 'max' }), {
     name: 'TypeError',
@@ -370,7 +373,7 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
   const bert = await A.loadPretrained((await loadFixture('bert-f16')).dir);
   assert.throws(() => bert.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 2]] }), {
     name: 'RangeError',
-    message: 'encoder.forward: token_type_ids at [0, 1] = 2 is not in [0, 2)',
+    message: 'model.forward: tokenTypeIds at [0, 1] = 2 is not in [0, 2)',
   });
   bert.dispose();
   assertHealthy('bert inputs');
@@ -484,4 +487,107 @@ test('the C++ boundary trusts nothing: config, tensor table, chunk order and ran
   );
   assert.match(raw._modelWrite(999, 0, 0).error, /no model with handle 999/);
   assertHealthy('raw');
+});
+
+// snake_case words of a message outside its quotes ('input_ids' quoted is the caller's own key).
+const snakeCase = (message) => message.replace(/'[^']*'/g, "''").match(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g) ?? [];
+
+test('every error a model call raises names the JS arguments: no snake_case name in any message', async () => {
+  assert.deepEqual(snakeCase("encoder.forward: input_ids at [0, 1]; unknown input field 'token_type_ids'"), [
+    'input_ids',
+  ]);
+  const distilbert = await A.loadPretrained(good.dir); // vocabulary 30522, 40 positions, no token types
+  const bert = await A.loadPretrained((await loadFixture('bert-f16')).dir);
+  const raw =
+    (model, ids, mask = null, types = null, N = 1, L = ids.length) =>
+    () => {
+      const r = A.raw._modelForward(model.handle, ids, mask, types, N, L, false, false);
+      throw new Error(r.error); // the boundary's message as the wrapper would throw it
+    };
+  const disposed = await A.loadPretrained(good.dir);
+  disposed.dispose();
+  // [call, message]: every check of model.forward, model.wordEmbeddings and model.embed, in JS and
+  // at the C++ boundary (the raw glue, which checks again what JS checked)
+  const cases = [
+    [() => distilbert.forward(new Array(41).fill(1996)), /^model\.forward: inputIds has sequence length 41/],
+    [() => distilbert.forward([]), /^model\.forward: inputIds is empty/],
+    [() => distilbert.forward([101, 30522]), /^model\.forward: inputIds at \[0, 1\] = 30522 is not a token id/],
+    [() => distilbert.forward([101, 1.5]), /^model\.forward: inputIds\[0\]\[1\] = 1\.5/],
+    [() => distilbert.forward({ inputIds: [[101, 102], [101]] }), /^model\.forward: inputIds row 1 has 1 values/],
+    [
+      () => distilbert.forward({ inputIds: [[101]], attentionMask: [[1], [1]] }),
+      /^model\.forward: attentionMask has 2 rows/,
+    ],
+    [
+      () => distilbert.forward({ inputIds: [[101]], attentionMask: [[2]] }),
+      /^model\.forward: attentionMask\[0\]\[0\] = 2/,
+    ],
+    [
+      () => distilbert.forward({ inputIds: [[101]], tokenTypeIds: [[0]] }),
+      /^model\.forward: tokenTypeIds are not an input of distilbert/,
+    ],
+    [() => distilbert.forward({ input_ids: [[101]] }), /^model\.forward: unknown input field 'input_ids'/],
+    [() => distilbert.forward({ inputIds: 'x' }), /^model\.forward: inputIds must be an array of token ids/],
+    [() => distilbert.forward(null), /^model\.forward: input must be token ids/],
+    [
+      () => distilbert.forward([101], { output_attentions: true }),
+      /^model\.forward: unknown option 'output_attentions'/,
+    ],
+    [
+      () => distilbert.forward([101], { outputHiddenStates: 1 }),
+      /^model\.forward: outputHiddenStates must be a boolean/,
+    ],
+    [
+      () => bert.forward({ inputIds: [[101, 102]], tokenTypeIds: [[0, 2]] }),
+      /^model\.forward: tokenTypeIds at \[0, 1\] = 2/,
+    ],
+    [
+      () => bert.forward({ inputIds: [[101]], tokenTypeIds: [[0.5]] }),
+      /^model\.forward: tokenTypeIds\[0\]\[0\] = 0\.5/,
+    ],
+    [() => distilbert.wordEmbeddings([30522]), /^model\.wordEmbeddings: ids\[0\] = 30522 is not a token id/],
+    [() => distilbert.wordEmbeddings([0.5]), /^model\.wordEmbeddings: ids\[0\] = 0\.5 is not an integer id/],
+    [() => distilbert.wordEmbeddings('bank'), /^model\.wordEmbeddings: ids must be number\[\] or Int32Array/],
+    [() => distilbert.embed(''), /^tokenizer\.encode: the text has no tokens/],
+    [() => distilbert.embed([]), /^model\.embed: texts must be a string or a non-empty array/],
+    [() => distilbert.embed('x', { pooling: 'max' }), /^model\.embed: pooling must be 'mean' or 'cls'/],
+    [() => distilbert.embed('x', { batchSize: 0 }), /^model\.embed: batchSize must be a positive integer/],
+    [() => distilbert.embed('x', { batch_size: 2 }), /^model\.embed: unknown option 'batch_size'/],
+    [() => disposed.forward([101]), /^model\.forward: the model has been disposed/],
+    [raw(distilbert, Int32Array.of(101, 30522)), /^model\.forward: inputIds at \[0, 1\] = 30522/],
+    [
+      raw(distilbert, new Int32Array(41)),
+      /^model\.forward: inputIds has sequence length 41, longer than the model's maxPositions 40$/,
+    ],
+    [
+      raw(distilbert, Int32Array.of(101, 102), Uint8Array.of(1, 2)),
+      /^model\.forward: attentionMask at \[0, 1\] = 2 must be 0 or 1$/,
+    ],
+    [
+      raw(distilbert, Int32Array.of(101), null, Int32Array.of(0)),
+      /^model\.forward: tokenTypeIds are not an input of distilbert/,
+    ],
+    [
+      raw(bert, Int32Array.of(101), null, Int32Array.of(5)),
+      /^model\.forward: tokenTypeIds at \[0, 0\] = 5 is not in \[0, 2\)$/,
+    ],
+    [raw(distilbert, new Float32Array(2)), /^model\.forward: inputIds/],
+    [raw(distilbert, Int32Array.of(101, 102), new Int32Array(2)), /^model\.forward: attentionMask/],
+    [raw(bert, Int32Array.of(101, 102), null, new Uint8Array(2)), /^model\.forward: tokenTypeIds/],
+    [raw(distilbert, new Int32Array(1), null, null, 1, 2), /^model\.forward: inputIds/],
+  ];
+  for (const [run, pattern] of cases) {
+    assert.throws(
+      run,
+      (e) => {
+        assert.match(e.message, pattern);
+        assert.deepEqual(snakeCase(e.message), [], `a snake_case name in: ${e.message}`);
+        return true;
+      },
+      String(pattern),
+    );
+  }
+  distilbert.dispose();
+  bert.dispose();
+  assertHealthy('model messages');
 });

@@ -70,7 +70,7 @@ test('weights above 2 GiB: the same outputs, errors and memory accounting as in 
   );
   // error strings are built in memory above 2 GiB too
   assert.throws(() => model.forward([101, 40000]), {
-    message: 'encoder.forward: input_ids at [0, 1] = 40000 is not a token id in [0, 30522)',
+    message: 'model.forward: inputIds at [0, 1] = 40000 is not a token id in [0, 30522)',
   });
   // the ops work up there as well
   const x = { data: Float32Array.from({ length: 64 }, (_, i) => Math.sin(i)), shape: [4, 16] };

@@ -4,7 +4,7 @@
 // nn.TransformerEncoderLayer, post-norm, itself tested against float64): a BERT layer is that
 // layer with in_proj_weight = [W_q; W_k; W_v]. Then padding, attention weights, input checks and
 // threads. (The float64 reference of whole models from transformers' modeling files is in
-// tests/js/encoder_reference.mjs.)
+// tests/js/reference/encoder.mjs.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -251,7 +251,7 @@ TEST_CASE("encoder forward: inputs checked before computing, errors name the pos
         }) == "encoder.forward: token_type_ids at [0, 2] = 2 is not in [0, 2)");
   CHECK(error_of([&] {
           bert.forward({long_ids.data(), nullptr, nullptr, 1, 17}, {});
-        }) == "encoder.forward: sequence length 17 is longer than the model's max_position_embeddings 16");
+        }) == "encoder.forward: input_ids has sequence length 17, longer than the model's max_position_embeddings 16");
   CHECK(error_of([&] {
           bert.forward({ids.data(), nullptr, nullptr, 0, 4}, {});
         }) == "encoder.forward: input_ids must hold at least one token, got shape [0, 4]");

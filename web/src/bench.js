@@ -3,17 +3,17 @@
 // says which build the worker runs: the threaded one only where the page is cross-origin isolated.
 import { run } from './worker-client.js';
 
-const SIMD_NAMES = { 'relaxed-simd': 'WebAssembly relaxed SIMD, fused multiply-add', simd128: 'WebAssembly SIMD128' };
+const SIMD_NAMES = { relaxed: 'WebAssembly relaxed SIMD, fused multiply-add', simd128: 'WebAssembly SIMD128' };
 
 /** "WebAssembly relaxed SIMD, fused multiply-add (4 float lanes), threaded (2 threads), Emscripten 3.1.69" */
 function describeBuild(b) {
-  const threads = b.threads ? `threaded (${b.threadCount} threads)` : 'single-threaded';
+  const threads = b.threaded ? `threaded (${b.threads} threads)` : 'single-threaded';
   return `${SIMD_NAMES[b.simd] ?? b.simd} (${b.floatLanes} float lanes), ${threads}, Emscripten ${b.emscripten}`;
 }
 
 /** Why the worker runs the build it runs. */
 function buildReason(b) {
-  if (b.threads)
+  if (b.threaded)
     return 'this page is cross-origin isolated, so the worker uses the threaded build, one thread per core.';
   if (b.isolated && b.cores <= 1) return 'this machine reports one core, so the worker uses the single-thread build.';
   if (b.isolated)
@@ -38,7 +38,7 @@ export function benchPanel(root) {
   run('build').then(
     (b) => {
       info.textContent = `Worker build: ${describeBuild(b)}; ${buildReason(b)}`;
-      section.dataset.threads = String(b.threadCount);
+      section.dataset.threads = String(b.threads);
     },
     (e) => {
       info.textContent = `Worker build: unknown (${e.message})`;

@@ -78,7 +78,7 @@ export const encoderJobs = {
       layers: model.numLayers,
       heads: model.numHeads,
       hiddenSize: model.hiddenSize,
-      maxLength: model.maxLength,
+      maxPositions: model.maxPositions,
       vocabSize: model.config.vocab_size,
       residentBytes: model.residentBytes,
       ignoredTensors: model.ignoredTensors.length,

@@ -25,10 +25,10 @@ function fnv1a(array) {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-/** Which build the worker loaded: buildInfo(), its thread count, and what chose it (isolation, cores). */
+/** Which build the worker loaded: buildInfo() (threaded or not), A.threads, and what chose it (isolation, cores). */
 const build = (A) => ({
   ...A.buildInfo(),
-  threadCount: A.threads,
+  threads: A.threads,
   isolated: globalThis.crossOriginIsolated === true,
   cores: globalThis.navigator?.hardwareConcurrency ?? 1,
 });

@@ -18,7 +18,7 @@ const q = A.linear(x, Wq),
 const { output, weights } = A.scaledDotProductAttention(q, k, v, { returnWeights: true });
 const shapes: number[][] = [output.shape, weights?.shape ?? []];
 const omega24: Tensor = A.matmul(new Tensor(q.data.slice(24, 48), [24]), new Tensor(k.data.slice(96, 120), [24]));
-const simd: 'relaxed-simd' | 'simd128' = A.buildInfo().simd;
+const simd: 'relaxed' | 'simd128' = A.buildInfo().simd;
 
 const T: AttentionWasm = await initThreaded({ threads: 'auto' });
 const threads: number = T.threads;

@@ -39,7 +39,13 @@ const A: AttentionWasm = await init(options);
 await init();
 // the SIMD build (init's simd) and the threaded build's entry point
 const R: AttentionWasm = await initThreaded({ threads: 'auto', simd: 'relaxed' });
-const simdUsed: 'relaxed-simd' | 'simd128' = R.buildInfo().simd;
+const simdUsed: 'relaxed' | 'simd128' = R.buildInfo().simd;
+const threaded: boolean = R.buildInfo().threaded;
+const threadCount: number = R.threads;
+// @ts-expect-error buildInfo() says `threaded` (a boolean); A.threads is the count
+R.buildInfo().threads;
+// @ts-expect-error one spelling of the relaxed build: 'relaxed'
+const oldSimd: 'relaxed-simd' | 'simd128' = R.buildInfo().simd;
 const sameTensor: typeof Tensor = ThreadsTensor;
 await init({ simd: 'simd128' });
 // @ts-expect-error not a build
@@ -262,12 +268,14 @@ const pooled: Tensor | undefined = out.poolerOutput;
 const le: Tensor = model.wordEmbeddings(enc.ids);
 const embedOptions: EmbedOptions = { pooling: 'mean', normalize: true, batchSize: 8 };
 const sentences: Tensor = model.embed(['a', 'b'], embedOptions);
+// @ts-expect-error a model's maximum positions are `maxPositions`
+model.maxLength;
 const modelFacts = [
   model.modelType,
   model.hiddenSize,
   model.numLayers,
   model.numHeads,
-  model.maxLength,
+  model.maxPositions,
   model.residentBytes,
   model.hasPooler,
   model.disposed,
