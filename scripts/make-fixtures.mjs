@@ -19,7 +19,7 @@ import { mkdirSync, writeFileSync, renameSync, rmSync, existsSync, mkdtempSync, 
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { rng as random } from '../tests/js/helpers.mjs'; // seeded Mulberry32 in [0, 1)
+import { rng as random } from '../tests/js/reference/random.mjs'; // seeded Mulberry32 in [0, 1)
 
 const DIST = new URL('../dist/', import.meta.url);
 

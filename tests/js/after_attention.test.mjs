@@ -4,8 +4,9 @@
 // a small example and compared with the same block computed in float64 in this file.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { library, assertClose, rng, randomTensor } from './helpers.mjs';
-import * as f64 from './nn_float64.mjs';
+import { library } from './helpers.mjs';
+import * as f64 from './reference/index.mjs';
+import { assertClose, rng, randomTensor } from './reference/index.mjs';
 
 const A = await library();
 const T = 5,
@@ -48,15 +49,9 @@ function block(p, activation) {
 
 /** The same block in float64, from the formulas. */
 function blockFloat64(p, activation) {
-  const pe = [];
-  for (let pos = 0; pos < T; pos++) {
-    for (let j = 0; j < C; j++) {
-      const angle = pos / 10000 ** ((j - (j % 2)) / C);
-      pe.push(j % 2 === 0 ? Math.sin(angle) : Math.cos(angle));
-    }
-  }
+  const pe = f64.positionalEncoding(T, C).flat();
   const x = f64.binary(p.embedded, { data: pe, shape: [T, C] }, (a, b) => a + b);
-  const attn = f64.attention(f64.linear(x, p.Wq), f64.linear(x, p.Wk), f64.linear(x, p.Wv));
+  const attn = f64.sdpa(f64.linear(x, p.Wq), f64.linear(x, p.Wk), f64.linear(x, p.Wv)).output;
   const h = f64.layerNorm(
     f64.binary(x, attn, (a, b) => a + b),
     1,

@@ -12,18 +12,14 @@ import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 import { boundaryCases } from './boundary_cases.mjs';
 import { canary } from './cases.mjs';
+import { rng, numel } from './reference/index.mjs';
 
 const { init, Tensor } = process.env.AW_DIST
   ? await import(pathToFileURL(`${process.env.AW_DIST}/node.js`).href)
   : await import('attention-wasm');
 const A = await init();
 
-let seed = 12345;
-const random = () => {
-  seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-  return seed / 2 ** 32;
-};
-const numel = (shape) => shape.reduce((a, b) => a * b, 1);
+const random = rng(12345);
 
 /** A consistent tensor for a spec: {data, shape}. */
 function tensor({ shape, kind, rows }) {

@@ -3,7 +3,7 @@
 // Prints {simd, relaxedSupported, outputs: {name: number[]}} as JSON.
 import { init } from 'attention-wasm';
 import { relaxedSimdSupported } from '../../dist/builds.js';
-import { rng, randomTensor } from './helpers.mjs';
+import { rng, randomTensor } from './reference/index.mjs';
 
 const A = await init();
 const random = rng(2024);

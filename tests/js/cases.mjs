@@ -5,34 +5,7 @@
 //   small(A)   -> one cheap valid call (the memory test repeats it)
 //   weight     -> optional share of the fuzzed valid calls (default 1)
 // To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
-import * as ref from './reference.mjs';
-import * as nn from './nn_float64.mjs';
-
-/** A seeded generator with helpers (Mulberry32). */
-export function makeRandom(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const r = {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)), // inclusive
-    pick: (xs) => xs[Math.floor(next() * xs.length)],
-    chance: (p) => next() < p,
-    // sizes: mostly small and odd (every SIMD tail), sometimes 0, sometimes past two vectors
-    dim: () => (next() < 0.06 ? 0 : r.pick([1, 1, 2, 3, 4, 5, 7, 8, 9, 13, 16, 17, 31, 33])),
-    tensor: (shape, scale = 1) => {
-      const data = new Float32Array(ref.numel(shape));
-      for (let i = 0; i < data.length; i++) data[i] = (next() * 2 - 1) * scale;
-      return { data, shape };
-    },
-  };
-  return r;
-}
+import * as ref from './reference/index.mjs';
 
 /** A shape that broadcasts to `target`: some leading dims dropped, some dims set to 1. */
 function broadcastable(r, target) {
@@ -94,7 +67,7 @@ function binaryCase(fn, op) {
         label: `${fn} ${JSON.stringify(x.shape)} ${typeof y === 'number' ? y : JSON.stringify(y.shape)}`,
         args: [x, y].filter((v) => typeof v !== 'number'),
         run: (A) => A[fn](x, y),
-        want: () => nn.binary(x, yt, op),
+        want: () => ref.binary(x, yt, op),
       };
     },
     invalid(r) {
@@ -543,7 +516,6 @@ export const functions = {
       const norm = Array.from({ length: k }, () => r.dim());
       const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
       const x = r.tensor([...lead, ...norm], r.pick([1, 10]));
-      const n = ref.numel(norm);
       const weight = r.chance(0.6) ? r.tensor(norm, 2) : undefined;
       const bias = r.chance(0.6) ? r.tensor(norm) : undefined;
       const eps = r.chance(0.3) ? r.pick([1e-6, 1e-3, 0.1]) : undefined;
@@ -553,20 +525,7 @@ export const functions = {
         label: `layerNorm ${JSON.stringify(x.shape)} over ${JSON.stringify(norm)} weight ${!!weight} bias ${!!bias} eps ${eps}`,
         args: [x, weight, bias].filter(Boolean),
         run: (A) => A.layerNorm(x, normalizedShape, opts),
-        want: () => {
-          const want = nn.layerNorm(x, k, weight, bias, eps ?? 1e-5);
-          // mag: the row's largest |x| over its std (x - mean cancels), times |w|, plus |b|
-          const mag = new Float64Array(want.data.length);
-          for (let o = 0; o < mag.length; o += n) {
-            const row = Array.from(x.data.subarray(o, o + n));
-            const mean = row.reduce((a, v) => a + v, 0) / n;
-            const sd = Math.sqrt(row.reduce((a, v) => a + (v - mean) ** 2, 0) / n + (eps ?? 1e-5));
-            const big = Math.max(...row.map(Math.abs));
-            for (let j = 0; j < n; j++)
-              mag[o + j] = ((weight ? Math.abs(weight.data[j]) : 1) * big) / sd + (bias ? Math.abs(bias.data[j]) : 0);
-          }
-          return { ...want, mag };
-        },
+        want: () => ref.layerNorm(x, k, weight, bias, eps ?? 1e-5),
       };
     },
     invalid(r) {
@@ -620,12 +579,12 @@ export const functions = {
       const shape = Array.from({ length: r.int(0, 3) }, () => r.dim());
       const x = r.tensor(shape, r.pick([1, 4, 10]));
       const approximate = r.pick([undefined, 'none', 'tanh']);
-      const f = approximate === 'tanh' ? nn.geluTanh : nn.gelu;
+      const f = approximate === 'tanh' ? ref.geluTanh : ref.gelu;
       return {
         label: `gelu ${JSON.stringify(shape)} approximate ${approximate}`,
         args: [x],
         run: (A) => (approximate === undefined ? A.gelu(x) : A.gelu(x, { approximate })),
-        want: () => nn.map(x, f),
+        want: () => ref.map(x, f),
       };
     },
     invalid(r) {
@@ -662,7 +621,7 @@ export const functions = {
         label: `relu ${JSON.stringify(shape)}`,
         args: [x],
         run: (A) => A.relu(x),
-        want: () => nn.map(x, nn.relu),
+        want: () => ref.map(x, ref.relu),
       };
     },
     invalid(r) {
@@ -682,7 +641,7 @@ export const functions = {
       return {
         label: `positionalEncoding(${maxLength}, ${dModel})`,
         run: (A) => A.positionalEncoding(maxLength, dModel),
-        want: () => ({ data: nn.positionalEncoding(maxLength, dModel).flat(), shape: [maxLength, dModel] }),
+        want: () => ({ data: ref.positionalEncoding(maxLength, dModel).flat(), shape: [maxLength, dModel] }),
       };
     },
     invalid(r) {

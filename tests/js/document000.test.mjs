@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, assertPrinted } from './helpers.mjs';
+import { library } from './helpers.mjs';
+import { assertPrinted } from './reference/index.mjs';
 
 const A = await library();
 const sentence = 'Life is short, eat dessert first';

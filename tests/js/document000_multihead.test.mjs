@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
 import { library } from './helpers.mjs';
-import { assertNear, matmulFlat, softmaxRow } from './reference.mjs';
+import { assertNear, matmulFlat, softmaxRow } from './reference/index.mjs';
 
 const A = await library();
 

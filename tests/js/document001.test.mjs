@@ -1,7 +1,8 @@
 // Document 001 ("Self-Attention Mechanism"), E1.2: softmax of logits, and of logits x 100.
 import { test } from 'node:test';
 import { Tensor } from 'attention-wasm';
-import { library, assertPrinted } from './helpers.mjs';
+import { library } from './helpers.mjs';
+import { assertPrinted } from './reference/index.mjs';
 
 const A = await library();
 

@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, assertClose } from './helpers.mjs';
+import { library } from './helpers.mjs';
+import { assertClose } from './reference/index.mjs';
 
 const A = await library();
 const inputs = Tensor.fromArray([

@@ -2,8 +2,8 @@
 // to the reader. The library's outputs 2 and 3 against a float64 computation of the same steps.
 import { test } from 'node:test';
 import { Tensor } from 'attention-wasm';
-import { library, assertPrinted } from './helpers.mjs';
-import { assertNear, matmulFlat, softmaxRow } from './reference.mjs';
+import { library } from './helpers.mjs';
+import { assertNear, assertPrinted, matmulFlat, softmaxRow } from './reference/index.mjs';
 
 const A = await library();
 const inputs = [

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { Tensor, formatTensor } from 'attention-wasm';
 import { library } from './helpers.mjs';
 import { loadFixture, S1, S2 } from './fixtures.mjs';
-import { referenceEncoder } from './encoder_reference.mjs';
+import { referenceEncoder } from './reference/index.mjs';
 import { DOCUMENT, round2, e46, printedRows, assertE46 } from './e46.mjs';
 
 const A = await library();

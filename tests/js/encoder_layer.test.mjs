@@ -3,8 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, rng, randomTensor } from './helpers.mjs';
-import { assertNear, encoderLayer } from './reference.mjs';
+import { library } from './helpers.mjs';
+import { assertNear, encoderLayer, rng, randomTensor } from './reference/index.mjs';
 
 const A = await library();
 

@@ -1,6 +1,6 @@
 // The tiny Hugging Face model folders of scripts/make-fixtures.mjs, written into build/fixtures/
 // on first use (deterministic; never committed), with the weights as drawn for the float64
-// reference (tests/js/encoder_reference.mjs).
+// reference (tests/js/reference/encoder.mjs).
 import { FIXTURES, fixture, writeFixture } from '../../scripts/make-fixtures.mjs';
 
 export { FIXTURES };

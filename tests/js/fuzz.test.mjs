@@ -1,6 +1,6 @@
 // Seeded fuzz / property test over the table in cases.mjs:
 //  - random valid calls (odd sizes, zero sizes, broadcasting, masks bool/float, causal, GQA,
-//    Ev != E, unbatched, softmax dims) checked against the float64 references of reference.mjs
+//    Ev != E, unbatched, softmax dims) checked against the float64 references of reference/
 //    (|got - want| <= 1e-5 * magnitude + 1e-6), and the caller's arrays byte-identical after;
 //  - random invalid calls that must throw exactly the documented error type, with a message
 //    naming the function and argument; after each, a canary computation must still be right.
@@ -9,8 +9,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { library } from './helpers.mjs';
-import { functions, makeRandom, canary, snapshot, sameBytes } from './cases.mjs';
-import { compare } from './reference.mjs';
+import { functions, canary, snapshot, sameBytes } from './cases.mjs';
+import { compare, makeRandom } from './reference/index.mjs';
 
 const full = process.env.AW_FUZZ === 'full';
 const VALID = Number(process.env.AW_FUZZ_VALID ?? (full ? 10000 : 2000));

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { library } from './helpers.mjs';
-import { functions, makeRandom } from './cases.mjs';
+import { functions } from './cases.mjs';
+import { makeRandom } from './reference/index.mjs';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, rng, randomTensor } from './helpers.mjs';
+import { library } from './helpers.mjs';
+import { rng, randomTensor } from './reference/index.mjs';
 
 const A = await library();
 const r = rng(99);

@@ -4,13 +4,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, assertClose as assertCloseArray, rng, randomTensor } from './helpers.mjs';
-import * as f64 from './nn_float64.mjs';
+import { library } from './helpers.mjs';
+import * as f64 from './reference/index.mjs';
+import { assertClose, rng, randomTensor } from './reference/index.mjs';
 
 const A = await library();
 const random = rng(20240705);
-/** assertClose that also takes the float64 helpers' {data, shape} results. */
-const assertClose = (actual, expected, tol, label) => assertCloseArray(actual, expected.data ?? expected, tol, label);
 const copy = (t) => ({ data: t.data.slice(), shape: [...t.shape] });
 
 function assertUnchanged(before, after, label) {
@@ -126,7 +125,7 @@ test('add and mul broadcast as torch, vs float64', () => {
     const sum = A.add(a, b),
       prod = A.mul(a, b);
     const label = `[${sa}] and [${sb}]`;
-    assert.deepEqual(sum.shape, f64.broadcastShape(sa, sb), `add ${label} shape`);
+    assert.deepEqual(sum.shape, f64.broadcastShapes(sa, sb), `add ${label} shape`);
     assertClose(
       sum,
       f64.binary(a, b, (u, v) => u + v),

@@ -1,11 +1,10 @@
-// Special values, against float64 references written here (reference.mjs): NaN and Inf
+// Special values, against float64 references of reference/ (ops.mjs): NaN and Inf
 // propagate as in torch; large logits and -inf masks never make NaN where torch does not; a
 // fully masked row gives zeros (torch >= 2.5).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { library } from './helpers.mjs';
-import * as ref from './reference.mjs';
-import { makeRandom } from './cases.mjs';
+import * as ref from './reference/index.mjs';
 
 const A = await library();
 const t = (data, shape) => ({ data: Float32Array.from(data), shape });
@@ -25,7 +24,7 @@ test('softmax: NaN makes its slice NaN, +inf makes it NaN, -inf gives 0, only-(-
 });
 
 test('softmax: large logits (x100, 1e4, 1e30) are stable, no NaN', () => {
-  const r = makeRandom(5);
+  const r = ref.makeRandom(5);
   for (const scale of [100, 1e4, 1e30]) {
     for (const n of [1, 3, 4, 5, 8, 17, 33]) {
       const x = r.tensor([3, n], scale);
@@ -48,7 +47,7 @@ test('matmul and linear: NaN and Inf propagate as IEEE (and as torch)', () => {
 });
 
 test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match float64', () => {
-  const r = makeRandom(9);
+  const r = ref.makeRandom(9);
   for (const scale of [1, 100, 1e4]) {
     for (const [L, S, E] of [
       [3, 5, 4],

@@ -1,11 +1,11 @@
 // Parity of scaledDotProductAttention and MultiheadAttention with an independent float64
-// reference (tests/js/reference.mjs: plain JS doubles, never the library), covering the traps
+// reference (tests/js/reference/: plain JS doubles, never the library), covering the traps
 // where a port usually goes wrong, then seeded random shapes through every SIMD tail.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor } from 'attention-wasm';
-import { library, rng, randomTensor } from './helpers.mjs';
-import { sdpa, multiheadAttention, assertNear } from './reference.mjs';
+import { library } from './helpers.mjs';
+import { rng, randomTensor, sdpa, multiheadAttention, assertNear } from './reference/index.mjs';
 
 const A = await library();
 

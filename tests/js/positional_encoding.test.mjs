@@ -3,8 +3,8 @@
 // sin and cos interleaved, an odd d_model drops the last column).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { library, assertClose } from './helpers.mjs';
-import { positionalEncoding as document004 } from './nn_float64.mjs';
+import { library } from './helpers.mjs';
+import { assertClose, positionalEncoding as document004 } from './reference/index.mjs';
 
 const A = await library();
 

@@ -1,7 +1,7 @@
 // A.loadPretrained on tiny random DistilBERT and BERT folders in Hugging Face's layout
 // (scripts/make-fixtures.mjs: F32, F16, BF16; prefixed and bare names; heads to ignore; pooler or
 // not): every output against the float64 reference written from transformers' modeling files
-// (tests/js/encoder_reference.mjs), to 1e-5 relative to max(1, |x|); the padded batch, the
+// (tests/js/reference/encoder.mjs), to 1e-5 relative to max(1, |x|); the padded batch, the
 // sentence embeddings, the learned embeddings; every kind of source; progress; memory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { init, Tensor } from 'attention-wasm';
 import { library } from './helpers.mjs';
 import { FIXTURES, loadFixture, S1, S2 } from './fixtures.mjs';
-import { referenceEncoder, referenceMeanPool, assertMatches } from './encoder_reference.mjs';
+import { referenceEncoder, referenceMeanPool, assertClose } from './reference/index.mjs';
 
 const A = await library();
+/** 1e-5 relative to max(1, |x|); returns the largest such relative error. */
+const assertMatches = (got, want, label) => assertClose(got, want, { rel: 1e-5, abs: 0, floor: 1 }, label);
 const arch = (f) => f.spec.arch;
 
 /** Compares every output of model.forward(input) with the reference on the same input. */

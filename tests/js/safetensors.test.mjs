@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor, loadSafetensors } from 'attention-wasm';
-import { library, rng, randomTensor } from './helpers.mjs';
+import { library } from './helpers.mjs';
+import { rng, randomTensor } from './reference/index.mjs';
 
 const A = await library();
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
-import { rng, randomTensor } from './helpers.mjs';
+import { rng, randomTensor } from './reference/index.mjs';
 
 const single = await init({ threads: false });
 const threaded = await init({ threads: 3 }); // more threads than this 2-core machine has cores: still exact

@@ -13,41 +13,16 @@
 // Returns float64 arrays: hiddenStates (n_layers + 1 of N*L*D, embeddings first), attentions
 // (n_layers of N*H*L*L), lastHiddenState, poolerOutput (N*D, when the weights have a pooler).
 import assert from 'node:assert/strict';
-import { gelu, geluTanh, relu } from './nn_float64.mjs';
+import * as ops from './ops.mjs';
+import { gelu, geluTanh, relu, softmaxRow } from './ops.mjs';
 
 const FINFO_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
 const ACT2FN = { gelu, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, relu };
 
-// y (rows, out) = x (rows, in) W^T + b   (nn.Linear)
-function linear(x, rows, w, b) {
-  const [out, inp] = w.shape;
-  const y = new Float64Array(rows * out);
-  for (let r = 0; r < rows; r++) {
-    for (let o = 0; o < out; o++) {
-      let s = b ? b.data[o] : 0;
-      for (let i = 0; i < inp; i++) s += x[r * inp + i] * w.data[o * inp + i];
-      y[r * out + o] = s;
-    }
-  }
-  return y;
-}
-
-// nn.LayerNorm over the last dim D: (x - mean) / sqrt(var + eps) * w + b, biased variance
-function layerNorm(x, rows, D, w, b, eps) {
-  const y = new Float64Array(rows * D);
-  for (let r = 0; r < rows; r++) {
-    let mean = 0;
-    for (let d = 0; d < D; d++) mean += x[r * D + d];
-    mean /= D;
-    let variance = 0;
-    for (let d = 0; d < D; d++) variance += (x[r * D + d] - mean) ** 2;
-    variance /= D;
-    const inv = 1 / Math.sqrt(variance + eps);
-    for (let d = 0; d < D; d++) y[r * D + d] = (x[r * D + d] - mean) * inv * w.data[d] + b.data[d];
-  }
-  return y;
-}
-
+// nn.Linear and nn.LayerNorm (over the last dim D) of flat float64 rows
+// y (rows, out) = x (rows, in) W^T + b
+const linear = (x, rows, w, b) => ops.linear({ data: x, shape: [rows, w.shape[1]] }, w, b).data;
+const layerNorm = (x, rows, D, w, b, eps) => ops.layerNorm({ data: x, shape: [rows, D] }, 1, w, b, eps).data;
 const add = (a, b) => a.map((x, i) => x + b[i]);
 
 /**
@@ -132,11 +107,9 @@ export function referenceEncoder({ arch, config, weights }, { inputIds, attentio
             s /= Math.sqrt(Dh);
             scores[b] = distil ? (mask[n][b] === 0 ? FINFO_MIN : s) : s + (1 - mask[n][b]) * FINFO_MIN;
           }
-          const max = Math.max(...scores);
-          const exps = scores.map((s) => Math.exp(s - max));
-          const sum = exps.reduce((s, e) => s + e, 0);
+          const probs = softmaxRow(scores);
           for (let b = 0; b < L; b++) {
-            const w = exps[b] / sum;
+            const w = probs[b];
             weightsOut[((n * H + h) * L + a) * L + b] = w;
             for (let e = 0; e < Dh; e++) context[(n * L + a) * D + h * Dh + e] += w * v[(n * L + b) * D + h * Dh + e];
           }
@@ -188,17 +161,4 @@ export function referenceMeanPool(hidden, mask, N, L, D, normalize) {
     }
   }
   return out;
-}
-
-/** |got - want| <= 1e-5 * max(1, |want|) elementwise, with the first failure in the message. */
-export function assertMatches(got, want, label, rel = 1e-5) {
-  assert.equal(got.length, want.length, `${label}: ${got.length} values, expected ${want.length}`);
-  let worst = 0;
-  for (let i = 0; i < want.length; i++) {
-    const err = Math.abs(got[i] - want[i]) / Math.max(1, Math.abs(want[i]));
-    if (!(err <= rel))
-      assert.fail(`${label}[${i}]: ${got[i]} vs float64 ${want[i]} (relative error ${err.toExponential(2)} > ${rel})`);
-    worst = Math.max(worst, err);
-  }
-  return worst;
 }

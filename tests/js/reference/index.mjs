@@ -1,0 +1,9 @@
+// The float64 references of the JS tests, in one place: shapes and broadcasting (tensor.mjs),
+// the functions (ops.mjs), the modules (modules.mjs), the pretrained encoders (encoder.mjs), the
+// one seeded generator (random.mjs) and the one tolerance rule (tolerance.mjs).
+export * from './tensor.mjs';
+export * from './ops.mjs';
+export * from './modules.mjs';
+export * from './encoder.mjs';
+export * from './random.mjs';
+export * from './tolerance.mjs';
