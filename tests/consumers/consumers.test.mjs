@@ -365,11 +365,14 @@ test('the tarball holds the files the consumers need and nothing of the sources'
     'dist/index.js',
     'dist/index.d.ts',
     'dist/vocab-bert-base-uncased.txt',
+    'LICENSE',
+    'NOTICE', // the vocabulary's Apache-2.0 attribution
   ]) {
     assert.ok(packedFiles.includes(f), `${f} missing from the tarball: ${packedFiles.join(', ')}`);
   }
+  const documents = ['package.json', 'README.md', 'LICENSE', 'NOTICE', 'CHANGELOG.md'];
   assert.deepEqual(
-    packedFiles.filter((f) => !f.startsWith('dist/') && f !== 'package.json' && !/^(README|LICENSE)/i.test(f)),
+    packedFiles.filter((f) => !f.startsWith('dist/') && !documents.includes(f)),
     [],
   );
 });

