@@ -10,8 +10,8 @@ import { documentSection, exampleOf } from '../example.js';
 import { intValue, MAX_SEED } from '../controls.js';
 import { torchSize } from '../format.js';
 import { transposeLast } from '../layout.js';
-import { heatmap } from '../plot.js';
-import { attentionDetail, slice2d } from '../detail.js';
+import { heatmap } from '../charts/heatmap.js';
+import { attentionDetail, matrixOf } from '../detail.js';
 
 const D = 16; // the embedding's width: nn.Embedding(vocab, 16)
 
@@ -54,7 +54,7 @@ const scaledSoftmax = (A, omega, dk) =>
 
 /** The heat map of an SDPA result's weights (n, m), each cell explained on hover or focus. */
 const weightsMap = (r, rows, cols, dk, title) =>
-  heatmap(slice2d(r.weights, rows.length, cols.length), {
+  heatmap(matrixOf(r.weights, rows.length, cols.length), {
     rowLabels: rows,
     colLabels: cols,
     title,

@@ -7,8 +7,8 @@ import content from '../content/worked-by-hand.js';
 import { documentSection, exampleOf } from '../example.js';
 import { pyList, rows } from '../format.js';
 import { row } from '../layout.js';
-import { heatmap } from '../plot.js';
-import { attentionDetail, slice2d } from '../detail.js';
+import { heatmap } from '../charts/heatmap.js';
+import { attentionDetail, matrixOf } from '../detail.js';
 
 /** Integers print as `4`, anything else with `decimals` places. */
 const num = (decimals) => (v) => (Number.isInteger(v) ? String(v) : v.toFixed(decimals));
@@ -80,7 +80,7 @@ function outputs2and3(card, plot, r) {
   );
   const labels = content.labels;
   plot.replaceChildren(
-    heatmap(slice2d(r.weights, 3, 3), {
+    heatmap(matrixOf(r.weights, 3, 3), {
       rowLabels: labels,
       colLabels: labels,
       cell: 56,
