@@ -184,7 +184,7 @@ test("the model explorer: a layers x heads model view for the fixture's sizes, t
   const grid = explorer.locator('figure.heatmapgrid');
   assert.equal(await grid.getAttribute('data-rows'), String(model.numLayers));
   assert.equal(await grid.getAttribute('data-cols'), String(model.numHeads));
-  assert.equal(await grid.locator('canvas').count(), model.numLayers * model.numHeads);
+  assert.equal(await grid.locator('.map img').count(), model.numLayers * model.numHeads);
   assert.equal(await grid.getAttribute('data-selected'), '0,0');
   const enc = model.tokenizer.encode(S1),
     L = enc.ids.length;

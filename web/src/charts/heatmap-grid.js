@@ -1,5 +1,5 @@
 // Small multiples: rows x cols little heat maps of (n, m) values each, e.g. every layer x head
-// attention pattern of a model (the model view). Each map is a canvas of at most THUMB x THUMB
+// attention pattern of a model (the model view). Each map is an image of at most THUMB x THUMB
 // pixels: a larger map shows each block's peak (matrix.js), so that 72 heads of 512 x 512 make
 // 72 pictures of 86 x 86, painted a few maps per task (PAINT_BUDGET ms) after the grid is made,
 // so that the page never stalls on them. With `ownScale`, each map is coloured from domain[0] to
@@ -104,11 +104,12 @@ export function heatmapGrid(
       cell.tabIndex = i === 0 && j === 0 ? 0 : -1;
       cell.dataset.i = i;
       cell.dataset.j = j;
-      const canvas = document.createElement('canvas');
-      canvas.width = bw;
-      canvas.height = bh;
-      canvas.style.aspectRatio = String(aspect);
-      cell.append(canvas);
+      const img = document.createElement('img');
+      img.width = bw;
+      img.height = bh;
+      img.alt = '';
+      img.style.aspectRatio = String(aspect);
+      cell.append(img);
       row.append(cell);
       cells.push(cell);
     }
@@ -119,10 +120,16 @@ export function heatmapGrid(
     const x = { data, offset: k * n * m, n, m };
     return matrixBitmap(x, scaleOf(x), { width: bw, height: bh });
   };
+  // each map becomes an image (a PNG data: URL): images are painted with the page, where 72
+  // canvases would be 72 layers for the compositor to place on every frame
+  const scratch = document.createElement('canvas');
+  scratch.width = bw;
+  scratch.height = bh;
   const paintMap = (k) => () => {
     const bitmap = bitmapOf(k);
     bitmaps[k] = bitmap;
-    cells[k].firstChild.getContext('2d').putImageData(new ImageData(bitmap.data, bw, bh), 0, 0);
+    scratch.getContext('2d').putImageData(new ImageData(bitmap.data, bw, bh), 0, 0);
+    cells[k].firstChild.src = scratch.toDataURL('image/png');
   };
   let shown = false; // painting stops once the figure, shown, is taken off the page (replaced)
   inChunks(
@@ -163,7 +170,7 @@ export function heatmapGrid(
     at(...to).focus();
   });
 
-  /** The exported picture: the maps at THUMB-px resolution, 64 px wide, with their headings. */
+  /** The exported picture: the maps at their THUMB-px resolution, 64 px wide, with their headings. */
   const exported = () => {
     const side = 64,
       gap = 6,
