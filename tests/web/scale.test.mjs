@@ -229,6 +229,31 @@ test("512 tokens: the head's JSON equals Node's attention for that layer and hea
   );
 });
 
+test('the line plot and the scatter save PNG, SVG and the numbers they show as JSON', async () => {
+  const line = explorer().locator('figure.lineplot').first();
+  const json = await savedJson(b.page, line);
+  assert.equal(json.y.length, 7); // the embeddings' output and 6 layers
+  await line.locator('svg').focus();
+  await b.page.keyboard.press('End');
+  assert.match(await line.locator('p.hover').innerText(), new RegExp(`after layer 6: ‖h‖ = ${json.y[6].toFixed(4)}$`));
+  const scatter = b.page.locator('[data-example="E4.3"] figure.scatter').first();
+  const points = (await savedJson(b.page, scatter)).points;
+  assert.deepEqual(
+    points.find((p) => p.label === 'bank'),
+    { x: 4.5, y: 4.5, label: 'bank', kind: 'bank' },
+  );
+  for (const [name, fig] of [
+    ['line plot', line],
+    ['scatter', scatter],
+  ]) {
+    const png = pngSize((await saved(b.page, fig, 'png')).bytes);
+    assert.ok(png.width >= 600 && png.height >= 300, `${name}: PNG ${png.width} x ${png.height}`);
+    const svg = (await saved(b.page, fig, 'svg')).bytes.toString('utf8');
+    assert.ok(svg.startsWith('<svg') && svg.includes('xmlns="http://www.w3.org/2000/svg"'), `${name}: an SVG file`);
+    assert.ok(!/tabindex|role=/.test(svg), `${name}: without the page's interactive attributes`);
+  }
+});
+
 test('no duplicate ids on the page, with every chart drawn', async () => {
   const duplicates = await b.page.evaluate(() => {
     const seen = new Map();

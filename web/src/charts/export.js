@@ -21,13 +21,20 @@ export const jsonNumbers = (values) =>
     ? Array.from(values, float32Number)
     : Array.from(values, (v) => (Number.isFinite(v) ? v : null));
 
-/** A file name from a chart's title: "layer 1, head 2: ..." -> "layer-1-head-2". */
-export const fileName = (title, fallback = 'chart') =>
-  (title.split(':')[0] || fallback)
+/**
+ * A chart's file name: its example's id (the card it is in, if any) and its title up to a colon
+ * or a parenthesis: "E1.4-attention-weights", "layer-1-head-2".
+ */
+export function fileName(fig, title, fallback = 'chart') {
+  const slug = title
+    .split(/[:(]/)[0]
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-|-$/g, '')
-    .slice(0, 60) || fallback;
+    .slice(0, 60);
+  const example = fig.closest('[data-example]')?.dataset.example;
+  return [example, slug || fallback].filter(Boolean).join('-');
+}
 
 /** Saves `blob` as `name` (the browser's download). */
 export function download(name, blob) {

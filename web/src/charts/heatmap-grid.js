@@ -209,7 +209,7 @@ export function heatmapGrid(
   };
   const bar = shapesExportBar({
     what: 'model view',
-    name: () => name ?? fileName(title, 'model-view'),
+    name: () => name ?? fileName(fig, title, 'model-view'),
     title,
     exported,
     json,

@@ -429,7 +429,7 @@ export function heatmap(values, opts = {}) {
     });
   const bar = shapesExportBar({
     what: 'heat map',
-    name: () => opts.name ?? fileName(title, 'heatmap'),
+    name: () => opts.name ?? fileName(fig, title, 'heatmap'),
     title,
     exported,
     json,

@@ -106,7 +106,7 @@ export function linePlot(
   fig.append(
     exportBar({
       what: 'line plot',
-      name: () => name ?? fileName(title, 'line-plot'),
+      name: () => name ?? fileName(fig, title, 'line-plot'),
       svg: file,
       png: () => pngOfSvg(file(), ...size),
       json: () => ({ title, x: xLabels, y: jsonNumbers(values), yLabel }),

@@ -98,7 +98,7 @@ export function scatter({ movable, onMove, title = '', size = 320, name } = {}) 
   fig.append(
     exportBar({
       what: 'plot',
-      name: () => name ?? fileName(title, 'scatter'),
+      name: () => name ?? fileName(fig, title, 'scatter'),
       svg: file,
       png: () => pngOfSvg(file(), ...side),
       json: () => ({ title, ...shown }),

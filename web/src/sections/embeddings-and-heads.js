@@ -171,7 +171,6 @@ function multiHead(card) {
           showValues: false,
           title: `head ${h + 1}`,
           readout: shared,
-          name: `e4.5-head${h + 1}`,
           detail: attentionDetail(inter, {
             rows: SENTENCE,
             cols: SENTENCE,
