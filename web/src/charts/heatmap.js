@@ -3,8 +3,9 @@
 // 8 px and more are drawn apart with their labels (and their values when they fit); smaller ones
 // as one picture (a pixel per cell, or the peak of a block of cells when the matrix has more
 // cells than the canvas pixels). Where the labels no longer fit, a focus window below the matrix
-// shows the cursor's neighbourhood (24 x 24 cells) large and labelled, its place outlined on the
-// matrix: so a 512-token head stays legible.
+// shows the cursor's neighbourhood (up to 24 x 24 cells) large and labelled, its place outlined on
+// the matrix: so a 512-token head stays legible. The layout follows the width of the chart's
+// column (a ResizeObserver): on a phone the matrix and the window shrink, the labels do not.
 //
 // Keyboard: the canvas is one tab stop; the arrow keys (keys.js) move a cursor cell, the window
 // follows it, and the read-out (aria-live) says the cell's value or how it was computed
@@ -12,7 +13,7 @@
 // repaint draws the shape list of draw.js, which the PNG and SVG exports draw too.
 import { scaleLinear } from 'd3-scale';
 import { colourScale } from './colour.js';
-import { asMatrix, valueAt, matrixBitmap, rowOf } from './matrix.js';
+import { asMatrix, valueAt, matrixBitmap } from './matrix.js';
 import { paint, sizedCanvas, textWidth, clip } from './draw.js';
 import { gridMove, KEYS_HINT } from './keys.js';
 import { readout } from './readout.js';
@@ -422,7 +423,7 @@ export function heatmap(values, opts = {}) {
         rows: rowLabels ?? null,
         columns: colLabels ?? null,
         values: Array.from({ length: n }, (_, i) =>
-          jsonNumbers(x.data.subarray ? x.data.subarray(x.offset + i * m, x.offset + (i + 1) * m) : rowOf(x, i)),
+          jsonNumbers(x.data.slice(x.offset + i * m, x.offset + (i + 1) * m)),
         ),
         ...(masked ? { masked: cells } : {}),
       };

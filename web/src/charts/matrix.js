@@ -16,9 +16,6 @@ export function asMatrix(values) {
 /** The value at row i, column j. */
 export const valueAt = (x, i, j) => x.data[x.offset + i * x.m + j];
 
-/** Row i as a plain array. */
-export const rowOf = (x, i) => Array.from(x.data.subarray(x.offset + i * x.m, x.offset + (i + 1) * x.m));
-
 /**
  * The matrix as a width x height RGBA picture in `scale`'s colours (a { width, height, data }
  * bitmap). At its own size (width m, height n) each cell is one pixel, a masked cell
