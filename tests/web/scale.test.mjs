@@ -266,8 +266,16 @@ test('no duplicate ids on the page, with every chart drawn', async () => {
 
 test('screenshots of the 512-token explorer at desktop and phone widths; no horizontal overflow on a phone', async () => {
   await explorer().screenshot({ path: join(artefacts, 'explorer-512-desktop.png') });
+  // the heat maps lay themselves out again for the narrower column, without a ResizeObserver loop
+  await b.page.evaluate(() => {
+    self.windowErrors = [];
+    addEventListener('error', (e) => self.windowErrors.push(e.message));
+  });
   await b.page.setViewportSize({ width: 390, height: 844 });
   await b.page.waitForTimeout(200);
+  assert.deepEqual(await b.page.evaluate(() => self.windowErrors), []);
+  const head = await b.page.locator('#explorer .head canvas').boundingBox();
+  assert.ok(head.width <= 370, `the head view is ${head.width} px wide`);
   const width = await b.page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 392, `page is ${width}px wide on a phone`);
   await explorer()

@@ -395,14 +395,22 @@ export function heatmap(values, opts = {}) {
   });
   if (g.windowed) follow([0, 0]);
   repaint();
-  // laid out again, for its column, when the chart is narrower than its own width (a phone)
+  // laid out again, for its column, when the chart is narrower than its own width (a phone); in
+  // the next frame, not in the observer's callback, whose resizing would be a loop of its own
+  let columnWidth = -1,
+    relayout = 0;
   new ResizeObserver(([entry]) => {
-    const next = geometry(Math.max(entry.contentRect.width, 200));
-    if (next.width === g.width && next.height === g.height && next.cell === g.cell) return;
-    g = next;
-    fitCanvas();
-    if (g.windowed) follow(state.at);
-    repaint();
+    if (entry.contentRect.width === columnWidth) return; // its height follows the canvas
+    columnWidth = entry.contentRect.width;
+    relayout ||= requestAnimationFrame(() => {
+      relayout = 0;
+      const next = geometry(Math.max(columnWidth, 200));
+      if (next.width === g.width && next.height === g.height && next.cell === g.cell) return;
+      g = next;
+      fitCanvas();
+      if (g.windowed) follow(state.at);
+      repaint();
+    });
   }).observe(wrap);
 
   // ---- export ----
