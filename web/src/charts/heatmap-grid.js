@@ -108,6 +108,7 @@ export function heatmapGrid(
       img.width = bw;
       img.height = bh;
       img.alt = '';
+      img.decoding = 'async'; // decoded off the main thread, not in the frame that paints it
       img.style.aspectRatio = String(aspect);
       cell.append(img);
       row.append(cell);
