@@ -40,6 +40,22 @@ export const FIXTURES = {
     tokenizer: ['tokenizer.json', 'vocab.txt'],
     seed: 11,
   },
+  // distilbert-base-uncased's 6 layers x 12 heads and 512 positions at a tiny width (3 per head):
+  // the page's model view at the real model's size, and sequences of up to 512 tokens
+  'distilbert-6x12': {
+    arch: 'distilbert',
+    dtype: 'F32',
+    dim: 36,
+    heads: 12,
+    ffn: 37,
+    layers: 6,
+    positions: 512,
+    activation: 'gelu',
+    prefixed: true,
+    heads_mlm: false,
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 14,
+  },
   // bare names, no head, relu, only vocab.txt
   'distilbert-f16': {
     arch: 'distilbert',

@@ -36,11 +36,14 @@ export const round2 = (x) => Math.round(x * 100) / 100;
  *   extract_le(seq)[i] = model.embeddings.word_embeddings(tokenizer(seq).input_ids)[0][i], rounded
  *   extract_te(seq)[i] = model(**tokenizer(seq)).last_hidden_state[0][i], rounded
  * Unrounded values are kept too, so that the comparison can allow for the printed rounding.
+ * `forwardOptions`: model.forward's options, as the caller being checked passes them (the page's
+ * worker asks for the attentions too, whose materialised softmax rounds differently from the
+ * fused one in the last float32 bits).
  */
-export function e46(model) {
+export function e46(model, forwardOptions) {
   const tok = model.tokenizer;
   const le = (seq) => model.wordEmbeddings(tok.encode(seq).ids); // [L, dim]
-  const te = (seq) => model.forward(tok.encode(seq)).lastHiddenState; // [1, L, dim]
+  const te = (seq) => model.forward(tok.encode(seq), forwardOptions).lastHiddenState; // [1, L, dim]
   const row = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
   const s1 = tok.encode(S1);
   return {
@@ -49,7 +52,7 @@ export function e46(model) {
     s1Bank: row(te(S1), 11).slice(0, 5),
     s2Bank: row(te(S2), 11).slice(0, 5),
     learnedEmbeddings: model.wordEmbeddings(s1.ids),
-    lastHiddenState: model.forward(s1).lastHiddenState,
+    lastHiddenState: model.forward(s1, forwardOptions).lastHiddenState,
   };
 }
 

@@ -21,6 +21,10 @@ import { DOCUMENT, e46, printedE46 } from '../js/e46.mjs';
 import { S1, S2 } from '../js/fixtures.mjs';
 import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
 import { E4 } from './oracles.mjs';
+import { savedJson } from './charts.mjs';
+
+/** The forward the page's worker runs for E4.6 and its explorer (web/src/encoder-jobs.js). */
+const FORWARD = { outputAttentions: true, outputHiddenStates: true };
 
 let b, A, dir, model;
 before(async () => {
@@ -151,7 +155,7 @@ test("a folder chosen with the folder picker: progress reaches 100 %; the lines,
     await text('.loader .status'),
     /^Loaded distilbert: 2 layers, 3 heads, dimension 18, vocabulary 30522; .* From the drop to the lines below: [\d.]+ s\.$/,
   );
-  const got = e46(model);
+  const got = e46(model, FORWARD);
   assert.deepEqual(await shown(), printedE46(got));
   assert.equal(
     (await out('lines')).split('\n')[0],
@@ -159,7 +163,7 @@ test("a folder chosen with the folder picker: progress reaches 100 %; the lines,
   );
   // the cosines between the three vectors (float64 here, printed to 4 decimals)
   const le = rowOf(model.wordEmbeddings(model.tokenizer.encode('bank').ids), 1);
-  const te = [S1, S2].map((s) => rowOf(model.forward(model.tokenizer.encode(s)).lastHiddenState, 11));
+  const te = [S1, S2].map((s) => rowOf(model.forward(model.tokenizer.encode(s), FORWARD).lastHiddenState, 11));
   const cos = numbersIn(
     (await out('cosines'))
       .split('\n')
@@ -180,28 +184,32 @@ test("the model explorer: a layers x heads model view for the fixture's sizes, t
   const grid = explorer.locator('figure.heatmapgrid');
   assert.equal(await grid.getAttribute('data-rows'), String(model.numLayers));
   assert.equal(await grid.getAttribute('data-cols'), String(model.numHeads));
-  assert.equal(await grid.locator('canvas').count(), model.numLayers * model.numHeads);
+  assert.equal(await grid.locator('.map img').count(), model.numLayers * model.numHeads);
   assert.equal(await grid.getAttribute('data-selected'), '0,0');
   const enc = model.tokenizer.encode(S1),
     L = enc.ids.length;
-  const { attentions, hiddenStates } = model.forward(enc, { outputAttentions: true, outputHiddenStates: true });
-  /** The large map's cells against head h of layer l. */
+  const { attentions, hiddenStates } = model.forward(enc, FORWARD);
+  /** The large map against head h of layer l: its caption, and the attention it exports (JSON). */
   const checkHead = async (l, h) => {
+    await b.page.waitForFunction(
+      (want) => document.querySelector('#explorer .attention').dataset.head === want,
+      `${l},${h}`,
+    );
     const big = explorer.locator('.head figure.heatmap');
     assert.equal(await big.getAttribute('data-rows'), String(L));
     assert.match(await big.locator('figcaption').innerText(), new RegExp(`^layer ${l + 1}, head ${h + 1}:`));
-    const cells = await big
-      .locator('g.cell')
-      .evaluateAll((els) => els.map((e) => [+e.dataset.i, +e.dataset.j, +e.dataset.value]));
-    assert.equal(cells.length, L * L);
+    const json = await savedJson(b.page, big);
+    assert.deepEqual([json.layer, json.head], [l, h]);
+    assert.deepEqual(json.tokens, enc.tokens, 'the tokens, on both axes');
+    assert.deepEqual(json.queries, [...Array(L).keys()]);
     const want = attentions[l].data.subarray(h * L * L, (h + 1) * L * L);
-    for (const [i, j, v] of cells) assert.equal(v, want[i * L + j], `layer ${l} head ${h} [${i}][${j}]`);
+    assert.equal(json.weights.length, L);
+    json.weights.forEach((row, i) =>
+      row.forEach((v, j) => assert.equal(Math.fround(v), want[i * L + j], `layer ${l} head ${h} [${i}][${j}]`)),
+    );
+    return json;
   };
   await checkHead(0, 0);
-  const tokens = await explorer
-    .locator('.head figure.heatmap g.cell[data-i="0"]')
-    .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label').split(' to ')[1].split(':')[0]));
-  assert.deepEqual(tokens, enc.tokens, 'token labels on the axes');
   // keyboard: the model view is one tab stop; the arrow keys move the selection
   await explorer.locator('[name=token]').focus();
   await b.page.keyboard.press('Tab');
@@ -215,14 +223,15 @@ test("the model explorer: a layers x heads model view for the fixture's sizes, t
   await b.page.keyboard.press('ArrowDown');
   assert.equal(await grid.getAttribute('data-selected'), '1,1');
   assert.match(await grid.locator('p.hover').innerText(), /^layer 2, head 2: strongest weight .+ → .+ \d\.\d{4}$/);
-  await checkHead(1, 1);
-  // the large map reads out a cell from the keyboard
-  await b.page.keyboard.press('Tab');
+  const head = await checkHead(1, 1);
+  // the model view saves the selected head's attention too
+  assert.deepEqual(await savedJson(b.page, grid), head);
+  // the large map reads out a cell from the keyboard: the number it shows is the one it saves
+  await explorer.locator('.head figure.heatmap canvas').focus();
   await b.page.keyboard.press('ArrowRight');
-  const w = attentions[1].data[1 * L * L + 1];
   assert.equal(
     await explorer.locator('.head p.hover').innerText(),
-    `${enc.tokens[0]} → ${enc.tokens[1]}: ${w.toFixed(4)}`,
+    `${enc.tokens[0]} → ${enc.tokens[1]}: ${head.weights[0][1].toFixed(4)}`,
   );
   // the word's hidden state across the layers: its norm at each hidden state
   assert.equal(await explorer.locator('[name=token]').inputValue(), '11');
@@ -257,7 +266,9 @@ test('editing a sentence re-runs the lines and the explorer; superseded requests
   const s2 = 'The money is in the bank by the river.';
   const worker = b.page.workers().find((w) => !w.url().includes('attention_wasm_mt'));
   const computed = () => worker.evaluate(() => self.computed.e46 ?? 0);
-  const before = await computed();
+  const forwards = () => worker.evaluate(() => self.computed.forward ?? 0);
+  const before = await computed(),
+    forwardsBefore = await forwards();
   await b.page.evaluate((s) => {
     // 20 edits at once: the worker computes the first and the last
     const input = document.querySelector('[data-example="E4.6"] [name=s2]');
@@ -272,9 +283,12 @@ test('editing a sentence re-runs the lines and the explorer; superseded requests
   );
   const ran = (await computed()) - before;
   assert.ok(ran >= 1 && ran <= 2, `${ran} runs for 20 edits`);
+  // one forward per sentence per run: the lines and the explorer come from the same result
+  assert.equal((await forwards()) - forwardsBefore, 2 * ran);
+  assert.equal(await worker.evaluate(() => self.computed.explore), undefined, 'no second request for the explorer');
   const enc = model.tokenizer.encode(s2);
   const i = enc.tokens.indexOf('bank');
-  const te = rowOf(model.forward(enc).lastHiddenState, i).slice(0, 5);
+  const te = rowOf(model.forward(enc, FORWARD).lastHiddenState, i).slice(0, 5);
   const line = (await out('lines')).split('\n').at(-1);
   assert.deepEqual(
     numbersIn(line.slice(line.indexOf('['))),
@@ -350,7 +364,7 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
   await b.page.fill('[data-document="000"] [name=seed]', '123');
   await loadThroughInput(filesOf(dir));
   assert.equal(await text('.loader .error'), '');
-  assert.deepEqual(await shown(), printedE46(e46(model)));
+  assert.deepEqual(await shown(), printedE46(e46(model, FORWARD)));
   await b.page.waitForFunction(() => document.querySelector('#explorer figure.heatmapgrid'));
 });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Tensor } from '../../dist/node.js';
 import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
 import { E0, E1, E3, E4 } from './oracles.mjs';
+import { hoverCell, saved, savedJson } from './charts.mjs';
 
 let b, A;
 before(async () => {
@@ -164,28 +165,32 @@ test('E1.3 scaling keeps the softmax spread at d = 512', async () => {
 
 test('E1.4 causal on -> the upper triangle of the weights is 0 and shown masked; padding masks columns', async () => {
   const card = b.page.locator('[data-example="E1.4"]');
+  const fig = card.locator('figure.heatmap');
   await card.locator('[name=causal]').check();
-  await b.page.waitForFunction(
-    () => document.querySelectorAll('[data-example="E1.4"] g.cell[data-masked]').length === 15,
+  // the heat map's numbers as it exports them: the weights and the cells it draws masked
+  let shown = await savedJson(b.page, fig);
+  assert.equal(shown.masked.length, 15);
+  const masked = new Set(shown.masked.map(String));
+  shown.values.forEach((row, i) =>
+    row.forEach((v, j) => {
+      if (j > i) {
+        assert.equal(v, 0);
+        assert.ok(masked.has(`${i},${j}`), `(${i}, ${j}) masked`);
+      } else assert.ok(!masked.has(`${i},${j}`), `(${i}, ${j}) not masked`);
+    }),
   );
-  const cells = await card
-    .locator('g.cell')
-    .evaluateAll((els) => els.map((e) => [+e.dataset.i, +e.dataset.j, +e.dataset.value, e.dataset.masked === 'true']));
-  for (const [i, j, v, masked] of cells) {
-    if (j > i) {
-      assert.equal(v, 0);
-      assert.ok(masked);
-    } else assert.ok(!masked);
-  }
   const rows = numbersIn(await result('E1.4'));
   for (let i = 0; i < 6; i++) for (let j = i + 1; j < 6; j++) assert.equal(rows[i * 6 + j], 0);
+  const causalOnly = await result('E1.4');
   await card.locator('[name=pad]').fill('2');
-  await b.page.waitForFunction(
-    () => document.querySelectorAll('[data-example="E1.4"] g.cell[data-masked]').length === 15 + 3,
-  ); // + (4,4), (5,4), (5,5)
-  // hover explains the computation
-  await card.locator('g.cell[data-i="3"][data-j="1"]').hover();
-  assert.match(await card.locator('p.hover').innerText(), /q·k = .*× 0\.2500 = .*softmax/);
+  await until('E1.4', causalOnly);
+  shown = await savedJson(b.page, fig);
+  assert.equal(shown.masked.length, 15 + 3); // + (4,4), (5,4), (5,5)
+  // hover explains the computation, of a kept cell and of a masked one
+  await hoverCell(b.page, fig, 3, 1);
+  assert.match(await card.locator('p.hover').innerText(), /^eat → is: q·k = .*× 0\.2500 = .*softmax/);
+  await hoverCell(b.page, fig, 1, 4);
+  assert.match(await card.locator('p.hover').innerText(), /; masked → −∞; softmax over the row → 0\.0000$/);
   await card.locator('[name=causal]').uncheck();
   await card.locator('[name=pad]').fill('0');
   await shot('001');
@@ -291,19 +296,21 @@ test('E4.1 positional encoding printed as NumPy prints it', async () => {
 });
 
 test('E4.2 PE heat map: 100 x 400 with a colour bar; d_model changes its size', async () => {
-  const fig = b.page.locator('[data-example="E4.2"] figure.bigheatmap');
+  const fig = b.page.locator('[data-example="E4.2"] figure.heatmap');
   assert.equal(await fig.getAttribute('data-rows'), '100');
   assert.equal(await fig.getAttribute('data-cols'), '400');
-  assert.equal(await fig.locator('rect.colorbar').count(), 1);
+  // the colour bar, in the SVG the heat map saves (the picture the canvas shows)
+  const svg = (await saved(b.page, fig, 'svg')).bytes.toString('utf8');
+  assert.equal(svg.match(/class="colourbar"/g)?.length, 1);
   const t0 = Date.now();
   await b.page.locator('[data-example="E4.2"] [name=dModel]').fill('64');
   await b.page.waitForFunction(
-    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '64',
+    () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.cols === '64',
   );
   assert.ok(Date.now() - t0 < 2000);
   await b.page.locator('[data-example="E4.2"] [name=dModel]').fill('400');
   await b.page.waitForFunction(
-    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '400',
+    () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.cols === '400',
   );
 });
 

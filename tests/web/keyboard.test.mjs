@@ -1,10 +1,12 @@
-// Keyboard access to the page's plots, in headless Chromium: every heat map is one tab stop and
-// the arrow keys move inside it (the canvas of E4.2 with a cursor cell, the SVG grids of E4.5
-// and the others with a roving focus), with an aria-live readout of the cell; E0.9's heading
-// and snippet follow the heads control; the worker drops requests that a newer one replaced.
+// Keyboard access to the page's plots, in headless Chromium: every heat map is one tab stop (its
+// canvas; its export menu is one more) and the arrow keys move a cursor cell inside it (E4.2's
+// positional encoding, each of E4.5's heads, every other one), with an aria-live readout of the
+// cell; E0.9's heading and snippet follow the heads control; the worker drops requests that a
+// newer one replaced.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { openLoadedPage, initLikeThePage } from './browser.mjs';
+import { savedJson } from './charts.mjs';
 
 let b, A;
 before(async () => {
@@ -15,6 +17,7 @@ after(async () => {
   await b?.close();
 });
 
+/** The focused element: its tag, example, figure (its place among its siblings) and the figure's cursor. */
 const active = () =>
   b.page.evaluate(() => {
     const e = document.activeElement;
@@ -23,9 +26,7 @@ const active = () =>
       tag: e.tagName.toLowerCase(),
       example: e.closest('[data-example]')?.dataset.example,
       figure: fig ? [...fig.parentElement.querySelectorAll(':scope > figure')].indexOf(fig) : -1,
-      i: e.dataset.i,
-      j: e.dataset.j,
-      value: e.dataset.value,
+      cursor: fig?.dataset.cursor,
     };
   });
 const readout = (id) => b.page.locator(`[data-example="${id}"] p.hover`).innerText();
@@ -35,13 +36,13 @@ test('E4.2: the PE heat map takes focus from the keyboard; the arrow keys move a
   await card.locator('[name=maxLength]').focus();
   await b.page.keyboard.press('Tab');
   assert.deepEqual(await active().then(({ tag, example }) => [tag, example]), ['canvas', 'E4.2']);
-  assert.equal(await card.locator('figure.bigheatmap').getAttribute('data-cursor'), '0,0');
-  assert.ok(await card.locator('.cursor').isVisible(), 'the cursor cell shows while focused');
+  const fig = card.locator('figure.heatmap');
+  assert.equal(await fig.getAttribute('data-cursor'), '0,0');
   assert.equal(await card.locator('p.hover').getAttribute('aria-live'), 'polite');
   await b.page.keyboard.press('ArrowRight');
   await b.page.keyboard.press('ArrowRight');
   await b.page.keyboard.press('ArrowDown');
-  assert.equal(await card.locator('figure.bigheatmap').getAttribute('data-cursor'), '1,2');
+  assert.equal(await fig.getAttribute('data-cursor'), '1,2');
   const pe = A.positionalEncoding(100, 400);
   const at = (i, j) => (Math.round(pe.data[i * 400 + j] * 1e4) / 1e4).toFixed(4);
   assert.equal(await readout('E4.2'), `pos 1, i 2: sin(1 / 10000^(2/400)) = ${at(1, 2)}`);
@@ -52,44 +53,56 @@ test('E4.2: the PE heat map takes focus from the keyboard; the arrow keys move a
   await b.page.keyboard.press('PageDown');
   await b.page.keyboard.press('PageDown');
   assert.match(await readout('E4.2'), /^pos 31, i 399: /);
-  await b.page.keyboard.press('Tab'); // leaves the heat map
-  assert.notEqual((await active()).tag, 'canvas');
-  assert.equal(await card.locator('.cursor').isVisible(), false);
+  // the focus window (the matrix's cells are 1.6 px) follows the cursor: rows 8-31, columns 376-399
+  assert.equal(await fig.getAttribute('data-window'), '8,376');
+  await b.page.keyboard.press('Tab'); // leaves the heat map, for its export menu
+  assert.deepEqual(await active().then(({ tag, example }) => [tag, example]), ['summary', 'E4.2']);
 });
 
-test("E4.5: each head's 11 x 11 heat map is one tab stop; the arrow keys move the focused cell and the shared readout", async () => {
+test("E4.5: each head's 11 x 11 heat map is one tab stop; the arrow keys move the cursor and the shared readout", async () => {
   const card = b.page.locator('[data-example="E4.5"]');
   assert.equal(await card.locator('figure.heatmap').count(), 8);
   await card.locator('[name=seed]').focus();
   await b.page.keyboard.press('Tab');
   let a = await active();
-  assert.deepEqual([a.example, a.figure, a.i, a.j], ['E4.5', 0, '0', '0']);
+  assert.deepEqual([a.tag, a.example, a.figure, a.cursor], ['canvas', 'E4.5', 0, '0,0']);
   assert.match(await readout('E4.5'), /^write → write: q·k = .*softmax over the row → /);
   await b.page.keyboard.press('ArrowRight');
   await b.page.keyboard.press('ArrowDown');
   a = await active();
-  assert.deepEqual([a.figure, a.i, a.j], [0, '1', '1']);
+  assert.deepEqual([a.figure, a.cursor], [0, '1,1']);
   const text = await readout('E4.5');
   assert.ok(text.startsWith('a → a: q·k = '), text);
-  assert.ok(text.endsWith(`softmax over the row → ${Number(a.value).toFixed(4)}`), text);
+  // the value read out is head 1's weight (1, 1), as its JSON export has it
+  const json = await savedJson(b.page, card.locator('figure.heatmap').first());
+  assert.ok(text.endsWith(`softmax over the row → ${json.values[1][1].toFixed(4)}`), text);
+  await card.locator('figure.heatmap canvas').first().focus();
   await b.page.keyboard.press('End');
-  assert.equal((await active()).j, '10');
-  await b.page.keyboard.press('Tab'); // the next head, not the next cell
+  assert.equal((await active()).cursor, '1,10');
+  await b.page.keyboard.press('Tab'); // the head's export menu, then the next head, not the next cell
+  assert.deepEqual(await active().then(({ tag, figure }) => [tag, figure]), ['summary', 0]);
+  await b.page.keyboard.press('Tab');
   a = await active();
-  assert.deepEqual([a.example, a.figure, a.i, a.j], ['E4.5', 1, '0', '0']);
-  await b.page.keyboard.press('Shift+Tab'); // back to the cell last focused in head 1
+  assert.deepEqual([a.tag, a.example, a.figure, a.cursor], ['canvas', 'E4.5', 1, '0,0']);
+  await b.page.keyboard.press('Shift+Tab');
+  await b.page.keyboard.press('Shift+Tab'); // back to head 1, at the cell last focused
   a = await active();
-  assert.deepEqual([a.figure, a.i, a.j], [0, '1', '10']);
+  assert.deepEqual([a.tag, a.figure, a.cursor], ['canvas', 0, '1,10']);
 });
 
-test('every SVG heat map on the page has exactly one cell in the tab order', async () => {
+test('every heat map on the page is one tab stop (its canvas), and its export menu one more', async () => {
   const stops = await b.page.$$eval('figure.heatmap', (figs) =>
-    figs.map((f) => f.querySelectorAll('g.cell[tabindex="0"]').length),
+    figs.map((f) =>
+      [...f.querySelectorAll('a[href], button, input, select, textarea, summary, [tabindex]')]
+        .filter((e) => e.tabIndex >= 0 && !e.closest('details:not([open]) > :not(summary)'))
+        .map((e) => e.tagName.toLowerCase())
+        .join(' '),
+    ),
   );
   assert.ok(stops.length >= 10, `${stops.length} heat maps`);
   assert.deepEqual(
     stops,
-    stops.map(() => 1),
+    stops.map(() => 'canvas summary'),
   );
 });
 
@@ -122,7 +135,7 @@ test('the worker drops superseded requests: 30 quick d_model changes compute at 
     }
   });
   await b.page.waitForFunction(
-    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '129',
+    () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.cols === '129',
   );
   const ran = (await computed()) - before;
   assert.ok(ran >= 1 && ran <= 2, `${ran} matrices computed for 30 requests`);
@@ -132,7 +145,7 @@ test('the worker drops superseded requests: 30 quick d_model changes compute at 
   );
   await b.page.fill('[data-example="E4.2"] [name=dModel]', '400');
   await b.page.waitForFunction(
-    () => document.querySelector('[data-example="E4.2"] figure.bigheatmap').dataset.cols === '400',
+    () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.cols === '400',
   );
 });
 

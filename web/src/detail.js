@@ -14,7 +14,5 @@ export function attentionDetail(r, { rows, cols, scale, offset = 0 }) {
   };
 }
 
-/** Rows of an (n, m) slice of a flat tensor starting at offset. */
-export function slice2d(t, n, m, offset = 0) {
-  return Array.from({ length: n }, (_, i) => Array.from(t.data.subarray(offset + i * m, offset + (i + 1) * m)));
-}
+/** The (n, m) matrix of a flat tensor's data from `offset`, as the heat maps take it (no copy). */
+export const matrixOf = (t, n, m, offset = 0) => ({ data: t.data, offset, n, m });

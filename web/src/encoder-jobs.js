@@ -37,6 +37,42 @@ const norm = (a) => Math.sqrt(dot(a, a));
 /** cos(a, b) = a·b / (‖a‖ ‖b‖) in float64 (0 for a zero vector). */
 const cosine = (a, b) => dot(a, b) / (norm(a) * norm(b) || 1);
 
+/**
+ * model.forward, counted in the worker's self.computed.forward (the page tests check that an
+ * edit of E4.6 runs one forward per sentence).
+ */
+function forward(m, enc, options) {
+  const computed = globalThis.computed;
+  if (computed) computed.forward = (computed.forward ?? 0) + 1;
+  return m.forward(enc, options);
+}
+
+/**
+ * What the model explorer shows of one forward (outputAttentions, outputHiddenStates): every
+ * layer's attention (layers, heads, L, L) flattened, and per hidden state l (0: the embeddings'
+ * output) and token i: ‖h_l[i]‖ and cos(h_l[i], learned embedding of token i), flattened
+ * (layers + 1, L). `embeddings`: the learned embeddings of the tokens (L, D).
+ */
+function explored(m, out, embeddings) {
+  const L = embeddings.shape[0],
+    D = m.hiddenSize,
+    H = m.numHeads,
+    layers = m.numLayers;
+  const attentions = new Float32Array(layers * H * L * L);
+  out.attentions.forEach((t, l) => attentions.set(t.data, l * H * L * L)); // each (1, H, L, L)
+  const norms = new Float64Array((layers + 1) * L),
+    cosLearned = new Float64Array((layers + 1) * L);
+  out.hiddenStates.forEach((h, l) => {
+    // each (1, L, D)
+    for (let i = 0; i < L; i++) {
+      const hi = h.data.subarray(i * D, (i + 1) * D);
+      norms[l * L + i] = norm(hi);
+      cosLearned[l * L + i] = cosine(hi, embeddings.data.subarray(i * D, (i + 1) * D));
+    }
+  });
+  return { layers, heads: H, attentions, norms, cosLearned };
+}
+
 export const encoderJobs = {
   /**
    * E4.6 without any files: the tokens and ids of each text with the shipped vocabulary, and
@@ -90,7 +126,8 @@ export const encoderJobs = {
    * Document 004's E4.6, as its Python: extract_le(word)[1] (the learned embedding of the word's
    * first token), extract_te(s)[i] for each sentence at the word's first token i (the last
    * hidden state), the cosines between those vectors, and the prints of learned_embeddings and
-   * last_hidden_state for sentence 1.
+   * last_hidden_state for sentence 1. The same forward gives the model explorer its numbers
+   * (explored): one forward per sentence per request.
    */
   e46(A, { texts, word }) {
     const m = current();
@@ -100,8 +137,10 @@ export const encoderJobs = {
     let prints = null;
     const sentences = texts.map((text, n) => {
       const enc = encode(m.tokenizer, text, `sentence ${n + 1}`);
-      const hidden = m.forward(enc).lastHiddenState; // (1, L, D)
-      if (n === 0) prints = { learned: String(m.wordEmbeddings(enc.ids)), hidden: String(hidden) };
+      const out = forward(m, enc, { outputAttentions: true, outputHiddenStates: true });
+      const hidden = out.lastHiddenState; // (1, L, D)
+      const embeddings = m.wordEmbeddings(enc.ids); // (L, D)
+      if (n === 0) prints = { learned: String(embeddings), hidden: String(hidden) };
       const index = enc.ids.indexOf(wordId);
       const contextual = index >= 0 ? rowOf(hidden, index) : null;
       return {
@@ -110,6 +149,7 @@ export const encoderJobs = {
         index,
         contextual,
         cosLearned: contextual && cosine(learned, contextual),
+        explorer: explored(m, out, embeddings),
       };
     });
     const [c1, c2] = sentences.map((s) => s.contextual);
@@ -120,34 +160,5 @@ export const encoderJobs = {
       prints,
       cosContextual: c1 && c2 ? cosine(c1, c2) : null,
     };
-  },
-
-  /**
-   * The model explorer for one text: every layer's attention (layers, heads, L, L) flattened,
-   * and per hidden state l (0: the embeddings' output) and token i: ‖h_l[i]‖ and
-   * cos(h_l[i], learned embedding of token i), flattened (layers + 1, L).
-   */
-  explore(A, { text }) {
-    const m = current();
-    const enc = encode(m.tokenizer, text, 'sentence');
-    const out = m.forward(enc, { outputAttentions: true, outputHiddenStates: true });
-    const L = enc.ids.length,
-      D = m.hiddenSize,
-      H = m.numHeads,
-      layers = m.numLayers;
-    const attentions = new Float32Array(layers * H * L * L);
-    out.attentions.forEach((t, l) => attentions.set(t.data, l * H * L * L)); // each (1, H, L, L)
-    const learned = m.wordEmbeddings(enc.ids); // (L, D)
-    const norms = new Float64Array((layers + 1) * L),
-      cosLearned = new Float64Array((layers + 1) * L);
-    out.hiddenStates.forEach((h, l) => {
-      // each (1, L, D)
-      for (let i = 0; i < L; i++) {
-        const hi = h.data.subarray(i * D, (i + 1) * D);
-        norms[l * L + i] = norm(hi);
-        cosLearned[l * L + i] = cosine(hi, learned.data.subarray(i * D, (i + 1) * D));
-      }
-    });
-    return { tokens: enc.tokens, layers, heads: H, attentions, norms, cosLearned };
   },
 };

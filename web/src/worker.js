@@ -8,6 +8,7 @@
 import { init } from 'attention-wasm/threads'; // the entry point that reaches the threaded build
 import { jobs } from './jobs.js';
 import { encoderJobs } from './encoder-jobs.js';
+import { transferables } from './transfer.js';
 
 // The threaded build (one pthread Worker per extra core, nested in this one) needs shared
 // memory, which a page has only when served cross-origin isolated (COOP + COEP headers; see
@@ -32,7 +33,7 @@ self.onmessage = async ({ data: { id, kind, params } }) => {
     const progress = (p) => self.postMessage({ id, progress: p });
     const result = await all[kind](A, params, { progress });
     self.computed[kind] = (self.computed[kind] ?? 0) + 1;
-    self.postMessage({ id, result });
+    self.postMessage({ id, result }, transferables(result)); // the result's arrays move, uncopied
   } catch (err) {
     self.postMessage({ id, error: err.message });
   }

@@ -2,13 +2,15 @@
 // files the page tokenizes the two sentences with the vocabulary shipped with the library; with
 // the reader's copy of the model (chosen or dropped here, read in the Web Worker: the files never
 // leave the machine) it prints the document's lines, computed live, and what the document only
-// implies (cosines, any sentences). The model explorer (model-explorer.js) follows the card.
+// implies (cosines, any sentences). The model explorer (model-explorer.js) follows the card and
+// draws from the same request: one forward per sentence per edit.
 // The words are in content/embeddings-and-heads.js; every number comes from the worker.
 import content from '../content/embeddings-and-heads.js';
 import { exampleOf, prose } from '../example.js';
 import { run } from '../worker-client.js';
 import { pyRoundedList, pyStrList, torchInts } from '../format.js';
 import { modelExplorer } from './model-explorer.js';
+import { timed } from '../timing.js';
 
 const example = exampleOf(content, 'E4.6');
 const { e46: E46, loader: LOADER, outputs: OUTPUTS } = content;
@@ -122,8 +124,9 @@ function onFiles(loader, load) {
 
 /** Builds E4.6 into its card; returns a promise settled when the first tokens are shown. */
 export function contextualEmbeddings(card) {
-  card.controls.innerHTML = `<label>sentence 1 <input type="text" name="s1" maxlength="400"></label>
-    <label>sentence 2 <input type="text" name="s2" maxlength="400"></label>
+  // up to DistilBERT's 512 positions of text (the model refuses longer ones, with a message)
+  card.controls.innerHTML = `<label>sentence 1 <input type="text" name="s1" maxlength="4000"></label>
+    <label>sentence 2 <input type="text" name="s2" maxlength="4000"></label>
     <label>word <input type="text" name="word" maxlength="40"></label>`;
   const input = (name) => card.controls.querySelector(`[name=${name}]`);
   const inputError = document.createElement('p'); // a sentence or word the tokenizer refuses
@@ -170,6 +173,7 @@ export function contextualEmbeddings(card) {
       word = input('word').value;
     let r;
     try {
+      // with a model: E4.6's lines and the explorer's numbers, from one forward per sentence
       r = model
         ? await run('e46', { texts: sentences, word }, { key: 'e46' })
         : await run('tokens', { texts: sentences, word, vocabulary: E46.vocabulary }, { key: 'e46' });
@@ -178,6 +182,11 @@ export function contextualEmbeddings(card) {
       return;
     }
     if (!r) return; // a newer request replaced this one
+    timed('E4.6 result', () => show(r, word));
+  }
+
+  /** Draws a result of E4.6 (the tokens; with a model the lines, the prints and the explorer). */
+  function show(r, word) {
     inputError.textContent = '';
     recode(r);
     card.show(tokensText(r.sentences), card.what({ loaded: Boolean(model), word: r.word.token, id: r.word.id }));
@@ -195,10 +204,7 @@ export function contextualEmbeddings(card) {
       out('lines').dataset.ms = ms.toFixed(0);
       status.textContent += ` From the drop to the lines below: ${(ms / 1000).toFixed(2)} s.`;
     }
-    explorer.show(
-      sentences,
-      r.sentences.map((s) => s.index),
-    );
+    explorer.show(r.sentences);
   }
 
   // loader.dataset.state: 'loading', 'loaded' (after the first lines) or 'failed'

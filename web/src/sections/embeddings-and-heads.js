@@ -9,8 +9,10 @@ import { intValue, MAX_SEED } from '../controls.js';
 import { numpyString, vec } from '../format.js';
 import { positionalEncoding } from '../jobs.js';
 import { run } from '../worker-client.js';
-import { heatmap, bigHeatmap, scatter } from '../plot.js';
-import { attentionDetail, slice2d } from '../detail.js';
+import { heatmap } from '../charts/heatmap.js';
+import { scatter } from '../charts/scatter.js';
+import { readout } from '../charts/readout.js';
+import { attentionDetail, matrixOf } from '../detail.js';
 import { contextualEmbeddings } from './contextual-embeddings.js';
 
 const { toy: TOY, sentence: SENTENCE } = content;
@@ -57,17 +59,23 @@ function positionalEncodingMatrix(card) {
       maxLength = intValue(card.controls, 'maxLength', 1, 512);
     const r = await run('pe', { dModel, maxLength, rounding: 4 });
     if (!r) return;
-    const values = Array.from({ length: maxLength }, (_, i) =>
-      Array.from(r.data.subarray(i * dModel, (i + 1) * dModel)),
-    );
+    const pe = (i, j) => r.data[i * dModel + j];
     plot.replaceChildren(
-      bigHeatmap(values, {
-        title: `Positional Encoding Matrix (d_model=${dModel}, max_length=${maxLength})`,
-        xLabel: 'Embedding Dimension, i',
-        yLabel: 'Position, pos',
-        detail: (i, j) =>
-          `pos ${i}, i ${j}: ${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${j - (j % 2)}/${dModel})) = ${values[i][j].toFixed(4)}`,
-      }),
+      heatmap(
+        { data: r.data, n: maxLength, m: dModel },
+        {
+          title: `Positional Encoding Matrix (d_model=${dModel}, max_length=${maxLength})`,
+          domain: [-1, 0, 1],
+          colourBar: true,
+          cell: 12,
+          maxWidth: 640,
+          maxHeight: 480,
+          xLabel: 'Embedding Dimension, i',
+          yLabel: 'Position, pos',
+          detail: (i, j) =>
+            `pos ${i}, i ${j}: ${j % 2 ? 'cos' : 'sin'}(${i} / 10000^(${j - (j % 2)}/${dModel})) = ${pe(i, j).toFixed(4)}`,
+        },
+      ),
     );
     card.show(
       `positional_encoding.shape: (${maxLength}, ${dModel})\nrow 1, first 4 columns: ${numpyString(new Tensor(r.data.slice(dModel, dModel + Math.min(4, dModel)), [Math.min(4, dModel)]), 4)}`,
@@ -133,11 +141,8 @@ function multiHead(card) {
     <label>seed <input type="number" name="seed" value="0" min="0"></label>`;
   const plots = document.createElement('div');
   plots.className = 'heads';
-  const info = document.createElement('p');
-  info.className = 'hover';
-  info.setAttribute('aria-live', 'polite');
-  info.textContent = 'Hover or focus a cell of any head to see how it was computed.';
-  card.controls.after(plots, info);
+  const shared = readout('Hover or focus a cell of any head to see how it was computed.');
+  card.controls.after(plots, shared.el);
   const update = async () => {
     const heads = Number(card.controls.querySelector('[name=heads]').value);
     const seed = intValue(card.controls, 'seed', 0, MAX_SEED);
@@ -159,13 +164,13 @@ function multiHead(card) {
     };
     plots.replaceChildren(
       ...Array.from({ length: heads }, (_, h) =>
-        heatmap(slice2d(inter.weights, L, L, h * L * L), {
+        heatmap(matrixOf(inter.weights, L, L, h * L * L), {
           rowLabels: SENTENCE,
           colLabels: SENTENCE,
           cell: heads > 4 ? 14 : 22,
           showValues: false,
           title: `head ${h + 1}`,
-          info,
+          readout: shared,
           detail: attentionDetail(inter, {
             rows: SENTENCE,
             cols: SENTENCE,

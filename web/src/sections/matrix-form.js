@@ -5,8 +5,8 @@ import { documentSection, exampleOf } from '../example.js';
 import { intValue, MAX_SEED } from '../controls.js';
 import { shapeTuple } from '../format.js';
 import { transposeLast } from '../layout.js';
-import { heatmap } from '../plot.js';
-import { attentionDetail, slice2d } from '../detail.js';
+import { heatmap } from '../charts/heatmap.js';
+import { attentionDetail, matrixOf } from '../detail.js';
 
 export function matrixForm(A, root) {
   const { section, cards } = documentSection(content, root);
@@ -48,7 +48,7 @@ export function matrixForm(A, root) {
     );
     const labels = [...Array(N).keys()].map((i) => `x${i}`);
     plot.replaceChildren(
-      heatmap(slice2d(r.weights, N, N), {
+      heatmap(matrixOf(r.weights, N, N), {
         rowLabels: labels,
         colLabels: labels,
         cell: N > 16 ? 18 : 34,

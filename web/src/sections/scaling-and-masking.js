@@ -6,8 +6,8 @@ import { documentSection, exampleOf } from '../example.js';
 import { intValue } from '../controls.js';
 import { numpyString, shapeTuple, vec } from '../format.js';
 import { transposeLast, row, boolMask } from '../layout.js';
-import { heatmap } from '../plot.js';
-import { attentionDetail, slice2d } from '../detail.js';
+import { heatmap } from '../charts/heatmap.js';
+import { attentionDetail, matrixOf } from '../detail.js';
 
 export function scalingAndMasking(A, root) {
   const { section, cards } = documentSection(content, root);
@@ -48,7 +48,7 @@ function batchShapes(A, card) {
   card.show(lines.join('\n'), card.what());
   const labels = [...Array(T).keys()].map((i) => `t${i}`);
   card.controls.append(
-    heatmap(slice2d(r.weights, T, T), {
+    heatmap(matrixOf(r.weights, T, T), {
       rowLabels: labels,
       colLabels: labels,
       title: exampleOf(content, 'E1.1').plotTitle,
@@ -120,7 +120,7 @@ function masks(A, card) {
     const labels = content.words.map((w, i) => (i >= T - pad ? `<pad>${i}` : w));
     card.show(`${r.weights}`, card.what({ causal, pad }));
     plot.replaceChildren(
-      heatmap(slice2d(r.weights, T, T), {
+      heatmap(matrixOf(r.weights, T, T), {
         rowLabels: labels,
         colLabels: labels,
         masked: (i, j) => r.masked.data[i * T + j] === -Infinity,
