@@ -21,5 +21,6 @@ export const JS_NAMES = Object.freeze({
   src_mask: 'srcMask',
   src_key_padding_mask: 'srcKeyPaddingMask',
   dim_feedforward: 'dimFeedforward',
+  cosine_similarity: 'cosineSimilarity',
   'encoder config': 'config.json',
 });
