@@ -3,16 +3,20 @@
 // AttentionWasm.prototype by index.js; what each does: index.d.ts.
 //
 // Where each runs. transpose, permute, select and narrow only move data, and topk only compares
-// and picks: they run here, in JS. As wasm ops they would copy the input into the heap and the
-// result out of it again, two more passes over the data than the one gather JS makes, for no
-// arithmetic to speed up. They take float32, bool and int32 tensors alike (topk: float32) and
-// return a tensor of the same kind. cosineSimilarity does arithmetic (two norms and a dot product
-// per pair): a C++ op over an xsimd kernel with its scalar twin (src/ops/cosine_similarity,
-// src/kernels/cosine_similarity), bound like the other ops.
+// and picks: they run here, in JS, for the three element types alike (float32, bool, int32; topk
+// float32), with no copy of the input into the wasm heap nor of the result out of it. Measured
+// with scripts/bench-helpers.mjs (AMD EPYC Zen 4, Node 20, a shared 2-core machine at load ~8):
+// transposing the tutorials' (3, 24, 6) takes 6-8 us here against 17 us for the cheapest wasm
+// call on it (A.mul(x, 1)); select, narrow and a permute that keeps the last dim copy whole rows
+// with set() (0.4 ms for a (12, 128, 128) permute, under that wasm call's 0.6 ms); a transpose of
+// the last dims gathers one element at a time, 1.4 ms for (12, 128, 128), so a wasm gather would
+// win there (not done: one path per function, and the models transpose in C++). cosineSimilarity
+// does arithmetic (two norms and a dot product per pair): a C++ op over an xsimd kernel with its
+// scalar twin (src/ops/cosine_similarity, src/kernels/cosine_similarity), bound like the other ops.
 //
 // Every result is a fresh array. torch returns views for the first four (sharing the input's
 // storage); here writing into a result never changes the input, nor the other way round.
-import { Tensor, ARRAY_TYPES, typedArrayTag } from './tensor.js';
+import { Tensor, ARRAY_TYPES, typedArrayTag, typedArrayView } from './tensor.js';
 import {
   call,
   tensorArgs,
@@ -51,7 +55,9 @@ function permuted(x, order) {
   const index = new Array(rank).fill(0); // the result's multi-index of the current row
   let from = 0; // x's offset of that row's first element
   for (let o = 0; o < out.length; o += rowLength) {
-    for (let j = 0, s = from; j < rowLength; j++, s += rowStep) out[o + j] = data[s];
+    if (rowStep === 1)
+      out.set(typedArrayView(data, from, rowLength), o); // the last dim stays last: a block copy
+    else for (let j = 0, s = from; j < rowLength; j++, s += rowStep) out[o + j] = data[s];
     // next row: a row-major increment of the index over the dims before the last
     for (let d = last - 1; d >= 0; d--) {
       from += step[d];
@@ -71,10 +77,7 @@ function sliced(x, d, start, length) {
     size = shape[d];
   const block = length * inner; // one index of the dims before d: a contiguous run
   const out = arrayLike(x, outer * block);
-  for (let o = 0; o < outer; o++) {
-    const from = (o * size + start) * inner;
-    for (let j = 0; j < block; j++) out[o * block + j] = data[from + j];
-  }
+  for (let o = 0; o < outer; o++) out.set(typedArrayView(data, (o * size + start) * inner, block), o * block);
   return new Tensor(
     out,
     shape.map((n, i) => (i === d ? length : n)),
@@ -114,8 +117,10 @@ function topPositions(v, n, k, largest, sorted) {
   else if (k <= TOPK_BUFFER_LIMIT) {
     // the k best so far, in order; a later position never passes an equal value
     best = new Array(k);
-    let count = 0;
+    let count = 0,
+      worst = NaN; // the value of best[k - 1] once full: most values are rejected by one comparison
     for (let j = 0; j < n; j++) {
+      if (count === k && (largest ? v[j] < worst : v[j] > worst)) continue;
       if (count === k && !before(j, best[k - 1])) continue;
       let lo = 0,
         hi = count;
@@ -127,6 +132,7 @@ function topPositions(v, n, k, largest, sorted) {
       for (let p = Math.min(count, k - 1); p > lo; p--) best[p] = best[p - 1];
       best[lo] = j;
       if (count < k) count++;
+      if (count === k) worst = v[best[k - 1]];
     }
   } else {
     best = Array.from({ length: n }, (_, i) => i)
@@ -242,7 +248,8 @@ export const helperMethods = {
     for (let o = 0; o < outer; o++) {
       for (let i = 0; i < inner; i++) {
         const base = o * size * inner + i;
-        for (let j = 0; j < size; j++) v[j] = data[base + j * inner];
+        if (inner === 1) v.set(typedArrayView(data, base, size));
+        else for (let j = 0; j < size; j++) v[j] = data[base + j * inner];
         const top = topPositions(v, size, k, wantLargest, wantSorted);
         for (let r = 0; r < k; r++) {
           const at = (o * k + r) * inner + i;

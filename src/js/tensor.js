@@ -23,12 +23,24 @@ export const MAX_ELEMENTS = 2 ** 29;
 const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getterOf = (key) => Function.prototype.call.bind(Object.getOwnPropertyDescriptor(typedArrayPrototype, key).get);
 const tagGetter = getterOf(Symbol.toStringTag),
-  lengthGetter = getterOf('length');
+  lengthGetter = getterOf('length'),
+  bufferGetter = getterOf('buffer'),
+  byteOffsetGetter = getterOf('byteOffset');
 
 /** "Float32Array", "Uint8Array", ... for a genuine typed array; undefined for anything else. */
 export const typedArrayTag = (value) => tagGetter(value);
 /** A genuine typed array's element count (its internal length; call only when typedArrayTag is set). */
 export const typedArrayLength = (value) => lengthGetter(value);
+
+/**
+ * Elements start .. start + length of a genuine Float32Array, Uint8Array or Int32Array, as a view
+ * of the same kind made from its internal buffer and offset (no property of the array is read, so
+ * neither an own `buffer` nor a `constructor` with a species can redirect it): for copies with set().
+ */
+export function typedArrayView(value, start, length) {
+  const type = ARRAY_TYPES[tagGetter(value)];
+  return new type(bufferGetter(value), byteOffsetGetter(value) + start * type.BYTES_PER_ELEMENT, length);
+}
 
 /** Describes a value for an error message: "Float32Array(6)", "Array(3)", "string", ... */
 export function describe(value) {
