@@ -1,5 +1,5 @@
 // Embind names for the layers around attention: positional encoding, layer norm, activations,
-// elementwise arithmetic. Glue only: the idiomatic API is the JS wrapper in src/js/nn.js. Tensors
+// elementwise arithmetic, cosine similarity. Glue only: the idiomatic API is the JS wrapper in src/js/nn.js. Tensors
 // come as one TensorArgs array (bindings/js_interop.hpp), in the order each comment gives.
 #include <emscripten/bind.h>
 
@@ -7,6 +7,7 @@
 
 #include "bindings/js_interop.hpp"
 #include "ops/activation.hpp"
+#include "ops/cosine_similarity.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/layer_norm.hpp"
 #include "ops/positional_encoding.hpp"
@@ -64,6 +65,18 @@ val mul_js(const TensorArgs<2>& t) {
   });
 }
 
+// tensors: x1, x2; dim an integer (the JS wrapper checked it: a safe integer)
+val cosine_similarity_js(const TensorArgs<2>& t, double dim, double eps) {
+  return guarded([&] {
+    const std::string fn = api_name("cosine_similarity");
+    if (!(std::abs(dim) <= 9007199254740992.0 && std::floor(dim) == dim))
+      fail(ErrorKind::Range, fn + ": dim " + std::to_string(dim) + " is not an integer in (-2^53, 2^53)");
+    const auto x1 = float_arg(t, 0, fn + ": x1");
+    const auto x2 = float_arg(t, 1, fn + ": x2");
+    return tensor_to_js(aw::cosine_similarity(x1.ref(), x2.ref(), static_cast<std::int64_t>(dim), eps));
+  });
+}
+
 }  // namespace
 }  // namespace aw::js
 
@@ -75,4 +88,5 @@ EMSCRIPTEN_BINDINGS(attention_wasm_nn) {
   function("_gelu", &aw::js::gelu_js);
   function("_add", &aw::js::add_js);
   function("_mul", &aw::js::mul_js);
+  function("_cosineSimilarity", &aw::js::cosine_similarity_js);
 }

@@ -105,4 +105,11 @@ inline Shape leading_dims(const Shape& s, std::size_t trailing) {
   return Shape(s.begin(), s.end() - static_cast<std::ptrdiff_t>(std::min(trailing, s.size())));
 }
 
+// `shape` with leading 1s up to `rank` dims (rank >= shape.size()): how broadcasting aligns it.
+inline Shape left_padded(const Shape& shape, std::size_t rank) {
+  Shape s(rank - shape.size(), 1);
+  s.insert(s.end(), shape.begin(), shape.end());
+  return s;
+}
+
 }  // namespace aw

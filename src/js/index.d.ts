@@ -1,7 +1,10 @@
 // Type declarations for attention-wasm (hand-written; see README.md for examples).
 
-/** Element type of a tensor: float32 data, or a boolean mask stored as bytes (1 = true). */
-export type DType = 'float32' | 'bool';
+/**
+ * Element type of a tensor: float32 data, a boolean mask stored as bytes (1 = true), or int32
+ * indices (`topk`'s; what `embedding` takes as ids).
+ */
+export type DType = 'float32' | 'bool' | 'int32';
 
 /** Anything with row-major `data` and a `shape` whose product is `data.length`. */
 export interface TensorLike {
@@ -15,26 +18,36 @@ export interface MaskLike {
   shape: readonly number[];
 }
 
-/** The data of a float tensor (`Float32Array`) or of a boolean mask (`Uint8Array`, 1 = true). */
-export type TensorData = Float32Array | Uint8Array;
+/**
+ * The data of a float tensor (`Float32Array`), of a boolean mask (`Uint8Array`, 1 = true) or of
+ * int32 indices (`Int32Array`).
+ */
+export type TensorData = Float32Array | Uint8Array | Int32Array;
+
+/** A tensor of any element type: what the shape helpers (transpose, permute, select, narrow) take. */
+export interface AnyTensorLike<D extends TensorData = TensorData> {
+  data: D;
+  shape: readonly number[];
+}
 
 /**
- * A dense row-major tensor. Results are always fresh JS-owned `Float32Array`s, never views of
- * the wasm heap: there is nothing to free. `D` is the type of `data`: `Tensor` (the default,
- * what every function returns) is a float tensor and can be passed wherever a `TensorLike` is
- * taken; `new Tensor(uint8Array, shape)` is a `Tensor<Uint8Array>`, a boolean mask.
+ * A dense row-major tensor. Results are always fresh JS-owned typed arrays, never views of the
+ * wasm heap (nor of an input): there is nothing to free. `D` is the type of `data`: `Tensor`
+ * (the default, what most functions return) is a float tensor and can be passed wherever a
+ * `TensorLike` is taken; `new Tensor(uint8Array, shape)` is a `Tensor<Uint8Array>`, a boolean
+ * mask; `Tensor<Int32Array>` holds indices (`topk`'s, which `embedding` takes as ids).
  */
 export class Tensor<D extends TensorData = Float32Array> {
   /**
-   * @param data values in row-major order (`Uint8Array` for a boolean mask)
+   * @param data values in row-major order (`Uint8Array` for a boolean mask, `Int32Array` for indices)
    * @param shape defaults to `[data.length]`
-   * @throws TypeError if `data` is not a Float32Array/Uint8Array; RangeError if the shape's
-   *   product differs from `data.length` or a size is negative or fractional
+   * @throws TypeError if `data` is not a Float32Array/Uint8Array/Int32Array; RangeError if the
+   *   shape's product differs from `data.length` or a size is negative or fractional
    */
   constructor(data: D, shape?: readonly number[]);
   data: D;
   shape: number[];
-  readonly dtype: D extends Uint8Array ? 'bool' : 'float32';
+  readonly dtype: D extends Uint8Array ? 'bool' : D extends Int32Array ? 'int32' : 'float32';
   readonly ndim: number;
   /** Number of elements. */
   readonly size: number;
@@ -42,11 +55,20 @@ export class Tensor<D extends TensorData = Float32Array> {
   static from<D extends TensorData>(value: { data: D; shape: readonly number[] }): Tensor<D>;
   /** A float32 tensor from rectangular nested arrays, e.g. `Tensor.fromArray([[1, 2], [3, 4]])`. */
   static fromArray(nested: number | number[] | number[][] | number[][][] | number[][][][]): Tensor;
-  /** The element at a full index (negative indices count from the end). */
-  get(...index: number[]): number;
+  /**
+   * The element at a full index, torch's `t[i, j, ...].item()`: one integer per dim (none for a
+   * 0-d tensor), each in `[-size, size)` of its dim; **negative indices count from the end**
+   * (`t.get(-1, 0)` is the last row's first element). A boolean for a mask.
+   * @throws RangeError for a wrong number of indices or an index out of range (naming the dim
+   *   and the shape); TypeError for an index that is not a number
+   */
+  get(...index: number[]): D extends Uint8Array ? boolean : number;
   /** Nested arrays (a number for a 0-d tensor; booleans for a mask). */
   toArray(): unknown;
-  /** As PyTorch prints it: `tensor([[ 0.3374, -0.1778, ...]])`. */
+  /**
+   * As PyTorch prints it (`String(t)`, `console.log(`${t}`)`): `tensor([[ 0.3374, -0.1778, ...]])`,
+   * any rank; see {@link formatTensor}.
+   */
   toString(options?: FormatOptions): string;
 }
 
@@ -61,8 +83,41 @@ export interface FormatOptions {
   edgeitems?: number;
 }
 
-/** Formats a tensor as `print(t)` does in PyTorch. */
+/**
+ * Formats a tensor as `print(t)` does in PyTorch (torch/_tensor_str.py): a common width, 4
+ * decimals, lines wrapped at 80 characters, blank lines between the blocks of a 3-D or higher
+ * tensor; `2.` style when every value is whole; scientific notation (`1.2346e-05`) when the
+ * non-zero magnitudes span more than 1000x, pass 1e8 or go below 1e-4; more than 1000 elements
+ * summarised with `...`; `True`/`False` for a mask; an int32 tensor with `dtype=torch.int32`;
+ * an empty one as `tensor([])` (with `size=(...)` unless 1-D).
+ */
 export function formatTensor(t: Tensor<TensorData>, options?: FormatOptions): string;
+
+export interface TopkOptions {
+  /** The dimension to pick along; negative counts from the end. Default -1 (the last, as torch's None). */
+  dim?: number;
+  /** The k largest (default true) or the k smallest. */
+  largest?: boolean;
+  /**
+   * Default true: in order, best first. false: ordered by index along `dim` instead (torch leaves
+   * that order unspecified).
+   */
+  sorted?: boolean;
+}
+
+/** `topk`'s result, each of `input`'s shape with `dim` of size k. */
+export interface TopkResult {
+  values: Tensor;
+  /** Positions along `dim` (int32; torch's are int64). Pass them to `embedding` as ids, or print them. */
+  indices: Tensor<Int32Array>;
+}
+
+export interface CosineSimilarityOptions {
+  /** The dimension of the broadcast shape to compare along; negative counts from the end. Default 1 (torch's). */
+  dim?: number;
+  /** Each norm is clamped to at least eps (default 1e-8; must be >= 0): a zero vector gives 0. */
+  eps?: number;
+}
 
 export interface SoftmaxOptions {
   /** The dimension to normalise over; negative counts from the end. Default -1. */
@@ -445,6 +500,51 @@ export class AttentionWasm {
   add(input: TensorLike | number, other: TensorLike | number): Tensor;
   /** `torch.mul(input, other)`: elementwise product, shapes broadcast as torch; a number is a 0-d tensor. */
   mul(input: TensorLike | number, other: TensorLike | number): Tensor;
+  /**
+   * `torch.transpose(input, dim0, dim1)`: dims dim0 and dim1 swapped (`t.T` of a matrix is
+   * `A.transpose(t, 0, 1)`; the last two dims `A.transpose(t, -2, -1)`). Negative dims count from
+   * the end; a 0-d tensor takes -1 or 0. Any element type; the result is a copy (torch returns a view).
+   * @throws RangeError for a dim out of range, naming it and the shape; TypeError for a non-integer dim
+   */
+  transpose<D extends TensorData>(input: AnyTensorLike<D>, dim0: number, dim1: number): Tensor<D>;
+  /**
+   * `torch.permute(input, dims)`: result dim i is input's dim `dims[i]`, e.g. `A.permute(t, [0, 2, 1])`.
+   * `dims` names every dim once (negative ones count from the end). A copy.
+   * @throws RangeError when dims has the wrong length, repeats a dim or holds one out of range
+   */
+  permute<D extends TensorData>(input: AnyTensorLike<D>, dims: readonly number[]): Tensor<D>;
+  /**
+   * `torch.select(input, dim, index)` (`t[:, index]` for dim 1): the slice at `index` of `dim`, which
+   * the result drops: one head's `[L, L]` weights of `[1, heads, L, L]` are
+   * `A.select(A.select(w, 0, 0), 0, h)`. A negative index counts from the end. A copy.
+   * @throws RangeError for a 0-d input, a dim or an index out of range (naming the size and shape)
+   */
+  select<D extends TensorData>(input: AnyTensorLike<D>, dim: number, index: number): Tensor<D>;
+  /**
+   * `torch.narrow(input, dim, start, length)` (`t[:, start:start + length]` for dim 1): `length`
+   * elements of `dim` from `start` (negative: from the end; `start` may equal the size when
+   * `length` is 0). A copy.
+   * @throws RangeError for a 0-d input, a negative length, a start out of [-size, size], or a
+   *   slice past the end
+   */
+  narrow<D extends TensorData>(input: AnyTensorLike<D>, dim: number, start: number, length: number): Tensor<D>;
+  /**
+   * `torch.topk(input, k, dim, largest, sorted)`: the k largest (or smallest) values along `dim`
+   * and their positions. NaN counts as larger than every number (as torch). Equal values come by
+   * ascending position: torch leaves the order of ties unspecified ("not guaranteed to be stable"),
+   * and this is one order torch may give. A 0-d input is its own top value, index 0 (k 0 or 1).
+   * @throws RangeError for k outside [0, size of dim] or a dim out of range; TypeError for wrong types
+   */
+  topk(input: TensorLike, k: number, options?: TopkOptions): TopkResult;
+  /**
+   * `torch.nn.functional.cosine_similarity(x1, x2, dim, eps)`: x1 and x2 broadcast as torch, then
+   * along `dim` of that shape `sum (x1 / max(|x1|, eps)) * (x2 / max(|x2|, eps))`, torch's current
+   * formula (a zero vector gives 0); the result drops `dim`. `dim` defaults to 1, as torch's: for
+   * two vectors pass `{ dim: -1 }` (or 0); for one vector against the rows of a matrix, `dim: -1`
+   * broadcasts it over the rows.
+   * @throws Error for shapes that do not broadcast; RangeError for a dim out of range or a negative eps
+   */
+  cosineSimilarity(x1: TensorLike, x2: TensorLike, options?: CosineSimilarityOptions): Tensor;
 }
 
 export interface InitOptions {

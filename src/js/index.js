@@ -8,6 +8,7 @@ import { call, describe } from './validate.js';
 import { JS_NAMES } from './names.js';
 import { opsMethods } from './ops.js';
 import { nnMethods } from './nn.js';
+import { helperMethods } from './helpers.js';
 import { installModules } from './modules.js';
 import { pretrainedMethods } from './pretrained.js';
 import { chooseSimd, browserPlatform } from './builds.js';
@@ -51,7 +52,8 @@ export class AttentionWasm {
 }
 
 // The API's functions, one method set per file, are attached here and only here.
-for (const methods of [opsMethods, nnMethods, pretrainedMethods]) Object.assign(AttentionWasm.prototype, methods);
+for (const methods of [opsMethods, nnMethods, helperMethods, pretrainedMethods])
+  Object.assign(AttentionWasm.prototype, methods);
 if (typeof Symbol.dispose === 'symbol') AttentionWasm.prototype[Symbol.dispose] = AttentionWasm.prototype.dispose;
 
 // Most threads init() accepts: each is a Worker with its own copy of the glue.

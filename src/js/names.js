@@ -21,6 +21,7 @@ export const JS_NAMES = Object.freeze({
   src_mask: 'srcMask',
   src_key_padding_mask: 'srcKeyPaddingMask',
   dim_feedforward: 'dimFeedforward',
+  cosine_similarity: 'cosineSimilarity',
   // pretrained models (src/models/encoder.cpp): transformers' model(input_ids, ...) is model.forward
   'encoder config': 'config.json',
   'encoder.forward': 'model.forward',

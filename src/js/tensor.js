@@ -1,10 +1,17 @@
 // Tensor: a plain JS-owned typed array plus a shape. Results of every function are Tensors whose
-// data is a fresh Float32Array (never a view of the wasm heap), so there is nothing to free.
+// data is a fresh typed array (never a view of the wasm heap), so there is nothing to free.
 
+// The element types: float32 data, boolean masks (1 = true) and int32 indices (topk's; what
+// embedding takes as ids). torch's index tensors are int64: int32 holds every index a tensor of
+// at most 2^29 elements has, and is what the bindings take.
 const DTYPES = new Map([
   [Float32Array, 'float32'],
   [Uint8Array, 'bool'],
+  [Int32Array, 'int32'],
 ]);
+
+/** The typed array constructor of each element type, by the array's tag. */
+export const ARRAY_TYPES = Object.freeze({ Float32Array, Uint8Array, Int32Array });
 
 /** The most elements a tensor may hold (2 GiB of float32: it must fit the 4 GiB wasm heap). */
 export const MAX_ELEMENTS = 2 ** 29;
@@ -16,12 +23,24 @@ export const MAX_ELEMENTS = 2 ** 29;
 const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype);
 const getterOf = (key) => Function.prototype.call.bind(Object.getOwnPropertyDescriptor(typedArrayPrototype, key).get);
 const tagGetter = getterOf(Symbol.toStringTag),
-  lengthGetter = getterOf('length');
+  lengthGetter = getterOf('length'),
+  bufferGetter = getterOf('buffer'),
+  byteOffsetGetter = getterOf('byteOffset');
 
 /** "Float32Array", "Uint8Array", ... for a genuine typed array; undefined for anything else. */
 export const typedArrayTag = (value) => tagGetter(value);
 /** A genuine typed array's element count (its internal length; call only when typedArrayTag is set). */
 export const typedArrayLength = (value) => lengthGetter(value);
+
+/**
+ * Elements start .. start + length of a genuine Float32Array, Uint8Array or Int32Array, as a view
+ * of the same kind made from its internal buffer and offset (no property of the array is read, so
+ * neither an own `buffer` nor a `constructor` with a species can redirect it): for copies with set().
+ */
+export function typedArrayView(value, start, length) {
+  const type = ARRAY_TYPES[tagGetter(value)];
+  return new type(bufferGetter(value), byteOffsetGetter(value) + start * type.BYTES_PER_ELEMENT, length);
+}
 
 /** Describes a value for an error message: "Float32Array(6)", "Array(3)", "string", ... */
 export function describe(value) {
@@ -76,13 +95,14 @@ export function checkShape(shape, where) {
 
 export class Tensor {
   /**
-   * @param {Float32Array|Uint8Array} data row-major values (Uint8Array: a boolean mask)
+   * @param {Float32Array|Uint8Array|Int32Array} data row-major values (Uint8Array: a boolean mask,
+   *   Int32Array: indices)
    * @param {number[]} [shape] defaults to [data.length]
    */
   constructor(data, shape) {
     if (!DTYPES.has(data?.constructor)) {
       throw new TypeError(
-        `Tensor: data must be a Float32Array (or a Uint8Array for a boolean mask), got ${describe(data)}`,
+        `Tensor: data must be a Float32Array, a Uint8Array (a boolean mask) or an Int32Array (indices), got ${describe(data)}`,
       );
     }
     shape ??= [data.length];
@@ -116,7 +136,7 @@ export class Tensor {
     return new Tensor(Float32Array.from(flat), shape);
   }
 
-  /** 'float32' or 'bool' */
+  /** 'float32', 'bool' or 'int32' */
   get dtype() {
     return DTYPES.get(this.data.constructor);
   }
@@ -130,7 +150,11 @@ export class Tensor {
     return this.data.length;
   }
 
-  /** The element at a full index, e.g. t.get(1, 2); negative indices count from the end. */
+  /**
+   * The element at a full index, `t.get(i, j, ...)` (torch's `t[i, j, ...].item()`): one index per
+   * dim (none for a 0-d tensor), each an integer in [-size, size) of its dim; a negative index
+   * counts from the end. A number (true/false for a mask).
+   */
   get(...index) {
     if (index.length !== this.shape.length) {
       throw new RangeError(
@@ -139,16 +163,24 @@ export class Tensor {
     }
     let offset = 0;
     for (let d = 0; d < index.length; d++) {
-      const n = this.shape[d];
-      const i = index[d] < 0 ? index[d] + n : index[d];
-      if (!Number.isInteger(i) || i < 0 || i >= n) {
-        throw new RangeError(
-          `Tensor.get: index ${index[d]} is out of range for dim ${d} of shape ${shapeString(this.shape)}`,
+      const n = this.shape[d],
+        i = index[d];
+      if (typeof i !== 'number' || !Number.isInteger(i)) {
+        const type = typeof i === 'number' ? RangeError : TypeError;
+        throw new type(
+          `Tensor.get: the index for dim ${d} must be an integer, got ${type === RangeError ? i : describe(i)}`,
         );
       }
-      offset = offset * n + i;
+      if (i < -n || i >= n) {
+        const range = n ? ` [${-n}, ${n - 1}]` : '';
+        throw new RangeError(
+          `Tensor.get: index ${i} is out of range${range} for dim ${d} (size ${n}) of shape ${shapeString(this.shape)}`,
+        );
+      }
+      offset = offset * n + (i < 0 ? i + n : i);
     }
-    return this.data[offset];
+    const value = this.data[offset];
+    return this.dtype === 'bool' ? value !== 0 : value;
   }
 
   /** Nested JS arrays (a number for a 0-d tensor). */
@@ -168,16 +200,136 @@ export class Tensor {
   }
 }
 
+// Python's float formatting ('{:.4f}', '{:.4e}') as torch's printer uses it. JS's toFixed and
+// toExponential round the same exact binary value, but an exact tie away from zero where Python
+// rounds it to even (0.03125 -> '0.0313' in JS, '0.0312' in Python): such a tie is found from the
+// value's exact digits and its last digit taken down by one. Both print a NaN as 'nan', an
+// infinity as 'inf' / '-inf', and keep the sign of -0.
+
+/** Whether the exact decimal digits of a >= 0 after position `at` of `digits` are 5 then zeros. */
+function isTie(digits, at) {
+  return /^50*$/.test(digits.slice(at));
+}
+
+/** `s` with its last digit one less (an odd last digit: no borrow). */
+const oneLess = (s) => s.slice(0, -1) + String(Number(s.at(-1)) - 1);
+
+function special(x) {
+  if (Number.isNaN(x)) return 'nan';
+  if (x === Infinity) return 'inf';
+  if (x === -Infinity) return '-inf';
+  return null;
+}
+
+const sign = (x) => (x < 0 || Object.is(x, -0) ? '-' : '');
+
+/** Python's '{:.pf}'.format(x) (|x| < 1e21: JS's toFixed is exponential beyond). */
+export function pythonFixed(x, p) {
+  const other = special(x);
+  if (other) return other;
+  const a = Math.abs(x);
+  let s = a.toFixed(p);
+  if (Number(s.at(-1)) % 2 === 1) {
+    // a float32 value >= 10^-p has at most ~40 digits after the point: 100 are exact
+    const exact = a.toFixed(100);
+    if (isTie(exact, exact.indexOf('.') + 1 + p)) s = oneLess(s);
+  }
+  return sign(x) + s;
+}
+
+/** Python's '{:.pe}'.format(x): '1.2346e-05', exponent signed, at least two digits. */
+export function pythonExponential(x, p) {
+  const other = special(x);
+  if (other) return other;
+  const a = Math.abs(x);
+  let [mantissa, exponent] = a.toExponential(p).split('e');
+  if (Number(mantissa.at(-1)) % 2 === 1) {
+    const exact = a.toPrecision(100).split('e')[0].replace('.', '').replace(/^0+/, ''); // significant digits
+    if (isTie(exact, p + 1)) mantissa = oneLess(mantissa);
+  }
+  const e = Number(exponent);
+  return `${sign(x)}${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+}
+
 /**
- * Formats a tensor as torch prints it: `tensor([[ 0.3374, -0.1778], ...])` with a common width,
- * `precision` decimals (4, torch's default), rows wrapped at `lineWidth` (80) characters as
- * torch wraps them, and torch's integer style (`tensor([2., 4., 4.])`) when every value is whole.
- * A tensor of more than `threshold` (1000) elements is summarised as torch does: of every dim
- * longer than 2 * `edgeitems` (3) only the first and last `edgeitems` are shown, around `...`
- * (torch/_tensor_str.py: get_summarized_data, _vector_str, _tensor_str_with_formatter).
- * (torch's scientific notation for very large or small ranges is not reproduced.)
+ * torch's _Formatter over the values printed: {cell: a value's padded text, width}.
+ * float32: int mode (`2.`) when every non-zero finite value is whole; scientific notation
+ * (`1.2346e-05`) when the non-zero finite magnitudes span more than 1000x, pass 1e8, or (not int
+ * mode) go below 1e-4; the width from the non-zero finite values. bool: True / False. int32: the
+ * integers.
+ */
+function formatter(values, dtype, precision) {
+  let width = 1,
+    text;
+  if (dtype === 'bool') text = (x) => (x ? 'True' : 'False');
+  else if (dtype === 'int32') text = String;
+  if (text) {
+    for (const x of values) width = Math.max(width, text(x).length);
+  } else {
+    let min = Infinity,
+      max = 0,
+      intMode = true,
+      count = 0;
+    for (const x of values) {
+      if (!Number.isFinite(x) || x === 0) continue;
+      const a = Math.abs(x);
+      min = Math.min(min, a);
+      max = Math.max(max, a);
+      if (x !== Math.ceil(x)) intMode = false;
+      count++;
+    }
+    const sci = count > 0 && (max / min > 1000 || max > 1e8 || (!intMode && min < 1e-4));
+    text = sci
+      ? (x) => pythonExponential(x, precision)
+      : intMode
+        ? (x) => pythonFixed(x, 0) + (Number.isFinite(x) ? '.' : '')
+        : (x) => pythonFixed(x, precision);
+    for (const x of values) if (Number.isFinite(x) && x !== 0) width = Math.max(width, text(x).length);
+  }
+  return { cell: (x) => text(x).padStart(width), width };
+}
+
+/** torch's _add_suffixes: `, dtype=...` after the values, on a new line when the line is full. */
+function withSuffixes(text, suffixes, indent, lineWidth) {
+  let out = text,
+    last = text.length - text.lastIndexOf('\n') + 1;
+  for (const suffix of suffixes) {
+    if (last + suffix.length + 2 > lineWidth) {
+      out += `,\n${' '.repeat(indent)}${suffix}`;
+      last = indent + suffix.length;
+    } else {
+      out += `, ${suffix}`;
+      last += suffix.length + 2;
+    }
+  }
+  return `${out})`;
+}
+
+/**
+ * Formats a tensor as torch prints it (torch/_tensor_str.py): `tensor([[ 0.3374, -0.1778], ...])`
+ * with a common width, `precision` decimals (4, torch's default), rows wrapped at `lineWidth` (80)
+ * characters as torch wraps them, torch's integer style (`tensor([2., 4., 4.])`) when every value
+ * is whole and its scientific notation (`tensor([1.0000e-05, 2.5000e+00])`) when the magnitudes
+ * span more than 1000x, pass 1e8 or go below 1e-4. A tensor of more than `threshold` (1000)
+ * elements is summarised as torch does: of every dim longer than 2 * `edgeitems` (3) only the
+ * first and last `edgeitems` are shown, around `...` (get_summarized_data, _vector_str,
+ * _tensor_str_with_formatter). A bool tensor prints True / False; an int32 tensor its integers
+ * and `dtype=torch.int32`, as torch prints a tensor of that dtype; an empty one `tensor([])`, with
+ * its `size=(...)` unless it is 1-D (and its dtype unless float32).
  */
 export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 1000, edgeitems = 3 } = {}) {
+  const prefix = 'tensor(',
+    indent = prefix.length;
+  const dtype = t.dtype,
+    rank = t.shape.length;
+  const dtypeSuffix = { bool: 'dtype=torch.bool', int32: 'dtype=torch.int32' }[dtype];
+  if (t.data.length === 0) {
+    const suffixes = rank === 1 ? [] : [`size=(${t.shape.join(', ')})`];
+    if (dtypeSuffix) suffixes.push(dtypeSuffix);
+    return withSuffixes(`${prefix}[]`, suffixes, indent, lineWidth);
+  }
+  // torch prints the dtype unless it is a default one (float32, int64, bool)
+  const suffixes = dtype === 'int32' ? [dtypeSuffix] : [];
   const summarize = t.data.length > threshold;
   const strides = t.shape.map((_, d) => t.shape.slice(d + 1).reduce((a, b) => a * b, 1));
   // per dim, the indices shown (null: the `...`)
@@ -190,29 +342,18 @@ export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 100
         ]
       : Array.from({ length: n }, (_, i) => i),
   );
-  // the values printed decide the width and the integer style (torch formats the summarised data)
+  // the values printed decide the width and the style (torch formats the summarised data)
   const printed = [];
   const collect = (dim, offset) => {
-    if (dim === t.shape.length) return printed.push(t.data[offset]);
+    if (dim === rank) return printed.push(t.data[offset]);
     for (const i of shown[dim]) if (i !== null) collect(dim + 1, offset + i * strides[dim]);
   };
-  if (t.data.length) collect(0, 0);
-  const finite = printed.filter(Number.isFinite);
-  const intMode = t.dtype !== 'bool' && finite.every(Number.isInteger);
-  const fmt = (x) => {
-    if (t.dtype === 'bool') return x ? 'True' : 'False';
-    if (Number.isNaN(x)) return 'nan';
-    if (x === Infinity) return 'inf';
-    if (x === -Infinity) return '-inf';
-    return intMode ? `${x.toFixed(0)}.` : x.toFixed(precision);
-  };
-  const width = printed.reduce((w, x) => Math.max(w, fmt(x).length), 0);
-  const cell = (x) => fmt(x).padStart(width);
-  const prefix = 'tensor(';
-  if (t.shape.length === 0) return `${prefix}${cell(t.data[0])})`;
+  collect(0, 0);
+  const { cell, width } = formatter(printed, dtype, precision);
+  if (rank === 0) return withSuffixes(`${prefix}${cell(t.data[0])}`, suffixes, indent, lineWidth);
   // indent: the column after this bracket's "[" (torch's _tensor_str_with_formatter)
   const render = (dim, offset, indent) => {
-    if (dim === t.shape.length - 1) {
+    if (dim === rank - 1) {
       const row = shown[dim].map((i) => (i === null ? ' ...' : cell(t.data[offset + i])));
       const perLine = Math.max(1, Math.floor((lineWidth - indent) / (width + 2)));
       const lines = [];
@@ -220,8 +361,8 @@ export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 100
       return `[${lines.join(',\n' + ' '.repeat(indent + 1))}]`;
     }
     const parts = shown[dim].map((i) => (i === null ? '...' : render(dim + 1, offset + i * strides[dim], indent + 1)));
-    const sep = ',' + '\n'.repeat(t.shape.length - 1 - dim) + ' '.repeat(indent + 1);
+    const sep = ',' + '\n'.repeat(rank - 1 - dim) + ' '.repeat(indent + 1);
     return `[${parts.join(sep)}]`;
   };
-  return `${prefix}${render(0, 0, prefix.length)})`;
+  return withSuffixes(`${prefix}${render(0, 0, indent)}`, suffixes, indent, lineWidth);
 }

@@ -114,6 +114,33 @@ export function maskArg(value, where) {
   return tensorArg(value, where, ['Uint8Array', 'Float32Array'], 'Uint8Array (boolean) or Float32Array (additive)');
 }
 
+/**
+ * A tensor of any element type the library holds: float32 (Float32Array data), bool (Uint8Array)
+ * or int32 (Int32Array), read once; for the functions that only move data (transpose, select, ...).
+ */
+export function anyTensorArg(value, where) {
+  return tensorArg(
+    value,
+    where,
+    ['Float32Array', 'Uint8Array', 'Int32Array'],
+    'Float32Array, Uint8Array (bool) or Int32Array (int32)',
+    true,
+  );
+}
+
+/**
+ * A dim of a tensor of shape `shape`: an integer in [-rank, rank) (a 0-d tensor takes -1 or 0, as
+ * torch), returned in [0, rank) (0 for a 0-d tensor); `where` names it ("transpose: dim0").
+ */
+export function dimArg(dim, shape, where) {
+  integerArg(dim, where);
+  const rank = Math.max(shape.length, 1);
+  if (dim < -rank || dim >= rank) {
+    throw new RangeError(`${where} ${dim} is out of range [${-rank}, ${rank - 1}] for input ${shapeString(shape)}`);
+  }
+  return dim < 0 ? dim + rank : dim;
+}
+
 /** Ids: {data: Int32Array, shape}, read once. */
 export function idsArg(value, where) {
   return tensorArg(value, where, ['Int32Array'], 'Int32Array');

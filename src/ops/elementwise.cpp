@@ -8,13 +8,6 @@ namespace {
 
 using BinaryKernel = void (*)(const float*, std::size_t, const float*, std::size_t, float*, std::size_t);
 
-// `shape` with leading 1s up to `rank` dims.
-Shape left_padded(const Shape& shape, std::size_t rank) {
-  Shape s(rank - shape.size(), 1);
-  s.insert(s.end(), shape.begin(), shape.end());
-  return s;
-}
-
 // Broadcasts input and other to their common shape and runs `kernel` over its rows (last dim):
 // each operand's row is found with broadcast_offsets over the leading dims, and its last dim is
 // either contiguous (step 1) or a single stretched value (step 0).

@@ -45,6 +45,15 @@ export const boundaryCases = {
   gelu: { tensors: { input: f(3, 9) }, run: (A, t) => A.gelu(t.input, { approximate: 'tanh' }) },
   add: { tensors: { input: f(3, 4), other: f(4) }, run: (A, t) => A.add(t.input, t.other) },
   mul: { tensors: { input: f(3, 4), other: f(3, 1) }, run: (A, t) => A.mul(t.input, t.other) },
+  transpose: { tensors: { input: f(3, 4, 2) }, run: (A, t) => A.transpose(t.input, 0, -1) },
+  permute: { tensors: { input: f(2, 3, 4) }, run: (A, t) => A.permute(t.input, [2, 0, 1]) },
+  select: { tensors: { input: f(3, 4) }, run: (A, t) => A.select(t.input, 1, -2) },
+  narrow: { tensors: { input: f(3, 4) }, run: (A, t) => A.narrow(t.input, 0, 1, 2) },
+  topk: { tensors: { input: f(3, 7) }, run: (A, t) => A.topk(t.input, 3).values },
+  cosineSimilarity: {
+    tensors: { x1: f(3, 5), x2: f(5) },
+    run: (A, t) => A.cosineSimilarity(t.x1, t.x2, { dim: -1 }),
+  },
   'Linear.forward': {
     prefix: 'linear|Linear',
     tensors: { input: f(3, 4) },

@@ -102,6 +102,44 @@ function binaryCase(fn, op) {
   };
 }
 
+/** A tensor of `shape` in one of the three kinds of data the shape helpers take. */
+function anyTensor(r, shape, kind = r.pick(['float32', 'float32', 'bool', 'int32'])) {
+  const n = ref.numel(shape);
+  if (kind === 'bool') return { data: Uint8Array.from({ length: n }, () => (r.chance(0.5) ? 1 : 0)), shape };
+  if (kind === 'int32') return { data: Int32Array.from({ length: n }, () => r.int(-(2 ** 31), 2 ** 31 - 1)), shape };
+  const x = r.tensor(shape, 10);
+  // values whose bits a copy must keep
+  for (let i = 0; i < n; i++) if (r.chance(0.05)) x.data[i] = r.pick([NaN, -0, Infinity, -Infinity]);
+  return x;
+}
+
+const randomShape = (r, minRank = 0, maxRank = 4) => Array.from({ length: r.int(minRank, maxRank) }, () => r.dim());
+/** A dim of a tensor of this rank, negative half the time (a 0-d tensor takes -1 or 0). */
+const randomDim = (r, rank) => (rank === 0 ? r.pick([0, -1]) : r.int(0, rank - 1) - (r.chance(0.5) ? rank : 0));
+const json = JSON.stringify;
+
+/** Why `got` ({data, shape}) is not exactly `want` (same shape, kind and elements, NaN and -0 too), or null. */
+function notSame(got, want, what = '') {
+  if (json(got.shape) !== json(want.shape)) return `${what}shape ${json(got.shape)}, want ${json(want.shape)}`;
+  if (got.data.constructor !== want.data.constructor)
+    return `${what}${got.data.constructor.name} data, want ${want.data.constructor.name}`;
+  const i = Array.from(want.data).findIndex((w, i) => !Object.is(got.data[i], w));
+  return i < 0 ? null : `${what}[${i}] ${got.data[i]}, want ${want.data[i]}`;
+}
+
+/** A shape helper's invalid call: a bad input tensor, or bad values of its other arguments. */
+function shapeHelperInvalid(r, fn, validInput, call, otherCases) {
+  if (r.chance(0.4)) {
+    // any of the three kinds of data is valid: only the rest of notTensors
+    const [bad, type] = r.pick(
+      notTensors.filter(([v]) => !(typeof v?.data === 'object' && v.data instanceof Int32Array)),
+    );
+    return { label: `${fn}(input = bad)`, run: (A) => call(A, bad), type, message: new RegExp(`^${fn}: input\\b`) };
+  }
+  const [label, run, type, message] = r.pick(otherCases);
+  return { label: `${fn} ${label}`, run: (A) => run(A, validInput), type, message };
+}
+
 export const functions = {
   matmul: {
     weight: 2,
@@ -657,6 +695,375 @@ export const functions = {
       return { label: `positionalEncoding(${args})`, run: (A) => A.positionalEncoding(...args), type, message };
     },
     small: (A) => A.positionalEncoding(5, 3),
+  },
+
+  transpose: {
+    valid(r) {
+      const x = anyTensor(r, randomShape(r));
+      const rank = x.shape.length,
+        dim0 = randomDim(r, rank),
+        dim1 = randomDim(r, rank);
+      return {
+        label: `transpose ${json(x.shape)} ${x.data.constructor.name} ${dim0} ${dim1}`,
+        args: [x],
+        run: (A) => A.transpose(x, dim0, dim1),
+        check: (out) => notSame(out, ref.transpose(x, dim0, dim1)),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      return shapeHelperInvalid(r, 'transpose', x, (A, bad) => A.transpose(bad, 0, 1), [
+        [
+          'dim0 range',
+          (A, x) => A.transpose(x, r.pick([2, -3, 7]), 0),
+          RangeError,
+          /^transpose: dim0 -?\d+ is out of range \[-2, 1\] for input \[2, 3\]$/,
+        ],
+        [
+          'dim1 range',
+          (A, x) => A.transpose(x, 0, r.pick([2, -3])),
+          RangeError,
+          /^transpose: dim1 -?\d+ is out of range \[-2, 1\] for input \[2, 3\]$/,
+        ],
+        [
+          'dim1 type',
+          (A, x) => A.transpose(x, 0, r.pick(['1', null, undefined])),
+          TypeError,
+          /^transpose: dim1 must be an integer, got/,
+        ],
+        [
+          'dim0 fraction',
+          (A, x) => A.transpose(x, 0.5, 1),
+          RangeError,
+          /^transpose: dim0 must be an integer, got 0\.5$/,
+        ],
+      ]);
+    },
+    small: (A) => A.transpose(t([1, 2, 3, 4, 5, 6], [2, 3]), 0, -1),
+  },
+
+  permute: {
+    valid(r) {
+      const x = anyTensor(r, randomShape(r));
+      const rank = x.shape.length;
+      // a random permutation (Fisher-Yates), some dims negative
+      const order = Array.from({ length: rank }, (_, i) => i);
+      for (let i = rank - 1; i > 0; i--) {
+        const j = r.int(0, i);
+        [order[i], order[j]] = [order[j], order[i]];
+      }
+      const dims = order.map((d) => (r.chance(0.3) ? d - rank : d));
+      return {
+        label: `permute ${json(x.shape)} ${x.data.constructor.name} ${json(dims)}`,
+        args: [x],
+        run: (A) => A.permute(x, dims),
+        check: (out) => notSame(out, ref.permute(x, dims)),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3, 4]);
+      return shapeHelperInvalid(r, 'permute', x, (A, bad) => A.permute(bad, [0, 2, 1]), [
+        [
+          'dims count',
+          (A, x) => A.permute(x, r.pick([[0, 1], [], [0, 1, 2, 3]])),
+          RangeError,
+          /^permute: dims has \d entries but input \[2, 3, 4\] has 3 dims/,
+        ],
+        [
+          'dims repeated',
+          (A, x) =>
+            A.permute(
+              x,
+              r.pick([
+                [0, 0, 1],
+                [2, 1, -1],
+              ]),
+            ),
+          RangeError,
+          /^permute: dims \[.*\] names dim \d twice \(negative dims count from the end\); each dim of input \[2, 3, 4\] must appear once$/,
+        ],
+        [
+          'dims range',
+          (A, x) => A.permute(x, [0, 3, 1]),
+          RangeError,
+          /^permute: dims\[1\] 3 is out of range \[-3, 2\] for input \[2, 3, 4\]$/,
+        ],
+        [
+          'dims type',
+          (A, x) => A.permute(x, r.pick([0, '021', null])),
+          TypeError,
+          /^permute: dims must be an array of 3 dims \(a permutation\), got/,
+        ],
+        [
+          'dims entry type',
+          (A, x) => A.permute(x, [0, '2', 1]),
+          TypeError,
+          /^permute: dims\[1\] must be an integer, got string$/,
+        ],
+      ]);
+    },
+    small: (A) => A.permute(t([1, 2, 3, 4, 5, 6], [1, 2, 3]), [2, 0, 1]),
+  },
+
+  select: {
+    valid(r) {
+      const shape = randomShape(r, 1);
+      const dim = randomDim(r, shape.length),
+        d = dim < 0 ? dim + shape.length : dim;
+      shape[d] ||= r.int(1, 4); // an index needs a non-empty dim
+      const x = anyTensor(r, shape);
+      const index = r.int(0, shape[d] - 1) - (r.chance(0.4) ? shape[d] : 0);
+      return {
+        label: `select ${json(shape)} ${x.data.constructor.name} dim ${dim} index ${index}`,
+        args: [x],
+        run: (A) => A.select(x, dim, index),
+        check: (out) => notSame(out, ref.select(x, dim, index)),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      return shapeHelperInvalid(r, 'select', x, (A, bad) => A.select(bad, 0, 0), [
+        [
+          'index range',
+          (A, x) => A.select(x, 1, r.pick([3, -4, 100])),
+          RangeError,
+          /^select: index -?\d+ is out of range \[-3, 2\] for dim 1 \(size 3\) of input \[2, 3\]$/,
+        ],
+        [
+          'empty dim',
+          (A) => A.select(t([], [2, 0]), 1, 0),
+          RangeError,
+          /^select: index 0 is out of range for dim 1 \(size 0\) of input \[2, 0\]$/,
+        ],
+        [
+          'dim range',
+          (A, x) => A.select(x, -3, 0),
+          RangeError,
+          /^select: dim -3 is out of range \[-2, 1\] for input \[2, 3\]$/,
+        ],
+        [
+          '0-d',
+          (A) => A.select(t([5], []), 0, 0),
+          RangeError,
+          /^select: input is 0-d \(shape \[\]\): it has no dim to select along/,
+        ],
+        [
+          'index type',
+          (A, x) => A.select(x, 0, r.pick(['1', 1n, [0]])),
+          TypeError,
+          /^select: index must be an integer, got/,
+        ],
+        ['index fraction', (A, x) => A.select(x, 0, 0.5), RangeError, /^select: index must be an integer, got 0\.5$/],
+      ]);
+    },
+    small: (A) => A.select(t([1, 2, 3, 4, 5, 6], [2, 3]), 1, -1),
+  },
+
+  narrow: {
+    valid(r) {
+      const shape = randomShape(r, 1);
+      const x = anyTensor(r, shape);
+      const dim = randomDim(r, shape.length),
+        size = shape[dim < 0 ? dim + shape.length : dim];
+      const start = r.int(-size, size),
+        first = start < 0 ? start + size : start;
+      const length = r.int(0, size - first);
+      return {
+        label: `narrow ${json(shape)} ${x.data.constructor.name} dim ${dim} start ${start} length ${length}`,
+        args: [x],
+        run: (A) => A.narrow(x, dim, start, length),
+        check: (out) => notSame(out, ref.narrow(x, dim, start, length)),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      return shapeHelperInvalid(r, 'narrow', x, (A, bad) => A.narrow(bad, 0, 0, 1), [
+        [
+          'start range',
+          (A, x) => A.narrow(x, 1, r.pick([4, -4]), 0),
+          RangeError,
+          /^narrow: start -?4 is out of range \[-3, 3\] for dim 1 \(size 3\) of input \[2, 3\]$/,
+        ],
+        [
+          'past the end',
+          (A, x) => A.narrow(x, 1, 2, 2),
+          RangeError,
+          /^narrow: start 2 \+ length 2 runs past the end of dim 1 \(size 3\) of input \[2, 3\]$/,
+        ],
+        [
+          'negative start past the end',
+          (A, x) => A.narrow(x, -1, -1, 2),
+          RangeError,
+          /^narrow: start -1 \(2\) \+ length 2 runs past the end of dim 1 \(size 3\) of input \[2, 3\]$/,
+        ],
+        [
+          'negative length',
+          (A, x) => A.narrow(x, 0, 0, -1),
+          RangeError,
+          /^narrow: length must be non-negative, got -1$/,
+        ],
+        [
+          '0-d',
+          (A) => A.narrow(t([5], []), 0, 0, 1),
+          RangeError,
+          /^narrow: input is 0-d \(shape \[\]\): it has no dim to narrow along/,
+        ],
+        [
+          'length type',
+          (A, x) => A.narrow(x, 0, 0, r.pick(['1', undefined])),
+          TypeError,
+          /^narrow: length must be an integer, got/,
+        ],
+        [
+          'dim range',
+          (A, x) => A.narrow(x, 2, 0, 1),
+          RangeError,
+          /^narrow: dim 2 is out of range \[-2, 1\] for input \[2, 3\]$/,
+        ],
+      ]);
+    },
+    small: (A) => A.narrow(t([1, 2, 3, 4, 5, 6], [2, 3]), 1, 1, 2),
+  },
+
+  topk: {
+    valid(r) {
+      const shape = randomShape(r, 0, 3);
+      const x = r.tensor(shape, 3);
+      // ties (values from a small set, 0 and -0), NaN and infinities
+      const ties = r.chance(0.5);
+      for (let i = 0; i < x.data.length; i++) {
+        if (ties) x.data[i] = r.int(-2, 2) * 0.5;
+        if (r.chance(0.05)) x.data[i] = r.pick([NaN, -0, Infinity, -Infinity]);
+      }
+      const rank = shape.length,
+        dim = r.chance(0.3) ? undefined : randomDim(r, rank);
+      const size = rank === 0 ? 1 : shape[(dim ?? -1) < 0 ? (dim ?? -1) + rank : dim];
+      const k = r.chance(0.3) ? r.int(0, Math.min(size, 3)) : r.int(0, size);
+      const options = {};
+      if (dim !== undefined) options.dim = dim;
+      if (r.chance(0.5)) options.largest = r.chance(0.5);
+      if (r.chance(0.4)) options.sorted = r.chance(0.7);
+      return {
+        label: `topk ${json(shape)} k ${k} ${json(options)}${ties ? ' ties' : ''}`,
+        args: [x],
+        run: (A) => A.topk(x, k, options),
+        check: (out) => {
+          const want = ref.topk(x, k, options);
+          return (
+            notSame(out.values, { data: Float32Array.from(want.values.data), shape: want.values.shape }, 'values ') ??
+            notSame(out.indices, { data: Int32Array.from(want.indices.data), shape: want.indices.shape }, 'indices ')
+          );
+        },
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 3)) {
+        case 0:
+          return badTensorArg(r, 'topk', ['input'], [x], (A, p) => A.topk(p, 1));
+        case 1:
+          return {
+            label: 'topk k range',
+            run: (A) => A.topk(x, r.pick([4, -1, 100])),
+            type: RangeError,
+            message: /^topk: k -?\d+ is out of range \[0, 3\] for dim 1 \(size 3\) of input \[2, 3\]$/,
+          };
+        case 2:
+          return {
+            label: 'topk k along dim 0',
+            run: (A) => A.topk(x, 3, { dim: 0 }),
+            type: RangeError,
+            message: /^topk: k 3 is out of range \[0, 2\] for dim 0 \(size 2\) of input \[2, 3\]$/,
+          };
+        default: {
+          const [args, type, message] = r.pick([
+            [['2', {}], TypeError, /^topk: k must be an integer, got string$/],
+            [[1.5, {}], RangeError, /^topk: k must be an integer, got 1\.5$/],
+            [[1, { dim: 2 }], RangeError, /^topk: dim 2 is out of range \[-2, 1\] for input \[2, 3\]$/],
+            [[1, { largest: 'no' }], TypeError, /^topk: largest must be a boolean, got string$/],
+            [[1, { sorted: 1 }], TypeError, /^topk: sorted must be a boolean, got number$/],
+            [
+              [1, { descending: true }],
+              TypeError,
+              /^topk: unknown option 'descending' \(allowed: dim, largest, sorted\)$/,
+            ],
+            [[1, 3], TypeError, /^topk: options must be an object, got number$/],
+          ]);
+          return { label: `topk ${json(args)}`, run: (A) => A.topk(x, ...args), type, message };
+        }
+      }
+    },
+    small: (A) => A.topk(t([1, 5, 3, 5, 2, 0], [2, 3]), 2),
+  },
+
+  cosineSimilarity: {
+    valid(r) {
+      const common = randomShape(r, 0, 3);
+      const a = r.tensor(r.chance(0.6) ? common : broadcastable(r, common), r.pick([1, 1e-3, 100]));
+      const b = r.tensor(r.chance(0.6) ? common : broadcastable(r, common));
+      // zero vectors: a whole operand, or a few zeros where the vectors are short
+      if (r.chance(0.15)) a.data.fill(0);
+      else if (r.chance(0.2)) for (let i = 0; i < b.data.length; i++) if (r.chance(0.5)) b.data[i] = 0;
+      const rank = ref.broadcastShapes(a.shape, b.shape).length;
+      const options = {};
+      if (rank < 2 || r.chance(0.5)) options.dim = randomDim(r, rank); // the default, 1, needs rank >= 2
+      if (r.chance(0.3)) options.eps = r.pick([0.5, 1e-3, 1e-8, 0]);
+      // eps 0 with a zero vector is 0 / 0 (NaN) in torch and here; compare() wants NaN then
+      const [x1, x2] = r.chance(0.5) ? [a, b] : [b, a];
+      return {
+        label: `cosineSimilarity ${json(x1.shape)} ${json(x2.shape)} ${json(options)}`,
+        args: [x1, x2],
+        run: (A) => A.cosineSimilarity(x1, x2, options),
+        want: () => ref.cosineSimilarity(x1, x2, options),
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]);
+      switch (r.int(0, 3)) {
+        case 0:
+          return badTensorArg(r, 'cosineSimilarity', ['x1', 'x2'], [x, x], (A, p, q) => A.cosineSimilarity(p, q));
+        case 1:
+          return {
+            label: 'cosineSimilarity broadcast',
+            run: (A) => A.cosineSimilarity(x, r.tensor([r.pick([2, 4])])),
+            type: Error,
+            message: /^cosineSimilarity: x1 \[2, 3\] and x2 \[\d\]: shapes \[2, 3\] and \[\d\] are not broadcastable/,
+          };
+        case 2:
+          return {
+            label: 'cosineSimilarity vectors with the default dim',
+            run: (A) => A.cosineSimilarity(r.tensor([4]), r.tensor([4])),
+            type: RangeError,
+            message:
+              /^cosineSimilarity: dim 1 is out of range \[-1, 0\] for x1 \[4\] and x2 \[4\] \(broadcast to \[4\]\); dim defaults to 1: for two vectors give dim -1$/,
+          };
+        default: {
+          const [options, type, message] = r.pick([
+            [
+              { dim: 2 },
+              RangeError,
+              /^cosineSimilarity: dim 2 is out of range \[-2, 1\] for x1 \[2, 3\] and x2 \[2, 3\]/,
+            ],
+            [{ dim: '1' }, TypeError, /^cosineSimilarity: dim must be an integer, got string$/],
+            [
+              { eps: -1 },
+              RangeError,
+              /^cosineSimilarity: eps must be non-negative, got -1 \(x1 \[2, 3\] and x2 \[2, 3\]\)$/,
+            ],
+            [{ eps: '1e-8' }, TypeError, /^cosineSimilarity: eps must be a number, got string$/],
+            [{ eps: NaN }, RangeError, /^cosineSimilarity: eps must not be NaN$/],
+            [{ axis: 1 }, TypeError, /^cosineSimilarity: unknown option 'axis' \(allowed: dim, eps\)$/],
+          ]);
+          return {
+            label: `cosineSimilarity ${json(options)}`,
+            run: (A) => A.cosineSimilarity(x, x, options),
+            type,
+            message,
+          };
+        }
+      }
+    },
+    small: (A) => A.cosineSimilarity(t([1, 2, 3, 0, 0, 0], [2, 3]), t([2, 4, 6], [3])),
   },
 
   'MultiheadAttention.forward': {

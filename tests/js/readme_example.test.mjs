@@ -1,5 +1,7 @@
 // The README's E4.6 program (the block that starts with `// e46.mjs`) runs as written: here on a
-// tiny random DistilBERT folder, so its numbers are those of the library's own calls.
+// tiny random DistilBERT folder, so its numbers are those of the library's own calls. So do the
+// programs of docs/api-helpers.md (E0.9 with the tensor helpers; a head's top tokens and a cosine
+// similarity on the same tiny folder), their numbers computed here another way.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -7,6 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { library } from './helpers.mjs';
 import { loadFixture, S1 } from './fixtures.mjs';
+import { softmaxRow } from './reference/index.mjs';
+import { E0 } from '../web/oracles.mjs';
 
 test("README: the E4.6 Node program prints the three 'bank' lines", async () => {
   const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -31,5 +35,105 @@ test("README: the E4.6 Node program prints the three 'bank' lines", async () => 
   assert.deepEqual(numbers(lines[2]), Array.from(model.wordEmbeddings([2924]).data.subarray(0, 5), round));
   const te = model.forward(model.tokenizer.encode(S1)).lastHiddenState.data;
   assert.deepEqual(numbers(lines[3]), Array.from(te.subarray(11 * D, 11 * D + 5), round));
+  model.dispose();
+});
+
+/** The ```js block of a document (path from the repository root) that starts with `// name`. */
+function documentProgram(path, name) {
+  const text = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
+  const program = text.match(new RegExp(`\`\`\`js\\n(// ${name.replace('.', '\\.')}[\\s\\S]*?)\`\`\``))?.[1];
+  assert.ok(program, `${path} has the ${name} block`);
+  return program;
+}
+
+/** Runs a program as a file of the package (so that 'attention-wasm' resolves), its printed lines. */
+function runProgram(name, program, ...args) {
+  const dir = fileURLToPath(new URL('../../build/readme/', import.meta.url));
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}${name}`, program);
+  return execFileSync(process.execPath, [`${dir}${name}`, ...args], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
+}
+
+/** The numbers of a printed tensor, each with half a unit of its last printed digit (4 decimals, or 4 in a mantissa). */
+const printedNumbers = (text) =>
+  Array.from(text.matchAll(/-?\d+\.\d+(?:e([+-]\d+))?/g), (m) => ({
+    value: Number(m[0]),
+    half: 0.5e-4 * 10 ** Number(m[1] ?? 0),
+  }));
+
+test("docs/api-helpers.md: the E0.9 program prints the document's shapes and the context of x_2 (float64)", async () => {
+  const lines = runProgram('e09.mjs', documentProgram('docs/api-helpers.md', 'e09.mjs'));
+  // the document's lines but stacked_inputs' shape: A.matmul broadcasts x.T where torch.bmm needs repeat(3, 1, 1)
+  assert.deepEqual(
+    lines.slice(0, 5),
+    E0['E0.9.shapes'].filter((line) => line !== 'torch.Size([3, 16, 6])'),
+  );
+  // the 3 x 28 context, from the definitions in float64 over the same float32 inputs: for head h,
+  // q = W^q_h x_2, k_j = W^k_h x_j, v_j = W^v_h x_j, w = softmax(q . k_j / sqrt(24)), z = sum w_j v_j
+  const A = await library();
+  A.manualSeed(123);
+  const x = A.embedding([0, 4, 5, 2, 1, 3], A.randn(6, 16)).data;
+  A.manualSeed(123);
+  A.rand(24, 16);
+  A.rand(24, 16);
+  A.rand(28, 16);
+  const [wq, wk, wv] = [A.rand(3, 24, 16).data, A.rand(3, 24, 16).data, A.rand(3, 28, 16).data];
+  const project = (w, h, rows, j) =>
+    Array.from({ length: rows }, (_, r) => {
+      let s = 0;
+      for (let c = 0; c < 16; c++) s += w[(h * rows + r) * 16 + c] * x[j * 16 + c];
+      return s;
+    });
+  const want = [];
+  for (let h = 0; h < 3; h++) {
+    const q = project(wq, h, 24, 1);
+    const scores = [0, 1, 2, 3, 4, 5].map(
+      (j) => project(wk, h, 24, j).reduce((s, k, i) => s + k * q[i], 0) / Math.sqrt(24),
+    );
+    const weights = softmaxRow(scores);
+    const z = new Array(28).fill(0);
+    for (let j = 0; j < 6; j++) project(wv, h, 28, j).forEach((v, i) => (z[i] += weights[j] * v));
+    want.push(...z);
+  }
+  const printed = printedNumbers(lines.slice(5).join('\n'));
+  assert.match(lines[5], /^tensor\(\[\[/);
+  assert.equal(printed.length, 3 * 28);
+  printed.forEach(({ value, half }, i) =>
+    assert.ok(Math.abs(value - want[i]) <= half + 1e-5 * Math.abs(want[i]), `context [${i}]: ${value} vs ${want[i]}`),
+  );
+});
+
+test("docs/api-helpers.md: the pretrained-model program prints a head's top-3 tokens and a cosine similarity", async () => {
+  const fx = await loadFixture('distilbert-f32');
+  const lines = runProgram('neighbours.mjs', documentProgram('docs/api-helpers.md', 'neighbours.mjs'), fx.dir);
+  // the same numbers from the model's flat outputs: attentions[l] is [1, heads, L, L], head 0 first
+  const A = await library();
+  const model = await A.loadPretrained(fx.dir);
+  const enc = model.tokenizer.encode('Write a poem about a man fishing on a river bank.');
+  const L = enc.ids.length,
+    bank = enc.tokens.indexOf('bank');
+  const attention = model.forward(enc, { outputAttentions: true }).attentions[model.numLayers - 1].data;
+  const row = Array.from(attention.subarray(bank * L, (bank + 1) * L));
+  const order = row.map((_, j) => j).sort((a, b) => row[b] - row[a] || a - b);
+  assert.equal(
+    lines[0],
+    `"bank" attends most to: ${order
+      .slice(0, 3)
+      .map((j) => enc.tokens[j])
+      .join(' ')}`,
+  );
+  const printed = printedNumbers(lines.slice(1, -1).join('\n'));
+  assert.deepEqual(printed.length, 3);
+  printed.forEach(({ value, half }, r) => assert.ok(Math.abs(value - row[order[r]]) <= half + 1e-7, `top ${r}`));
+  // cosine similarity of the two mean-pooled embeddings, float64
+  const e = model.embed(['a man fishing on a river bank', 'a man withdrawing money from a bank']);
+  const D = model.hiddenSize,
+    u = e.data.subarray(0, D),
+    v = e.data.subarray(D);
+  const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
+  const cosine = dot(u, v) / (Math.sqrt(dot(u, u)) * Math.sqrt(dot(v, v)));
+  assert.ok(Math.abs(Number(lines.at(-1)) - cosine) <= 0.5e-4 + 1e-6, `${lines.at(-1)} vs ${cosine}`);
   model.dispose();
 });

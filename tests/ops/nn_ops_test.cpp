@@ -8,25 +8,12 @@
 
 #include "core/error.hpp"
 #include "ops/activation.hpp"
+#include "ops/check_error.hpp"
 #include "ops/elementwise.hpp"
 #include "ops/layer_norm.hpp"
 #include "ops/positional_encoding.hpp"
 
-namespace {
-
-// Runs f, which must throw aw::Error of `kind` whose message is `message`.
-template <class F>
-void check_error(F&& f, aw::ErrorKind kind, const std::string& message) {
-  try {
-    f();
-    FAIL("no error; expected: " << message);
-  } catch (const aw::Error& e) {
-    CHECK(e.kind() == kind);
-    CHECK(std::string(e.what()) == message);
-  }
-}
-
-}  // namespace
+using op_test::check_error;
 
 TEST_CASE("ops: positional_encoding shapes and errors", "[ops][positional_encoding]") {
   CHECK(aw::positional_encoding(5, 3).shape == aw::Shape{5, 3});

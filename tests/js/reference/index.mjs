@@ -1,9 +1,10 @@
 // The float64 references of the JS tests, in one place: shapes and broadcasting (tensor.mjs),
 // the functions (ops.mjs), the modules (modules.mjs), the pretrained encoders (encoder.mjs), the
-// one seeded generator (random.mjs) and the one tolerance rule (tolerance.mjs).
+// one seeded generator (random.mjs) and the one tolerance rule (tolerance.mjs) and the tensor helpers (helpers.mjs).
 export * from './tensor.mjs';
 export * from './ops.mjs';
 export * from './modules.mjs';
 export * from './encoder.mjs';
 export * from './random.mjs';
 export * from './tolerance.mjs';
+export * from './helpers.mjs';

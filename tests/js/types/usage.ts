@@ -31,6 +31,9 @@ import {
   type LoadPretrainedOptions,
   type EmbedOptions,
   type ForwardInput,
+  type TopkOptions,
+  type TopkResult,
+  type CosineSimilarityOptions,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 
@@ -232,6 +235,35 @@ const loaded: Map<string, Tensor> = loadSafetensors(new Uint8Array(16));
 mha.loadStateDict(A.loadSafetensors(new ArrayBuffer(16)));
 linear.loadStateDict(loaded);
 
+// tensor helpers: any element type in, the same out; topk's indices are int32
+const tT: Tensor = A.transpose(t, 0, 1);
+const maskT: Tensor<Uint8Array> = A.transpose(mask, -2, -1);
+const permuted: Tensor = A.permute(A.rand(3, 24, 6), [0, 2, 1]);
+const row: Tensor = A.select(t, 0, -1);
+const cols: Tensor = A.narrow(t, 1, 1, 2);
+const topkOptions: TopkOptions = { dim: -1, largest: false, sorted: true };
+const top: TopkResult = A.topk(t, 2, topkOptions);
+const topIds: Tensor<Int32Array> = A.topk(t, 1).indices;
+const topIdsDtype: 'int32' = topIds.dtype;
+const picks: Int32Array = A.select(top.indices, 0, 0).data;
+const embeddedTop: Tensor = A.embedding(topIds, A.rand(3, 4)); // indices are ids
+const cosOptions: CosineSimilarityOptions = { dim: -1, eps: 1e-6 };
+const similarity: Tensor = A.cosineSimilarity(t, v, cosOptions);
+const isTrue: boolean = mask.get(0, 1); // a mask's element is a boolean
+const helperResults = [tT, maskT, permuted, row, cols, top.values, picks, embeddedTop, similarity, topIdsDtype, isTrue];
+// @ts-expect-error: permute takes the dims as one array
+A.permute(t, 1, 0);
+// @ts-expect-error: topk's option is `largest`
+A.topk(t, 1, { descending: true });
+// @ts-expect-error: topk takes a float tensor
+A.topk(mask, 1);
+// @ts-expect-error: topk's indices are int32, not float
+const floatIds: Tensor = A.topk(t, 1).indices;
+// @ts-expect-error: cosineSimilarity's epsilon option is `eps`
+A.cosineSimilarity(t, t, { epsilon: 1e-8 });
+// @ts-expect-error: a float tensor's element is a number
+const notBool: boolean = t.get(0, 0);
+
 // wrong names and types must not type-check
 // @ts-expect-error: softmax has `dim`, not `dims`
 A.softmax(t, { dims: 0 });
@@ -379,4 +411,7 @@ export const used = [
   modelFacts,
   summarised,
   notAsked,
+  helperResults,
+  floatIds,
+  notBool,
 ];
