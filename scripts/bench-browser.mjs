@@ -9,7 +9,7 @@
 //   --also: another build of the package (a dist/ folder, e.g. an older one) takes turns too, as
 //   "LABEL relaxed" and "LABEL simd128".
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../tests/chromium.mjs';
+import { chromiumLaunchOptions } from '../tests/browsers.mjs';
 import { loadAverage, machine } from './load-average.mjs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';

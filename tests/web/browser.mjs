@@ -1,13 +1,11 @@
-// Headless Chromium (Debian's /usr/bin/chromium driven by playwright-core, which never downloads
-// a browser) against the bundled page, served by Vite's static preview server on a free port
-// (with vite.config.js's headers: cross-origin isolated), or with {isolated: false} by a plain
-// static server without them.
-import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../chromium.mjs';
+// The bundled page in a headless browser (tests/browsers.mjs: Chromium through playwright-core,
+// Firefox through puppeteer-core; neither downloads a browser), served by Vite's static preview
+// server on a free port (with vite.config.js's headers: cross-origin isolated), or with
+// {isolated: false} by a plain static server without them.
+import { launchBrowser } from '../browsers.mjs';
 import { preview } from 'vite';
 import { staticServer } from './static-server.mjs';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { init } from '../../dist/node.js';
@@ -26,42 +24,42 @@ async function serve(isolated) {
   return server.httpServer;
 }
 
-export async function openPage({ isolated = true } = {}) {
+/**
+ * A browser tab and the page's server: { engine, page, origin, outside, consoleErrors,
+ * responses, close() }. `page` is Playwright's Page in Chromium and the same subset of it in
+ * Firefox (tests/browsers.mjs); `outside` collects the requests that left the origin,
+ * `consoleErrors` the console's errors, uncaught exceptions and HTTP errors, `responses` every
+ * response ({url, headers}, the workers' included: the isolation headers).
+ */
+export async function openPage({ isolated = true, engine = 'chromium' } = {}) {
   const server = await serve(isolated);
   const address = server.address();
   const origin = `http://127.0.0.1:${address.port}`;
-  const profile = mkdtempSync(join(tmpdir(), 'aw-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    ...chromiumLaunchOptions,
-    viewport: { width: 1100, height: 900 },
-  });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const browser = await launchBrowser(engine);
   const outside = [];
   const consoleErrors = [];
-  const responses = []; // {url, headers}: every response, the workers' included (isolation headers)
-  context.on('response', (res) => responses.push({ url: res.url(), headers: res.headers() }));
-  context.on('request', (req) => {
-    const url = req.url();
-    if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
-  });
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(msg.text());
-  });
-  page.on('pageerror', (err) => consoleErrors.push(String(err)));
-  page.on('response', (res) => {
-    if (res.status() >= 400) consoleErrors.push(`HTTP ${res.status()} for ${res.url()}`);
+  const responses = [];
+  browser.watch({
+    request(url) {
+      if (!url.startsWith(origin) && !url.startsWith('data:') && !url.startsWith('blob:')) outside.push(url);
+    },
+    response({ url, status, headers }) {
+      responses.push({ url, headers });
+      if (status >= 400) consoleErrors.push(`HTTP ${status} for ${url}`);
+    },
+    consoleError: (text) => consoleErrors.push(text),
   });
   mkdirSync(artefacts, { recursive: true });
   return {
-    page,
+    engine,
+    page: browser.page,
     origin,
     outside,
     consoleErrors,
     responses,
     async close() {
-      await context.close();
+      await browser.close();
       await new Promise((resolve) => server.close(resolve));
-      rmSync(profile, { recursive: true, force: true });
     },
   };
 }

@@ -20,11 +20,20 @@ import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { DOCUMENT, e46, printedE46 } from '../js/e46.mjs';
 import { S1, S2 } from '../js/fixtures.mjs';
 import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
+import {
+  E46_FORWARD as FORWARD,
+  assertE46Loaded,
+  assertLocalAndClean,
+  block,
+  e46Text,
+  loaded as loadedE46,
+  loadThroughInput as loadThroughE46Input,
+  pyStrings,
+  rowOf,
+  shownE46,
+} from './core.mjs';
 import { E4 } from './oracles.mjs';
 import { savedJson } from './charts.mjs';
-
-/** The forward the page's worker runs for E4.6 and its explorer (web/src/encoder-jobs.js). */
-const FORWARD = { outputAttentions: true, outputHiddenStates: true };
 
 let b, A, dir, model;
 before(async () => {
@@ -42,64 +51,12 @@ after(async () => {
 });
 
 const card = () => b.page.locator('[data-example="E4.6"]');
-const text = (selector) => card().locator(selector).innerText();
+const text = (selector) => e46Text(b, selector);
 const out = (name) => text(`[data-out=${name}]`);
 const filesOf = (folder) => readdirSync(folder).map((n) => join(folder, n));
-
-/** A printed Python list of strings back to an array. */
-const pyStrings = (s) => [...s.matchAll(/'((?:[^'\\]|\\.)*)'|"([^"]*)"/g)].map((m) => m[1] ?? m[2]);
-/** The lines of the result between `label` and the next label (or the end). */
-function block(result, label) {
-  const lines = result.split('\n');
-  const start = lines.indexOf(label);
-  assert.ok(start >= 0, `no '${label}' in\n${result}`);
-  const end = lines.findIndex((l, i) => i > start && /^[a-z_]+ \(s\d\):$/.test(l));
-  return lines
-    .slice(start + 1, end < 0 ? undefined : end)
-    .join('\n')
-    .trim();
-}
-
-/** What the page shows of E4.6 with a model loaded, in the form printedE46 gives. */
-async function shown() {
-  const result = await text('.result');
-  return {
-    tokens: pyStrings(block(result, 'tokens (s1):')),
-    lines: (await out('lines')).split('\n').slice(-3),
-    learnedEmbeddings: await out('learned'),
-    lastHiddenState: await out('hidden'),
-  };
-}
-
-/** Waits until the load started by `start` has shown its lines or failed. */
-async function loaded(start) {
-  await b.page.evaluate(() => {
-    document.querySelector('.loader').dataset.state = 'idle';
-  });
-  await start();
-  await b.page.waitForFunction(
-    () => ['loaded', 'failed'].includes(document.querySelector('.loader').dataset.state),
-    null,
-    { timeout: 240000 },
-  );
-}
-
-/** Loads a folder (or files) through the page's file inputs. */
-const loadThroughInput = (paths, input = 'files') =>
-  loaded(() => card().locator(`input[name=${input}]`).setInputFiles(paths));
-
-const cosine = (a, b) => {
-  let ab = 0,
-    aa = 0,
-    bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  return ab / Math.sqrt(aa * bb);
-};
-const rowOf = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
+const shown = () => shownE46(b);
+const loaded = (start) => loadedE46(b, start);
+const loadThroughInput = (paths, input) => loadThroughE46Input(b, paths, input);
 
 test('E4.6 without files: both sentences tokenized with the shipped vocabulary, printed as the document prints them, with their ids', async () => {
   const result = await text('.result');
@@ -142,40 +99,7 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
 
 test("a folder chosen with the folder picker: progress reaches 100 %; the lines, token list and tensors equal the library's in Node", async () => {
   await loadThroughInput(dir, 'folder');
-  assert.equal(await text('.loader .error'), '');
-  assert.equal(await card().locator('progress').getAttribute('data-percent'), '100');
-  assert.equal(
-    await card()
-      .locator('progress')
-      .evaluate((p) => p.value),
-    1,
-  );
-  assert.match(await text('.loader .progresstext'), /\(100 %\)$/);
-  assert.match(
-    await text('.loader .status'),
-    /^Loaded distilbert: 2 layers, 3 heads, dimension 18, vocabulary 30522; .* From the drop to the lines below: [\d.]+ s\.$/,
-  );
-  const got = e46(model, FORWARD);
-  assert.deepEqual(await shown(), printedE46(got));
-  assert.equal(
-    (await out('lines')).split('\n')[0],
-    '------------------- Embedding vectors for "bank" -------------------',
-  );
-  // the cosines between the three vectors (float64 here, printed to 4 decimals)
-  const le = rowOf(model.wordEmbeddings(model.tokenizer.encode('bank').ids), 1);
-  const te = [S1, S2].map((s) => rowOf(model.forward(model.tokenizer.encode(s), FORWARD).lastHiddenState, 11));
-  const cos = numbersIn(
-    (await out('cosines'))
-      .split('\n')
-      .slice(1)
-      .map((l) => l.split(':').at(-1))
-      .join('\n'),
-  );
-  assert.deepEqual(
-    cos.map((c) => c.toFixed(4)),
-    [cosine(le, te[0]), cosine(le, te[1]), cosine(te[0], te[1])].map((c) => c.toFixed(4)),
-  );
-  assert.match(await text('p.what'), /Computed in this page's Web Worker from your files/);
+  await assertE46Loaded(b, model);
 });
 
 test("the model explorer: a layers x heads model view for the fixture's sizes, the selected head large, values equal Node's attentions", async () => {
@@ -387,7 +311,4 @@ test(
   },
 );
 
-test('no request left the origin and the console has no errors', () => {
-  assert.deepEqual(b.outside, []);
-  assert.deepEqual(b.consoleErrors, []);
-});
+test('no request left the origin and the console has no errors', () => assertLocalAndClean(b));

@@ -8,6 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
+import { BUILD, assertLocalAndClean, assertWorkerBuild, workerPanel as panel } from './core.mjs';
 
 let iso, plain, cores, expectedChecksum;
 before(async () => {
@@ -35,8 +36,6 @@ function fnv1a(array) {
   return (h >>> 0).toString(16).padStart(8, '0');
 }
 
-// Chromium 156 runs relaxed SIMD, so init() picks that build (tests/consumers checks the fallback).
-const BUILD = 'WebAssembly relaxed SIMD, fused multiply-add';
 const isPthreadWorker = (url) => /\/attention_wasm_mt-[^/]*\.js$/.test(url); // the threaded glue runs them
 /** The page's own worker (web/src/worker.js); the pthread Workers block in Atomics.wait, never evaluate in them. */
 const pageWorker = (b) => b.page.workers().find((w) => !isPthreadWorker(w.url()));
@@ -45,13 +44,6 @@ const isolation = (b) =>
     b.page.evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
     pageWorker(b).evaluate(() => [self.crossOriginIsolated, typeof SharedArrayBuffer]),
   ]);
-const panel = async (b) => {
-  await b.page.waitForSelector('[data-document="bench"][data-threads]', { timeout: 30000 });
-  return {
-    threads: Number(await b.page.getAttribute('[data-document="bench"]', 'data-threads')),
-    text: await b.page.locator('[data-document="bench"] .build').innerText(),
-  };
-};
 async function runBenchmark(b) {
   await b.page.click('[data-document="bench"] [name=run]');
   await b.page.waitForFunction(() => document.querySelector('[data-document="bench"]').dataset.gflops, null, {
@@ -89,29 +81,11 @@ test('the page and its worker are cross-origin isolated, with SharedArrayBuffer'
 });
 
 test('the worker runs the threaded build on navigator.hardwareConcurrency threads (1 core: the single-thread build)', async () => {
-  const { threads, text } = await panel(iso);
+  const { threads } = await assertWorkerBuild(iso);
+  // one pthread Worker per thread besides the page worker's own, nested in it, from this origin
   const pthreadWorkers = iso.page.workers().filter((w) => isPthreadWorker(w.url()));
-  if (cores >= 2) {
-    const n = Math.min(cores, 64);
-    assert.equal(threads, n);
-    assert.match(
-      text,
-      new RegExp(
-        `^Worker build: ${BUILD} \\(4 float lanes\\), threaded \\(${n} threads\\), Emscripten 3\\.1\\.69; this page is cross-origin isolated`,
-      ),
-    );
-    // one pthread Worker per thread besides the page worker's own, nested in it, from this origin
-    assert.equal(pthreadWorkers.length, n - 1);
-    for (const w of pthreadWorkers) assert.ok(w.url().startsWith(`${iso.origin}/assets/`), w.url());
-    assert.ok(
-      iso.responses.some((r) => /\/attention_wasm_relaxed_mt-[^/]*\.wasm$/.test(r.url)),
-      "the threaded build's .wasm was loaded",
-    );
-  } else {
-    assert.equal(threads, 1);
-    assert.match(text, /single-threaded, .*reports one core/);
-    assert.equal(pthreadWorkers.length, 0);
-  }
+  assert.equal(pthreadWorkers.length, threads > 1 ? threads - 1 : 0);
+  for (const w of pthreadWorkers) assert.ok(w.url().startsWith(`${iso.origin}/assets/`), w.url());
 });
 
 test("the benchmark runs on that build; its output is byte-identical to the single-thread build's (Node)", async () => {
@@ -123,10 +97,7 @@ test("the benchmark runs on that build; its output is byte-identical to the sing
   await iso.page.locator('[data-document="bench"]').screenshot({ path: join(artefacts, 'bench-isolated.png') });
 });
 
-test('isolated page: no request left the origin and the console has no errors', () => {
-  assert.deepEqual(iso.outside, []);
-  assert.deepEqual(iso.consoleErrors, []);
-});
+test('isolated page: no request left the origin and the console has no errors', () => assertLocalAndClean(iso));
 
 test('served without COOP/COEP: not isolated, no SharedArrayBuffer, the single-thread build', async () => {
   const own = plain.responses.filter((r) => r.url.startsWith(plain.origin));
@@ -165,7 +136,5 @@ test('without COOP/COEP the page still works: the same results as the isolated p
   assert.equal(await plain.page.getAttribute('[data-document="bench"]', 'data-checksum'), expectedChecksum);
 });
 
-test('page without isolation: no request left the origin and the console has no errors', () => {
-  assert.deepEqual(plain.outside, []);
-  assert.deepEqual(plain.consoleErrors, []);
-});
+test('page without isolation: no request left the origin and the console has no errors', () =>
+  assertLocalAndClean(plain));
