@@ -1,0 +1,140 @@
+// The outputs that must come out the same in every engine (identity.test.mjs): one table, run in
+// Node (20 with the flag, 22, 24), Chromium and Firefox on each SIMD build. This file imports
+// nothing, so the same module runs in Node and in a browser page (identity-page.mjs).
+//
+// A row: { name, run(A, fixture) -> Float32Array | Int8Array | ... , relaxed }
+//   run      computes the output with the library `A` (init()'s result, one build) on inputs made
+//            here (inputs(): exact float32 values, no engine's Math involved) or on the fixture
+//            folder (`fixture`: { 'config.json': Uint8Array, ... }, tests/js/fixtures.mjs's
+//            tiny DistilBERT). It may be async.
+//   relaxed  what holds for the relaxed-SIMD build across engines: 'bytes' (the same bytes
+//            everywhere) or { relative: r } (within r * (1 + |x|) of the other engines' values:
+//            f32x4.relaxed_madd is fused or not as each engine and CPU lowers it). The SIMD128
+//            build must give the same bytes everywhere, in every row.
+// To add a row (the int8 q8 path: its integer dots must be the same everywhere, so relaxed:
+// 'bytes'), append it to CASES; identity.test.mjs runs every row in every engine. An output of
+// another typed array than Float32Array (Int8Array, Int32Array) is compared byte for byte too.
+
+/** `n` float32 values in [-1, 1), exactly representable, from an integer generator (xorshift32). */
+export function inputs(n, seed) {
+  const out = new Float32Array(n);
+  let x = (seed * 2654435761) >>> 0 || 1;
+  for (let i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = (x >>> 8) / 8388608 - 1; // 24 bits: exact in float32
+  }
+  return out;
+}
+
+/** A tensor-like of `shape` filled by inputs(). */
+const t = (shape, seed) => ({
+  data: inputs(
+    shape.reduce((a, b) => a * b, 1),
+    seed,
+  ),
+  shape,
+});
+
+/**
+ * What the relaxed build promises across engines for float32 outputs: f32x4.relaxed_madd may be
+ * fused on one engine or CPU and a multiply then an add on another (the relaxed-SIMD proposal
+ * leaves it to them), so the kernels' tolerance against their references (tests/kernels, and
+ * the two builds against each other in tests/js/builds.test.mjs): 1e-5 * (1 + |x|). Measured
+ * on AMD EPYC (Zen 4, with FMA3) the five engines gave the same bytes (docs/testing.md).
+ */
+const FUSED_OR_NOT = { relative: 1e-5 };
+
+export const CASES = [
+  {
+    name: 'scaledDotProductAttention, fused (no weights): (2, 3, 37, 40) x (2, 3, 45, 40) -> Ev 24',
+    run: (A) =>
+      A.scaledDotProductAttention(t([2, 3, 37, 40], 1), t([2, 3, 45, 40], 2), t([2, 3, 45, 24], 3)).output.data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'scaledDotProductAttention, causal, with its weights: output',
+    run: (A) =>
+      A.scaledDotProductAttention(t([3, 29, 33], 4), t([3, 29, 33], 5), t([3, 29, 17], 6), {
+        isCausal: true,
+        returnWeights: true,
+      }).output.data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'scaledDotProductAttention, causal, with its weights: weights',
+    run: (A) =>
+      A.scaledDotProductAttention(t([3, 29, 33], 4), t([3, 29, 33], 5), t([3, 29, 17], 6), {
+        isCausal: true,
+        returnWeights: true,
+      }).weights.data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'matmul (67, 45) x (45, 38)',
+    run: (A) => A.matmul(t([67, 45], 7), t([45, 38], 8)).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'linear, 13 rows (unpacked): (13, 50) x (30, 50)^T + bias',
+    run: (A) => A.linear(t([13, 50], 9), t([30, 50], 10), t([30], 11)).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'linear, 100 rows (W packed in the relaxed build): (100, 96) x (70, 96)^T + bias',
+    run: (A) => A.linear(t([100, 96], 12), t([70, 96], 13), t([70], 14)).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'layerNorm (9, 77) over 77, weight and bias',
+    run: (A) => A.layerNorm(t([9, 77], 15), [77], { weight: t([77], 16), bias: t([77], 17) }).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'softmax (7, 131) over the last dim',
+    run: (A) => A.softmax(t([7, 131], 18), { dim: -1 }).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'gelu (erf) of 1001 values in [-4, 4)',
+    run: (A) => A.gelu(A.mul(t([1001], 19), 4)).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: 'gelu (tanh) of 1001 values in [-4, 4)',
+    run: (A) => A.gelu(A.mul(t([1001], 20), 4), { approximate: 'tanh' }).data,
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: "the fixture DistilBERT's forward: last hidden state and every layer's attentions",
+    async run(A, fixture) {
+      const model = await A.loadPretrained(fixture);
+      try {
+        const ids = model.tokenizer.encode('Write a poem about a man fishing on a river bank.').ids;
+        const { lastHiddenState, attentions } = model.forward(ids, { outputAttentions: true });
+        const parts = [lastHiddenState.data, ...attentions.map((a) => a.data)];
+        const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+        parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+        return all;
+      } finally {
+        model.dispose();
+      }
+    },
+    relaxed: FUSED_OR_NOT,
+  },
+];
+
+/** What one engine reports for one build: its buildInfo().simd and every row's output bytes (base64). */
+export async function computeAll(A, fixture) {
+  const rows = {};
+  for (const c of CASES) {
+    const v = await c.run(A, fixture);
+    const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+    let s = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    rows[c.name] = { type: v.constructor.name, base64: btoa(s) };
+  }
+  return { simd: A.buildInfo().simd, rows };
+}

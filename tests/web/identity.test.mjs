@@ -1,0 +1,167 @@
+// Cross-engine identity: the rows of identity-cases.mjs (attention fused and with its weights,
+// matmul, linear on both of its paths, layerNorm, softmax, gelu, the fixture DistilBERT's
+// forward) computed in Node 20, 22 and 24, Chromium and Firefox, on the SIMD128 and the
+// relaxed-SIMD build, and compared byte for byte within each build. The SIMD128 build must give
+// the same bytes in every engine. The relaxed build's f32x4.relaxed_madd is fused or not as
+// each engine and CPU choose: its rows hold what the table says (bytes, or a tolerance), and a
+// difference in bytes where only a tolerance is promised is reported, not hidden.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import sirv from 'sirv';
+import { ENGINES, launchBrowser } from '../browsers.mjs';
+import { NODES } from '../nodes.mjs';
+import { writeFixture } from '../../scripts/make-fixtures.mjs';
+import { CASES } from './identity-cases.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const FLAVOURS = ['simd128', 'relaxed'];
+
+/** The repository on 127.0.0.1 (dist/, the table, the tokenizer package), the fixture at /fixture/. */
+async function serve(fixtureDir) {
+  const files = sirv(root, { dev: true });
+  const fixture = sirv(fixtureDir, { dev: true });
+  const importMap = {
+    imports: { '@huggingface/tokenizers': '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs' },
+  };
+  const server = createServer((req, res) => {
+    const notFound = () => res.writeHead(404).end();
+    if (req.url === '/identity.html')
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(
+          `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="importmap">${JSON.stringify(importMap)}</script><title>identity</title>`,
+        );
+    if (req.url.startsWith('/fixture/')) {
+      req.url = req.url.slice('/fixture'.length);
+      return fixture(req, res, notFound);
+    }
+    return files(req, res, notFound);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+/** The table's outputs in a browser: { build: { row: { type, base64 } } }. */
+async function inBrowser(engine, origin, names) {
+  const browser = await launchBrowser(engine);
+  const errors = [];
+  browser.watch({ consoleError: (e) => errors.push(e) });
+  try {
+    await browser.page.goto(`${origin}/identity.html`);
+    const builds = await browser.page.evaluate(
+      async ({ names, flavours }) => {
+        const { init } = await import('/dist/index.js');
+        const { computeAll } = await import('/tests/web/identity-cases.mjs');
+        const fixture = {};
+        for (const n of names) fixture[n] = new Uint8Array(await (await fetch(`/fixture/${n}`)).arrayBuffer());
+        const builds = {};
+        for (const simd of flavours) {
+          const A = await init({ simd });
+          builds[simd] = await computeAll(A, fixture);
+          A.dispose();
+        }
+        return builds;
+      },
+      { names, flavours: FLAVOURS },
+    );
+    assert.deepEqual(errors, [], `${engine}: console errors`);
+    return { version: browser.version, builds };
+  } finally {
+    await browser.close();
+  }
+}
+
+let results; // { engine label: { build: { row: { type, base64 } } } }
+before(async () => {
+  const dir = await writeFixture('distilbert-f32');
+  results = {};
+  for (const node of NODES) {
+    const out = execFileSync(
+      node.bin,
+      [...node.relaxedFlags, fileURLToPath(new URL('./identity-node.mjs', import.meta.url)), dir],
+      {
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      },
+    );
+    const { node: version, builds } = JSON.parse(out);
+    results[`Node ${version}`] = builds;
+  }
+  const server = await serve(dir);
+  try {
+    const origin = `http://127.0.0.1:${server.address().port}`;
+    for (const engine of ENGINES) {
+      const { version, builds } = await inBrowser(engine, origin, readdirSync(dir));
+      results[`${engine} ${version}`] = builds;
+    }
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+const ARRAYS = { Float32Array, Float64Array, Int8Array, Uint8Array, Int16Array, Int32Array, Uint32Array };
+const decode = ({ type, base64 }) => {
+  const bytes = Buffer.from(base64, 'base64');
+  const Type = ARRAYS[type];
+  assert.ok(Type, `an output of type ${type}: add it to ARRAYS`);
+  return new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+};
+
+/** How two outputs differ: the count of unequal values and the largest relative difference. */
+function difference(a, b) {
+  let count = 0,
+    worst = 0,
+    at = -1;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue;
+    count++;
+    const rel = Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i]));
+    if (!(rel <= worst)) [worst, at] = [rel, i];
+  }
+  return { count, worst, at };
+}
+
+test('every engine ran the build asked for', () => {
+  for (const [engine, builds] of Object.entries(results))
+    for (const flavour of FLAVOURS)
+      assert.equal(builds[flavour].simd, flavour === 'relaxed' ? 'relaxed-simd' : 'simd128', `${engine}, ${flavour}`);
+});
+
+const identical = { simd128: [], relaxed: [] }; // rows with the same bytes in every engine
+for (const flavour of FLAVOURS) {
+  for (const row of CASES) {
+    const promise = flavour === 'simd128' ? 'bytes' : row.relaxed;
+    test(`${flavour}: ${row.name}: ${promise === 'bytes' ? 'the same bytes' : `within ${promise.relative} relative`} in every engine`, (t) => {
+      const engines = Object.keys(results);
+      const [first, ...others] = engines;
+      const reference = results[first][flavour].rows[row.name];
+      let same = true;
+      for (const engine of others) {
+        const got = results[engine][flavour].rows[row.name];
+        if (got.base64 === reference.base64) continue;
+        same = false;
+        const a = decode(got),
+          b = decode(reference);
+        assert.equal(a.length, b.length, `${engine}: ${a.length} values, ${first} ${b.length}`);
+        const d = difference(a, b);
+        const what = `${engine} vs ${first}: ${d.count} of ${a.length} values differ, the largest by ${d.worst.toExponential(2)} relative ([${d.at}]: ${a[d.at]} vs ${b[d.at]})`;
+        if (promise === 'bytes') assert.fail(`${flavour}: ${row.name}: ${what}`);
+        t.diagnostic(`not byte-identical (a tolerance is what the table promises): ${what}`);
+        assert.ok(d.worst <= promise.relative, `${flavour}: ${row.name}: ${what}`);
+      }
+      if (same) identical[flavour].push(row.name);
+    });
+  }
+}
+
+test('the engines compared, and the rows that gave the same bytes in all of them', (t) => {
+  t.diagnostic(`engines: ${Object.keys(results).join(', ')}`);
+  for (const flavour of FLAVOURS)
+    t.diagnostic(`${flavour}: ${identical[flavour].length} of ${CASES.length} rows byte-identical in every engine`);
+  assert.equal(Object.keys(results).length, NODES.length + ENGINES.length);
+});
