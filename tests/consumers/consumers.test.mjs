@@ -1,7 +1,8 @@
 // The package in the tools JS developers use, each with its default configuration (issue 14):
 // every consumer is a scratch project with the `npm pack` tarball of the current build installed,
 // building the same app (app/main.js: the README's example, document 000's omega_24) with the tool's
-// usual command; browser apps then run in Chromium. Each must print the document's omega_24
+// usual command; browser apps then run in Chromium and Firefox (tests/browsers.mjs), Node apps
+// in Node 20, 22 and 24 (tests/nodes.mjs). Each must print the document's omega_24
 // (tests/web/oracles.mjs), no tool may print a warning naming the package, and a bundle of the
 // default entry point must not hold the threaded build. The threads opt-in
 // (attention-wasm/threads, app/threads-*.js) is built by each bundler too and run in a
@@ -21,16 +22,17 @@ import {
   runCommand,
   linesNamingThePackage,
   filesUnder,
-  openInChromium,
+  openInBrowser,
   openUrl,
-  closeBrowser,
+  closeBrowsers,
   isolationHeaders,
 } from './harness.mjs';
+import { ENGINES } from '../browsers.mjs';
+import { NODES } from '../nodes.mjs';
 
 const OMEGA_24 = E0['E0.6.omega_24']; // the document prints tensor(11.1466)
 const PAGES = ['main.js', 'omega24.js'];
 const THREADS_PAGES = ['threads-main.js', 'threads-worker.js', 'omega24.js'];
-const relaxedFlag = '--experimental-wasm-relaxed-simd';
 
 let work, tarball, packedFiles, tokens;
 before(async () => {
@@ -41,7 +43,7 @@ before(async () => {
   tokens = (await loadTokenizer('bert-base-uncased')).encode('The bank of the river.').ids;
 });
 after(async () => {
-  await closeBrowser();
+  await closeBrowsers();
   work?.cleanup();
 });
 
@@ -79,43 +81,60 @@ function assertSingleThreadOnly(dir, label) {
 }
 
 /**
- * Runs a bundled app in Chromium: the single-thread one in a plain page (no threaded file
- * fetched), the threads one in a cross-origin-isolated page (on 2 threads).
+ * Runs a bundled app in every browser engine: the single-thread one in a plain page (no
+ * threaded file fetched), the threads one in a cross-origin-isolated page (on 2 threads).
+ * Both engines run relaxed SIMD. Resolves with each engine's requests (paths), by engine.
  */
-async function assertRunsInChromium(dir, label, { threads = false } = {}) {
-  const { result, requests, errors } = await openInChromium(dir, { isolated: threads });
-  assertOmega24(result, label);
-  assert.equal(result.simd, 'relaxed', `${label}: Chromium runs relaxed SIMD`);
-  assert.deepEqual(errors, [], `${label}: console errors`);
-  if (threads) {
-    assert.deepEqual([result.isolated, result.threads], [true, 2], `${label}: ${JSON.stringify(result)}`);
-  } else {
-    assert.equal(result.threads, 1);
-    assert.deepEqual(result.tokens, tokens, `${label}: the shipped tokenizer`);
-    assert.deepEqual(
-      requests.filter((u) => /_mt[-_.]/.test(u)),
-      [],
-      `${label}: fetched the threaded build`,
-    );
+async function assertRunsInBrowsers(dir, label, { threads = false } = {}) {
+  const requestsBy = {};
+  for (const engine of ENGINES) {
+    const { result, requests, errors } = await openInBrowser(dir, { isolated: threads, engine });
+    const where = `${label} (${engine})`;
+    assertOmega24(result, where);
+    assert.equal(result.simd, 'relaxed', `${where}: runs relaxed SIMD`);
+    assert.deepEqual(errors, [], `${where}: console errors`);
+    if (threads) {
+      assert.deepEqual([result.isolated, result.threads], [true, 2], `${where}: ${JSON.stringify(result)}`);
+    } else {
+      assert.equal(result.threads, 1);
+      assert.deepEqual(result.tokens, tokens, `${where}: the shipped tokenizer`);
+      assert.deepEqual(
+        requests.filter((u) => /_mt[-_.]/.test(u)),
+        [],
+        `${where}: fetched the threaded build`,
+      );
+    }
+    requestsBy[engine] = requests;
   }
-  return requests;
+  return requestsBy;
 }
 
 // ------------------------------------------------------------------------------------------------
-test("Node ESM: import { init } from 'attention-wasm' (SIMD128 without the flag, relaxed with it)", () => {
+test("Node ESM, on Node 20, 22 and 24: import { init } from 'attention-wasm' (relaxed SIMD where the engine runs it: Node 22+, Node 20 with the flag)", () => {
   const dir = project(join(work.dir, 'node-esm'), tarball, { files: PAGES });
-  const plain = JSON.parse(run(dir, ['main.js']));
-  assertOmega24(plain, 'node main.js');
-  assert.deepEqual([plain.simd, plain.threads, plain.tokens], ['simd128', 1, tokens]);
-  const relaxed = JSON.parse(run(dir, [relaxedFlag, 'main.js']));
-  assertOmega24(relaxed, `node ${relaxedFlag} main.js`);
-  assert.equal(relaxed.simd, 'relaxed');
+  for (const node of NODES) {
+    const plain = JSON.parse(run(dir, ['main.js'], node.bin));
+    const label = `node ${node.version} main.js`;
+    assertOmega24(plain, label);
+    assert.deepEqual(
+      [plain.simd, plain.threads, plain.tokens],
+      [node.version < 22 ? 'simd128' : 'relaxed', 1, tokens],
+      label,
+    );
+    if (node.relaxedFlags.length) {
+      const relaxed = JSON.parse(run(dir, [...node.relaxedFlags, 'main.js'], node.bin));
+      assertOmega24(relaxed, `node ${node.version} ${node.relaxedFlags.join(' ')} main.js`);
+      assert.equal(relaxed.simd, 'relaxed');
+    }
+  }
 });
 
-test("Node CommonJS: require('attention-wasm')", () => {
+test("Node CommonJS, on Node 20, 22 and 24: require('attention-wasm')", () => {
   const dir = project(join(work.dir, 'node-cjs'), tarball, { files: ['main.cjs', 'omega24.js'] });
-  const output = run(dir, ['main.cjs']);
-  assertOmega24(JSON.parse(output.split('\n')[0]), 'node main.cjs');
+  for (const node of NODES) {
+    const output = run(dir, ['main.cjs'], node.bin);
+    assertOmega24(JSON.parse(output.split('\n')[0]), `node ${node.version} main.cjs`);
+  }
 });
 
 test('TypeScript: the example type-checks against the packed declarations (moduleResolution bundler and node16)', () => {
@@ -142,14 +161,14 @@ test('Vite (no config file): builds without a warning naming the package, runs, 
   const output = run(dir, ['node_modules/vite/bin/vite.js', 'build']);
   assertQuiet(output, 'vite build', viteListing);
   assertSingleThreadOnly(join(dir, 'dist'), 'vite');
-  await assertRunsInChromium(join(dir, 'dist'), 'vite');
+  await assertRunsInBrowsers(join(dir, 'dist'), 'vite');
 });
 
 test('Vite: the threads opt-in in a module Worker, cross-origin isolated', async () => {
   const dir = project(join(work.dir, 'vite-threads'), tarball, { files: THREADS_PAGES, tools: ['vite'] });
   writeFileSync(join(dir, 'index.html'), page('./threads-main.js'));
   assertQuiet(run(dir, ['node_modules/vite/bin/vite.js', 'build']), 'vite build (threads)', viteListing);
-  await assertRunsInChromium(join(dir, 'dist'), 'vite threads', { threads: true });
+  await assertRunsInBrowsers(join(dir, 'dist'), 'vite threads', { threads: true });
 });
 
 test("Vite's dev server: works with the one setting it needs, optimizeDeps.exclude (its pre-bundling would move the JS away from the .wasm)", async () => {
@@ -169,9 +188,15 @@ test("Vite's dev server: works with the one setting it needs, optimizeDeps.exclu
     });
     await server.listen();
     try {
-      const { result, errors } = await openUrl(server.resolvedUrls.local[0]);
-      assertOmega24(result, name);
-      assert.deepEqual([result.simd, result.threads, errors], ['relaxed', threads ? 2 : 1, []], name);
+      for (const engine of ENGINES) {
+        const { result, errors } = await openUrl(server.resolvedUrls.local[0], engine);
+        assertOmega24(result, `${name} (${engine})`);
+        assert.deepEqual(
+          [result.simd, result.threads, errors],
+          ['relaxed', threads ? 2 : 1, []],
+          `${name} (${engine})`,
+        );
+      }
     } finally {
       await server.close();
     }
@@ -205,13 +230,13 @@ test('webpack 5 (entry and output only): builds without a warning naming the pac
   const { dir, output } = webpackProject('webpack', 'main.js');
   assertQuiet(output, 'webpack');
   assertSingleThreadOnly(join(dir, 'dist'), 'webpack');
-  await assertRunsInChromium(join(dir, 'dist'), 'webpack');
+  await assertRunsInBrowsers(join(dir, 'dist'), 'webpack');
 });
 
 test('webpack 5: the threads opt-in in a module Worker, cross-origin isolated', async () => {
   const { dir, output } = webpackProject('webpack-threads', 'threads-main.js');
   assertQuiet(output, 'webpack (threads)');
-  await assertRunsInChromium(join(dir, 'dist'), 'webpack threads', { threads: true });
+  await assertRunsInBrowsers(join(dir, 'dist'), 'webpack threads', { threads: true });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -249,7 +274,7 @@ test('Rollup (node-resolve, copy): builds without a warning naming the package, 
   );
   assertQuiet(output, 'rollup');
   assertSingleThreadOnly(join(dir, 'dist'), 'rollup');
-  await assertRunsInChromium(join(dir, 'dist'), 'rollup');
+  await assertRunsInBrowsers(join(dir, 'dist'), 'rollup');
 });
 
 test('Rollup: the threads opt-in (the Worker a second input), cross-origin isolated', async () => {
@@ -259,7 +284,7 @@ test('Rollup: the threads opt-in (the Worker a second input), cross-origin isola
     ['*.wasm', '*.txt', 'attention_wasm_mt.js'],
   );
   assertQuiet(output, 'rollup (threads)');
-  await assertRunsInChromium(join(dir, 'dist'), 'rollup threads', { threads: true });
+  await assertRunsInBrowsers(join(dir, 'dist'), 'rollup threads', { threads: true });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -287,7 +312,7 @@ test('esbuild (one command + the .wasm copied): builds without a warning naming 
   const { dir, output } = esbuildProject('esbuild', ['main.js'], /^attention_wasm(_relaxed)?\.wasm$|\.txt$/);
   assertQuiet(output, 'esbuild');
   assertSingleThreadOnly(join(dir, 'dist'), 'esbuild');
-  await assertRunsInChromium(join(dir, 'dist'), 'esbuild');
+  await assertRunsInBrowsers(join(dir, 'dist'), 'esbuild');
 });
 
 test('esbuild: the threads opt-in (the Worker a second entry point), cross-origin isolated', async () => {
@@ -297,7 +322,7 @@ test('esbuild: the threads opt-in (the Worker a second entry point), cross-origi
     /\.wasm$|\.txt$|^attention_wasm_mt\.js$/,
   );
   assertQuiet(output, 'esbuild (threads)');
-  await assertRunsInChromium(join(dir, 'dist'), 'esbuild threads', { threads: true });
+  await assertRunsInBrowsers(join(dir, 'dist'), 'esbuild threads', { threads: true });
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -321,8 +346,11 @@ function staticProject(name, files, script) {
 
 test('a static folder, <script type="module"> and an import map, no bundler', async () => {
   const dir = staticProject('static', PAGES, './main.js');
-  const requests = await assertRunsInChromium(dir, 'static');
-  assert.ok(requests.includes('/node_modules/attention-wasm/dist/attention_wasm_relaxed.wasm'), requests.join('\n'));
+  for (const [engine, requests] of Object.entries(await assertRunsInBrowsers(dir, 'static')))
+    assert.ok(
+      requests.includes('/node_modules/attention-wasm/dist/attention_wasm_relaxed.wasm'),
+      `${engine}: ${requests.join('\n')}`,
+    );
 });
 
 test('fallback in Chromium: where relaxed SIMD does not validate, init() loads the SIMD128 build, same omega_24', async () => {
@@ -339,7 +367,7 @@ test('fallback in Chromium: where relaxed SIMD does not validate, init() loads t
     html,
     readFileSync(html, 'utf8').replace('<script type="importmap">', `${noRelaxedSimd}\n<script type="importmap">`),
   );
-  const { result, requests, errors } = await openInChromium(dir);
+  const { result, requests, errors } = await openInBrowser(dir);
   assertOmega24(result, 'static, relaxed validation failing');
   assert.deepEqual([result.simd, errors], ['simd128', []]);
   assert.deepEqual(

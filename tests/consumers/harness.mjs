@@ -2,7 +2,7 @@
 // installed offline into a scratch project), the bundlers run as their users run them (their
 // CLIs, in the scratch project, with its node_modules holding links to this repository's
 // installed copies: nothing is downloaded), a static server (optionally cross-origin isolated)
-// and headless Chromium (Debian's, driven by playwright-core).
+// and the headless browsers of tests/browsers.mjs (Chromium and Firefox).
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
   mkdtempSync,
@@ -21,8 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../chromium.mjs';
+import { launchBrowser } from '../browsers.mjs';
 import sirv from 'sirv';
 
 export const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,8 +92,8 @@ export function runCommand(cwd, command, args) {
   return output;
 }
 
-/** Runs `node args` in `cwd` (this Node): its output; throws if it fails. */
-export const run = (cwd, args) => runCommand(cwd, process.execPath, args);
+/** Runs `node args` in `cwd` (this Node, or the binary `node`): its output; throws if it fails. */
+export const run = (cwd, args, node = process.execPath) => runCommand(cwd, node, args);
 
 /** The lines of a bundler's output that name the package (warnings, errors), less `allowed` ones. */
 export function linesNamingThePackage(output, allowed = () => false) {
@@ -148,40 +147,31 @@ export async function serve(dir, { isolated = false } = {}) {
   return { origin: `http://127.0.0.1:${server.address().port}`, close };
 }
 
-let browser;
-/** One headless Chromium for the whole file; `closeBrowser()` ends it. */
-async function chromiumContext() {
-  browser ??= await chromium.launchPersistentContext(
-    mkdtempSync(join(tmpdir(), 'aw-consumers-chromium-')),
-    chromiumLaunchOptions,
-  );
-  return browser;
+const browsers = new Map(); // engine -> one headless browser for the whole file
+async function browserFor(engine) {
+  if (!browsers.has(engine)) browsers.set(engine, await launchBrowser(engine));
+  return browsers.get(engine);
 }
-export const closeBrowser = async () => {
-  await browser?.close();
-  browser = undefined;
-};
+/** Closes the browsers openUrl started. */
+export async function closeBrowsers() {
+  for (const browser of browsers.values()) await browser.close();
+  browsers.clear();
+}
 
 /**
- * Opens `url` in Chromium and waits for the page's #result; resolves with the parsed result, the
- * paths fetched from the page's origin, and the console's errors.
+ * Opens `url` in the browser `engine` (tests/browsers.mjs) and waits for the page's #result;
+ * resolves with the parsed result, the paths fetched from the page's origin, and the console's
+ * errors.
  */
-export async function openUrl(url) {
+export async function openUrl(url, engine = 'chromium') {
   const origin = new URL(url).origin;
-  const context = await chromiumContext();
-  // The context's own tab, reused: a second tab is a background one, whose timers and wasm
+  const browser = await browserFor(engine);
+  // The browser's own tab, reused: a second tab is a background one, whose timers and wasm
   // compilation Chromium throttles (a first run took ~100 s there).
-  const tab = context.pages()[0] ?? (await context.newPage());
+  const tab = browser.page;
   const requests = [];
   const errors = [];
-  const onRequest = (req) => requests.push(req.url());
-  const onConsole = (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
-  };
-  const onError = (err) => errors.push(String(err));
-  context.on('request', onRequest);
-  tab.on('console', onConsole);
-  tab.on('pageerror', onError);
+  const unwatch = browser.watch({ request: (u) => requests.push(u), consoleError: (e) => errors.push(e) });
   try {
     await tab.goto(url);
     await tab.waitForFunction(() => document.querySelector('#result')?.textContent, null, {
@@ -196,17 +186,15 @@ export async function openUrl(url) {
     };
   } finally {
     await tab.goto('about:blank');
-    context.off('request', onRequest);
-    tab.off('console', onConsole);
-    tab.off('pageerror', onError);
+    unwatch();
   }
 }
 
 /** openUrl on `dir`/index.html served by a static server (`isolated`: with COOP/COEP). */
-export async function openInChromium(dir, { isolated = false } = {}) {
+export async function openInBrowser(dir, { isolated = false, engine = 'chromium' } = {}) {
   const server = await serve(dir, { isolated });
   try {
-    return await openUrl(`${server.origin}/`);
+    return await openUrl(`${server.origin}/`, engine);
   } finally {
     await server.close();
   }
