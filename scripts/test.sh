@@ -2,12 +2,16 @@
 # Every test, in order; stops at the first failing stage with a non-zero exit.
 #  0. one style: clang-format (.clang-format) for the C++, Prettier (.prettierrc.json) for the JS,
 #  1. Catch2 natively (ctest), 2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
-#  3. Catch2 as wasm under Node (ctest), once per SIMD flavour (relaxed with Node's flag),
-#  4. node --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz`
-#  runs the full ones): against the relaxed-SIMD build (Node with the flag) and again without the
-#  flag, where init() falls back to the SIMD128 build, 5. the consumer apps (tests/consumers:
-#  the packed package in Vite, webpack, Rollup, esbuild, a static folder, Node, TypeScript),
-#  6. npm audit of the runtime dependencies, 7. headless Chromium against the bundled page.
+#  3. Catch2 as wasm, once per SIMD flavour: under Node 20 (ctest; relaxed with Node's flag) and
+#  Node 24, 4. node --test suites against the built package (reduced fuzz/memory counts; `npm
+#  run fuzz` runs the full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag
+#  (the relaxed-SIMD build) and without it (init() falls back to the SIMD128 build), Node 22 and
+#  Node 24 (relaxed SIMD by default), 5. the consumer apps (tests/consumers: the packed package
+#  in Vite, webpack, Rollup, esbuild, a static folder, TypeScript, run in Chromium and Firefox;
+#  Node ESM and CommonJS on Node 20, 22 and 24), 6. npm audit of the runtime dependencies,
+#  7. the bundled page in headless Chromium and Firefox, and the cross-engine identity of the
+#  outputs (tests/web).
+# Node 22 and 24 are the official binaries setup.sh installs into build/node/ (scripts/node.sh).
 # Usage: scripts/test.sh [STAGE...]   (stages: style native asan wasm js consumers audit web; default all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,8 +51,12 @@ if wants wasm; then
   # Built in the trixie root, run by the host's Node (build/wasm-relaxed's tests carry the flag).
   bash scripts/in-trixie.sh bash -c 'for d in build/wasm-simd128 build/wasm-relaxed; do cmake --build "$d" --target aw_tests -j "$1"; done' build "$jobs"
   for flavour in simd128 relaxed; do
-    stage "Catch2, wasm ($flavour) under Node"
+    stage "Catch2, wasm ($flavour) under Node $(node --version)"
     ctest --test-dir build/wasm-$flavour --output-on-failure
+  done
+  for flavour in simd128 relaxed; do
+    stage "Catch2, wasm ($flavour) under Node $(bash scripts/node.sh 24 --version) (relaxed SIMD without a flag)"
+    (cd build/wasm-$flavour && bash ../../scripts/node.sh 24 aw_tests.js --use-colour no)
   done
 fi
 
@@ -59,6 +67,10 @@ if wants js; then
   node $relaxed_flag --test --test-reporter=spec tests/js/*.test.mjs
   stage "node --test: the package (tests/js), without the flag: init() falls back to the SIMD128 build"
   node --test --test-reporter=spec tests/js/*.test.mjs
+  for major in 22 24; do
+    stage "node --test: the package (tests/js) on Node $(bash scripts/node.sh $major --version), relaxed SIMD by default"
+    bash scripts/node.sh $major --test --test-reporter=spec tests/js/*.test.mjs
+  done
 fi
 
 if wants consumers; then
@@ -82,7 +94,7 @@ if wants audit; then
 fi
 
 if wants web; then
-  stage "Chromium: the page (tests/web)"
-  # with the flag: the tests compare the page (relaxed SIMD in Chromium) with the same build in Node
+  stage "Chromium and Firefox: the page (tests/web), and the outputs' bytes across engines"
+  # with the flag: the tests compare the page (relaxed SIMD in both browsers) with the same build in Node
   node $relaxed_flag --test --test-reporter=spec tests/web/*.test.mjs
 fi

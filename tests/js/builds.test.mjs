@@ -1,6 +1,7 @@
 // The two SIMD builds and how init() chooses (src/js/builds.js): relaxed SIMD where the engine
 // validates it, else SIMD128; `simd` forces one. npm test runs this file in Node 20 with
-// --experimental-wasm-relaxed-simd and again without it, so both answers of the engine occur.
+// --experimental-wasm-relaxed-simd and again without it, so both answers of the engine occur, and
+// in Node 22 and 24, which run relaxed SIMD by default (and reject the flag).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -71,15 +72,19 @@ function runChild(nodeFlags, env = {}) {
   return JSON.parse(r.stdout);
 }
 
-test("fallback: Node without --experimental-wasm-relaxed-simd loads the SIMD128 build, with the relaxed build's results within tolerance", () => {
-  const relaxed = runChild(['--experimental-wasm-relaxed-simd']);
-  const plain = runChild([]);
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+/** What gives this Node relaxed SIMD: the flag on Node 20; nothing on 22+ (which reject the flag). */
+const relaxedFlags = nodeMajor < 22 ? ['--experimental-wasm-relaxed-simd'] : [];
+
+test("Node's default build: SIMD128 on Node 20 without --experimental-wasm-relaxed-simd, relaxed SIMD on Node 20 with it and on Node 22+; the two builds' results within tolerance", () => {
+  const relaxed = runChild(relaxedFlags);
+  const byDefault = runChild([]);
   assert.equal(relaxed.simd, 'relaxed');
-  assert.equal(plain.simd, plain.relaxedSupported ? 'relaxed' : 'simd128');
-  if (Number(process.versions.node.split('.')[0]) < 22)
-    assert.equal(plain.simd, 'simd128', 'Node 20 runs relaxed SIMD only with the flag');
+  assert.equal(byDefault.simd, byDefault.relaxedSupported ? 'relaxed' : 'simd128');
+  assert.equal(byDefault.simd, nodeMajor < 22 ? 'simd128' : 'relaxed', `Node ${process.version}`);
   // ATTENTION_WASM_SIMD sets the default of init's simd option
-  assert.equal(runChild(['--experimental-wasm-relaxed-simd'], { ATTENTION_WASM_SIMD: 'simd128' }).simd, 'simd128');
+  const plain = runChild(relaxedFlags, { ATTENTION_WASM_SIMD: 'simd128' });
+  assert.equal(plain.simd, 'simd128');
   // the kernels' tolerance against their scalar references and float64 (tests/kernels): 1e-5 relative
   assert.deepEqual(Object.keys(plain.outputs), Object.keys(relaxed.outputs));
   for (const [name, values] of Object.entries(plain.outputs)) {
