@@ -10,7 +10,7 @@
 //   "LABEL relaxed" and "LABEL simd128".
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../tests/browsers.mjs';
-import { loadAverage, machine } from './load-average.mjs';
+import { loadAverage, machineLine } from './load-average.mjs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,7 +73,7 @@ try {
   console.log(
     `# attention forward, float32, batch 1, head dim 64, one thread, in ${ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua}`,
   );
-  console.log(`# ${machine()}, load average ${loadAverage()}`);
+  console.log(`# ${machineLine()} (the Node that drives the browser)`);
   const { header, rows, builds } = await page.evaluate((options) => window.runBench(options), {
     quick,
     versions,

@@ -12,7 +12,7 @@
 // Usage: node [--experimental-wasm-relaxed-simd] scripts/bench-builds.mjs [--quick] BUILD...
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { loadAverage, machine } from './load-average.mjs';
+import { machineLine } from './load-average.mjs';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -91,7 +91,7 @@ function tensorSource(seed) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const worstRelative = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / (1 + Math.abs(b[i]))), 0);
 
-console.log(`# node ${process.version} ${process.execArgv.join(' ')}, ${machine()}, load average ${loadAverage()}`);
+console.log(`# ${machineLine()}`);
 for (const b of builds) {
   const { init } = await import(pathToFileURL(`${b.dir}/node.js`).href);
   b.A = await init(b.options);

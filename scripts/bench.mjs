@@ -3,8 +3,10 @@
 // onnxruntime-web (wasm backend) and the TensorFlow.js wasm backend, all in this one Node process
 // on the same inputs, taking turns call by call (scripts/bench-attention.mjs: shapes, peers and
 // method, shared with the Chromium run, scripts/bench-browser.mjs). The relaxed build needs an
-// engine with relaxed SIMD: Node 22+, or Node 20 with --experimental-wasm-relaxed-simd (npm run
-// bench passes it); without, its column is left out.
+// engine with relaxed SIMD: Node 22+, or Node 20 with --experimental-wasm-relaxed-simd; without,
+// its column is left out. `npm run bench` runs it on Node 24 (the official binary setup.sh
+// installs, scripts/node.sh), `npm run bench:node20` on the system's Node 20 with the flag; the
+// machine line names the Node.
 // Then a long-sequence table for attention-wasm alone (1 head): time and the growth of its
 // wasm memory in a fresh module instance.
 //
@@ -25,7 +27,7 @@
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
-import { loadAverage, machine } from './load-average.mjs';
+import { loadAverage, machineLine } from './load-average.mjs';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { benchEncoder } from './bench-encoder.mjs';
@@ -118,11 +120,10 @@ function ratioColumns(libs) {
 }
 
 async function main() {
-  const load = loadAverage();
   console.log(
     `# attention forward, float32, batch 1, head dim ${D}, one thread${THREADS > 1 ? ` (and attention-wasm on ${THREADS})` : ''}`,
   );
-  console.log(`# node ${process.version} ${process.execArgv.join(' ')}, ${machine()}, load average ${load}`);
+  console.log(`# ${machineLine()}`);
 
   const libs = await attentionLibraries();
   const { header, rows, results } = await compareAttention(libs, {
