@@ -174,10 +174,21 @@ export async function openUrl(url, engine = 'chromium') {
   const unwatch = browser.watch({ request: (u) => requests.push(u), consoleError: (e) => errors.push(e) });
   try {
     await tab.goto(url);
-    await tab.waitForFunction(() => document.querySelector('#result')?.textContent, null, {
-      polling: 50,
-      timeout: 60000,
-    });
+    await tab
+      .waitForFunction(() => document.querySelector('#result')?.textContent, null, { polling: 50, timeout: 60000 })
+      .catch(async (err) => {
+        const state = await tab
+          .evaluate(() => [
+            location.href,
+            document.readyState,
+            crossOriginIsolated,
+            document.body?.innerHTML.slice(0, 300),
+          ])
+          .catch((e) => `(the page cannot be read: ${e.message})`);
+        throw new Error(
+          `${engine}: ${url} gave no #result: ${err.message}; the page: ${JSON.stringify(state)}; requests: ${requests.join(' ')}; errors: ${errors.join(' | ')}`,
+        );
+      });
     const result = JSON.parse(await tab.locator('#result').textContent());
     return {
       result,
