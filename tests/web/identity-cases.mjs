@@ -1,6 +1,7 @@
 // The outputs that must come out the same in every engine (identity.test.mjs): one table, run in
 // Node (20 with the flag, 22, 24), Chromium and Firefox on each SIMD build. This file imports
-// nothing, so the same module runs in Node and in a browser page (identity-page.mjs).
+// nothing, so the same module runs in Node (identity-node.mjs) and in the page identity.test.mjs
+// serves.
 //
 // A row: { name, run(A, fixture) -> Float32Array | Int8Array | ... , relaxed }
 //   run      computes the output with the library `A` (init()'s result, one build) on inputs made
