@@ -49,4 +49,6 @@ cp build/wasm-relaxed/attention_wasm_mt.wasm dist/attention_wasm_relaxed_mt.wasm
 cp src/js/*.js src/js/*.d.ts dist/
 # bert-base-uncased's vocabulary for loadTokenizer('bert-base-uncased'), converted from a dev dependency
 node scripts/convert-vocab.mjs
+# the ReDoS analysis of tokenizer.json patterns, bundled from its CommonJS dev dependencies
+node scripts/bundle-regex-analysis.mjs
 echo "build: dist/ ready ($(du -k dist/attention_wasm.wasm | cut -f1) KiB wasm per build, $(du -sk dist | cut -f1) KiB in all)"

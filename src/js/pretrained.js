@@ -283,7 +283,7 @@ export class PretrainedModel {
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
     } else if (input !== null && typeof input === 'object') {
-      const known = ['inputIds', 'ids', 'attentionMask', 'tokenTypeIds', 'tokens'];
+      const known = ['inputIds', 'ids', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds'];
       const unknown = Object.keys(input).filter((k) => !known.includes(k));
       if (unknown.length)
         throw new TypeError(

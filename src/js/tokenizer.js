@@ -14,8 +14,18 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { describe } from './tensor.js';
 import { openModelFiles } from './model-files.js';
+import { optionsArg, boolOption } from './validate.js';
+import { checkTokenizerPatterns } from './tokenizer-patterns.js';
 
 const FN = 'loadTokenizer';
+
+/**
+ * The most characters one encode() takes by default (tokenizer.maxInputChars): about 1 s of
+ * BERT tokenization here, against hours for a 1 GB string (docs/security.md).
+ */
+const MAX_INPUT_CHARS = 1_000_000;
+/** The longest word a WordPiece model may try to split (transformers: 100; the split is cubic in it). */
+const MAX_WORDPIECE_CHARS = 1000;
 
 /** The vocabularies shipped in the package, by Hugging Face model name. */
 // The vocabulary file is named in the form bundlers recognise (new URL of a literal and
@@ -122,6 +132,39 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
   };
 }
 
+/** Truncation strategies as transformers names them; truncation: true is 'longest_first'. */
+const STRATEGIES = ['longest_first', 'only_first', 'only_second'];
+
+/**
+ * How many tokens of each text a truncation keeps, as Hugging Face's tokenizers do
+ * (tokenizers/src/utils/truncation.rs, truncate_encodings, direction right): `budget` is the
+ * maximum length less the special tokens, n2 null for one text. 'longest_first' cuts the longer
+ * text down to what the shorter leaves, or both to half the budget (the first gets the smaller
+ * half); 'only_first' / 'only_second' cut that text alone. Returns [n1, n2], or a string saying
+ * why the strategy cannot fit the budget.
+ */
+export function truncatedLengths(n1, n2, budget, strategy) {
+  if (budget === 0) return [0, n2 === null ? null : 0];
+  const total = n1 + (n2 ?? 0);
+  if (total <= budget) return [n1, n2];
+  const remove = total - budget;
+  if (strategy === 'longest_first') {
+    if (n2 === null) return [budget, null];
+    let [short, long] = n1 > n2 ? [n2, n1] : [n1, n2];
+    long = short > budget ? short : Math.max(short, budget - short);
+    if (short + long > budget) {
+      short = Math.floor(budget / 2);
+      long = short + (budget % 2);
+    }
+    return n1 > n2 ? [long, short] : [short, long];
+  }
+  if (strategy === 'only_second' && n2 === null) return "'only_second' needs a textPair";
+  const [n, which] = strategy === 'only_first' ? [n1, 'first'] : [n2, 'second'];
+  if (n <= remove)
+    return `the ${which} text has ${n} tokens, and ${remove} must go: '${strategy}' cannot cut it enough`;
+  return strategy === 'only_first' ? [n1 - remove, n2] : [n1, n2 - remove];
+}
+
 /** Text -> ids for one model, with a maximum length. */
 export class TextTokenizer {
   /**
@@ -132,12 +175,19 @@ export class TextTokenizer {
     this.hf = hf;
     /** The most tokens (special ones included) a text may have: the model's max length. */
     this.maxLength = maxLength;
+    /**
+     * The most characters a text (or text pair) may have: a bound on the work of one call, set
+     * before any normalisation (docs/security.md). Settable.
+     */
+    this.maxInputChars = MAX_INPUT_CHARS;
     /** Whether encode() returns tokenTypeIds (BERT does; DistilBERT has no token types). */
     this.returnsTokenTypeIds = tokenTypeIds;
     /** The id padding uses in encodeBatch (the pad token, [PAD] unless the config says otherwise; else 0). */
     this.padId = hf.token_to_id(tokenName(padToken ?? hf.config?.pad_token, '[PAD]')) ?? 0;
     /** The special tokens a text gets around it ([CLS] and [SEP]: 2). */
-    this.specialTokenCount = hf.post_processor ? hf.post_processor([], null, true).tokens.length : 0;
+    this.specialTokenCount = this.#specials(false).length;
+    /** The special tokens a pair of texts gets ([CLS] A [SEP] B [SEP]: 3). */
+    this.pairSpecialTokenCount = this.#specials(true).length;
   }
 
   get vocabSize() {
@@ -154,49 +204,210 @@ export class TextTokenizer {
     return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens });
   }
 
+  /** The special tokens the post-processor puts around empty text(s). */
+  #specials(pair) {
+    return this.#postProcess([], pair ? [] : null).items.filter((t) => typeof t === 'string');
+  }
+
   /**
-   * One text -> { ids, tokens, attentionMask, tokenTypeIds? } with the special tokens. A text
-   * longer than maxLength is a RangeError unless `truncation` (then its tokens are cut to fit, as
-   * transformers' truncation=True); a text with no tokens (empty, or only spaces) is a RangeError.
+   * The post-processor's sequence for tokens a (and b): the special tokens as strings, and each
+   * text's tokens as { sequence: 0 | 1, index } markers, so that where every token came from stays
+   * known. A post-processor that leaves the pair apart (ByteLevel) or none at all: a then b, as
+   * tokenizers' default_process does.
    */
-  encode(text, { truncation = false } = {}) {
-    const fn = 'tokenizer.encode';
-    if (typeof text !== 'string') throw new TypeError(`${fn}: text must be a string, got ${describe(text)}`);
-    if (typeof truncation !== 'boolean')
-      throw new TypeError(`${fn}: truncation must be a boolean, got ${describe(truncation)}`);
-    let { ids, tokens, token_type_ids: types } = this.hf.encode(text, { return_token_type_ids: true });
-    if (ids.length <= this.specialTokenCount) {
+  #postProcess(a, b) {
+    const markers = (tokens, sequence) => tokens.map((_, index) => ({ sequence, index }));
+    const A = markers(a, 0),
+      B = b && markers(b, 1);
+    const processed = this.hf.post_processor?.(A, B, true) ?? { tokens: A, tokens_pair: B };
+    const out = processed.tokens;
+    const typed = processed.token_type_ids;
+    if (b && !out.some((t) => t?.sequence === 1)) return { items: [...out, ...(processed.tokens_pair ?? B)] };
+    return { items: out, types: typed };
+  }
+
+  /** One text's tokens, bounded in length first. */
+  #tokenize(text, fn, what) {
+    if (typeof text !== 'string') throw new TypeError(`${fn}: ${what} must be a string, got ${describe(text)}`);
+    if (text.length > this.maxInputChars) {
       throw new RangeError(
-        `${fn}: the text has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
+        `${fn}: ${what} has ${text.length} characters, more than tokenizer.maxInputChars (${this.maxInputChars}), the bound on one call's work`,
       );
     }
-    if (ids.length > this.maxLength) {
-      if (!truncation) {
+    const tokens = this.hf.tokenize(text);
+    if (tokens.length === 0) {
+      throw new RangeError(
+        `${fn}: the ${what} has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
+      );
+    }
+    return tokens;
+  }
+
+  /** A token's id as the library's encode gives it: an added token's, the vocabulary's, else [UNK]'s. */
+  #id(token) {
+    const hf = this.hf;
+    return hf.added_tokens_map.get(token)?.id ?? hf.model.tokens_to_ids.get(token) ?? hf.model.unk_token_id;
+  }
+
+  /**
+   * One text, or a pair of texts, -> { ids, tokens, attentionMask, tokenTypeIds?, offsets?,
+   * sequenceIds? } with the special tokens, as transformers' tokenizer(text, text_pair). A result
+   * longer than maxLength is a RangeError unless `truncation`: true or 'longest_first' (cut the
+   * longer text first), 'only_first' or 'only_second' (tokenizers' truncation strategies); a text
+   * with no tokens (empty, or only spaces) is a RangeError.
+   * @param {string} text
+   * @param {{ textPair?: string, truncation?: boolean | string, maxLength?: number, returnOffsets?: boolean }} [options]
+   */
+  encode(text, options) {
+    const fn = 'tokenizer.encode';
+    const o = optionsArg(options, ['textPair', 'truncation', 'maxLength', 'returnOffsets'], fn);
+    let strategy = o.truncation ?? false;
+    if (strategy === true) strategy = 'longest_first';
+    if (strategy !== false && !STRATEGIES.includes(strategy)) {
+      throw new TypeError(
+        `${fn}: truncation must be a boolean or one of ${STRATEGIES.map((s) => `'${s}'`).join(', ')}, got ${typeof strategy === 'string' ? `'${strategy}'` : describe(strategy)}`,
+      );
+    }
+    const maxLength = o.maxLength ?? this.maxLength;
+    if (!(maxLength === Infinity || (Number.isInteger(maxLength) && maxLength > 0)))
+      throw new RangeError(`${fn}: maxLength must be a positive integer, got ${maxLength}`);
+    const returnOffsets = boolOption(o.returnOffsets, `${fn}: returnOffsets`);
+    const pair = o.textPair !== undefined && o.textPair !== null;
+    const chars = text?.length + (pair ? o.textPair?.length : 0);
+    if (pair && typeof text === 'string' && typeof o.textPair === 'string' && chars > this.maxInputChars) {
+      throw new RangeError(
+        `${fn}: text and textPair have ${chars} characters, more than tokenizer.maxInputChars (${this.maxInputChars}), the bound on one call's work`,
+      );
+    }
+    let a = this.#tokenize(text, fn, 'text');
+    let b = pair ? this.#tokenize(o.textPair, fn, 'textPair') : null;
+
+    // truncation, as tokenizers' post_process: the budget is maxLength less the special tokens
+    const specials = pair ? this.pairSpecialTokenCount : this.specialTokenCount;
+    const total = a.length + (b?.length ?? 0) + specials;
+    if (total > maxLength) {
+      const what = pair ? 'the pair' : 'the text';
+      const maximum = `${o.maxLength === undefined ? "the model's maximum" : 'maxLength'} of ${maxLength}`;
+      if (strategy === false) {
         throw new RangeError(
-          `${fn}: the text has ${ids.length} tokens, more than the model's maximum of ${this.maxLength} (pass { truncation: true } to keep the first ${this.maxLength})`,
+          `${fn}: ${what} has ${total} tokens, more than ${maximum} (pass { truncation: true } to ${pair ? 'cut the longer text first' : `keep the first ${maxLength}`})`,
         );
       }
-      const kept = this.hf.tokenize(text).slice(0, Math.max(0, this.maxLength - this.specialTokenCount));
-      const processed = this.hf.post_processor ? this.hf.post_processor(kept, null, true) : { tokens: kept };
-      tokens = processed.tokens;
-      types = processed.token_type_ids;
-      ids = tokens.map((t) => this.hf.token_to_id(t) ?? this.hf.model.unk_token_id);
+      if (maxLength <= specials)
+        throw new RangeError(`${fn}: maxLength ${maxLength} leaves no room for text beside ${specials} special tokens`);
+      const kept = truncatedLengths(a.length, b?.length ?? null, maxLength - specials, strategy);
+      if (typeof kept === 'string')
+        throw new RangeError(`${fn}: ${what} has ${total} tokens, more than ${maximum}; ${kept}`);
+      a = a.slice(0, kept[0]);
+      b = b && b.slice(0, kept[1]);
     }
+
+    const { items, types } = this.#postProcess(a, b);
+    const texts = [a, b];
+    const tokens = items.map((t) => (typeof t === 'string' ? t : texts[t.sequence][t.index]));
+    const ids = tokens.map((t) => this.#id(t));
     const out = { ids, tokens, attentionMask: new Array(ids.length).fill(1) };
-    if (this.returnsTokenTypeIds) out.tokenTypeIds = types ?? new Array(ids.length).fill(0);
+    if (this.returnsTokenTypeIds)
+      out.tokenTypeIds = types ?? items.map((t) => (typeof t === 'string' ? 0 : t.sequence));
+    if (returnOffsets) {
+      const spans = [this.#offsets(text, fn), pair ? this.#offsets(o.textPair, fn) : null];
+      out.offsets = items.map((t) => (typeof t === 'string' ? [0, 0] : spans[t.sequence][t.index]));
+      out.sequenceIds = items.map((t) => (typeof t === 'string' ? null : t.sequence));
+    }
     return out;
   }
 
   /**
-   * Several texts -> a padded batch { inputIds, attentionMask, tokenTypeIds?, tokens } (each
-   * number[][] of the longest text's length; padding gets padId and mask 0), as
-   * tokenizer(texts, padding=True) in transformers.
+   * [start, end) in the text (UTF-16 indices, as String.prototype.slice takes them) of each of its
+   * tokens, as transformers' return_offsets_mapping: a WordPiece token covers the characters it
+   * came from (a continuation '##ing' its own), [UNK] the whole word, an added token its text.
+   * Each character is normalised on its own to know where normalised text came from; a pipeline
+   * whose tokens cannot be placed that way (byte-level BPE, SentencePiece) is an Error.
    */
-  encodeBatch(texts, { truncation = false } = {}) {
-    if (!Array.isArray(texts) || texts.length === 0) {
-      throw new TypeError(`tokenizer.encodeBatch: texts must be a non-empty array of strings, got ${describe(texts)}`);
+  #offsets(text, fn) {
+    const hf = this.hf;
+    const unsupported = (why) =>
+      new Error(`${fn}: returnOffsets needs a WordPiece tokenizer (the BERT family); ${why}`);
+    if (hf.model.config?.type !== 'WordPiece') throw unsupported(`this one's model is ${hf.model.config?.type}`);
+    const prefix = hf.model.config.continuing_subword_prefix ?? '##';
+    // the normalised text, each piece tagged with the original characters it came from
+    const normal = []; // { ch, from, to }
+    for (let i = 0; i < text.length;) {
+      const c = String.fromCodePoint(text.codePointAt(i));
+      const n = hf.normalizer ? hf.normalizer(c) : c;
+      for (const ch of n) normal.push({ ch, from: i, to: i + c.length });
+      i += c.length;
     }
-    const encoded = texts.map((t) => this.encode(t, { truncation }));
+    const tokens = hf.tokenize(text);
+    const spans = [];
+    let at = 0; // index into normal
+    let raw = 0; // index into text, for added tokens (matched before normalisation)
+    const skipSpaces = () => {
+      while (at < normal.length && /\s/u.test(normal[at].ch)) at++;
+    };
+    for (const token of tokens) {
+      const added = hf.added_tokens_map.get(token);
+      if (added) {
+        let start = raw;
+        while (start < text.length && /\s/u.test(text[start])) start++;
+        if (text.startsWith(added.content, start)) {
+          spans.push([start, start + added.content.length]);
+          raw = start + added.content.length;
+          while (at < normal.length && normal[at].from < raw) at++;
+          continue;
+        }
+        if (token !== hf.model.unk_token) throw unsupported(`the added token ${token} is not at ${start} in the text`);
+      }
+      skipSpaces();
+      let piece = token.startsWith(prefix) && token.length > prefix.length ? token.slice(prefix.length) : token;
+      if (token === hf.model.unk_token) {
+        // [UNK] stands for the whole word the pre-tokenizer made
+        const rest = normal
+          .slice(at)
+          .map((n) => n.ch)
+          .join('');
+        const word = (hf.pre_tokenizer ? hf.pre_tokenizer(rest) : rest.split(/\s+/u)).find((w) => w.length) ?? '';
+        piece = word;
+      }
+      const got = normal
+        .slice(at, at + [...piece].length)
+        .map((n) => n.ch)
+        .join('');
+      if (!piece || got !== piece)
+        throw unsupported(`the token '${token}' does not match the text at ${normal[at]?.from ?? text.length}`);
+      const end = at + [...piece].length;
+      spans.push([normal[at].from, normal[end - 1].to]);
+      raw = normal[end - 1].to;
+      at = end;
+    }
+    return spans;
+  }
+
+  /**
+   * Several texts (or pairs [text, textPair], or texts with options.textPairs) -> a padded batch
+   * { inputIds, attentionMask, tokenTypeIds?, offsets?, sequenceIds?, tokens } (each of the
+   * longest row's length; padding gets padId, mask 0, token type 0, offsets [0, 0], sequence
+   * null), as tokenizer(texts, text_pairs, padding=True) in transformers.
+   */
+  encodeBatch(texts, options) {
+    const fn = 'tokenizer.encodeBatch';
+    if (!Array.isArray(texts) || texts.length === 0) {
+      throw new TypeError(
+        `${fn}: texts must be a non-empty array of strings (or of [text, textPair]), got ${describe(texts)}`,
+      );
+    }
+    const { textPairs, ...rest } = optionsArg(options, ['textPairs', 'truncation', 'maxLength', 'returnOffsets'], fn);
+    if (textPairs !== undefined && (!Array.isArray(textPairs) || textPairs.length !== texts.length))
+      throw new TypeError(`${fn}: textPairs must be an array of ${texts.length} strings, got ${describe(textPairs)}`);
+    const encoded = texts.map((t, i) => {
+      const [text, textPair] = Array.isArray(t) && t.length === 2 ? t : [t, textPairs?.[i]];
+      try {
+        return this.encode(text, { ...rest, textPair });
+      } catch (e) {
+        e.message = e.message.replace('tokenizer.encode:', `${fn}: texts[${i}]:`);
+        throw e;
+      }
+    });
     const L = Math.max(...encoded.map((e) => e.ids.length));
     const pad = (row, value) => [...row, ...new Array(L - row.length).fill(value)];
     const batch = {
@@ -205,6 +416,10 @@ export class TextTokenizer {
       tokens: encoded.map((e) => e.tokens),
     };
     if (this.returnsTokenTypeIds) batch.tokenTypeIds = encoded.map((e) => pad(e.tokenTypeIds, 0));
+    if (rest.returnOffsets) {
+      batch.offsets = encoded.map((e) => [...e.offsets, ...Array.from({ length: L - e.ids.length }, () => [0, 0])]);
+      batch.sequenceIds = encoded.map((e) => pad(e.sequenceIds, null));
+    }
     return batch;
   }
 }
@@ -231,6 +446,13 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
     json = await files.json('tokenizer.json');
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
       throw new Error('tokenizer.json: expected a JSON object with a model');
+    checkTokenizerPatterns(json, 'tokenizer.json');
+    const perWord = json.model?.max_input_chars_per_word;
+    if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
+      throw new Error(
+        `tokenizer.json: model.max_input_chars_per_word ${JSON.stringify(perWord)} is not an integer in [0, ${MAX_WORDPIECE_CHARS}] (splitting a word costs the cube of its length)`,
+      );
+    }
   } else if (files.has('vocab.txt')) {
     json = bertTokenizerJson(await files.text('vocab.txt'), config);
   } else {
@@ -284,6 +506,9 @@ export async function loadTokenizer(source, options = {}) {
     if (!tokenizer) throw new Error(`${FN}: ${files.where} has neither tokenizer.json nor vocab.txt`);
     if (maxLength !== undefined) tokenizer.maxLength = maxLength;
     return tokenizer;
+  } catch (e) {
+    if (e instanceof Error && !e.message.startsWith(FN)) e.message = `${FN}: ${e.message}`;
+    throw e;
   } finally {
     await files.close();
   }

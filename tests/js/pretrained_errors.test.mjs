@@ -548,7 +548,7 @@ test('every error a model call raises names the JS arguments: no snake_case name
     [() => distilbert.wordEmbeddings([30522]), /^model\.wordEmbeddings: ids\[0\] = 30522 is not a token id/],
     [() => distilbert.wordEmbeddings([0.5]), /^model\.wordEmbeddings: ids\[0\] = 0\.5 is not an integer id/],
     [() => distilbert.wordEmbeddings('bank'), /^model\.wordEmbeddings: ids must be number\[\] or Int32Array/],
-    [() => distilbert.embed(''), /^tokenizer\.encode: the text has no tokens/],
+    [() => distilbert.embed(''), /^tokenizer\.encodeBatch: texts\[0\]: the text has no tokens/],
     [() => distilbert.embed([]), /^model\.embed: texts must be a string or a non-empty array/],
     [() => distilbert.embed('x', { pooling: 'max' }), /^model\.embed: pooling must be 'mean' or 'cls'/],
     [() => distilbert.embed('x', { batchSize: 0 }), /^model\.embed: batchSize must be a positive integer/],

@@ -143,7 +143,7 @@ test('empty text, wrong types: clear errors', async () => {
     message: /neither tokenizer.json nor vocab.txt/,
   });
   await assert.rejects(loadTokenizer({ 'vocab.txt': new TextEncoder().encode('a\nb\n') }), {
-    message: 'vocab.txt: the vocabulary has no [UNK] token',
+    message: 'loadTokenizer: vocab.txt: the vocabulary has no [UNK] token',
   });
   await assert.rejects(loadTokenizer({ 'tokenizer.json': new TextEncoder().encode('{"model": 1') }), {
     message: /tokenizer.json: invalid JSON/,

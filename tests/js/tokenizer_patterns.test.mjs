@@ -1,0 +1,235 @@
+// The regular expressions of a tokenizer.json, checked before the tokenizer is built (issue 24):
+// the two patterns that hung the first encode() (a Split pre-tokenizer '(a+)+$', a Replace
+// normalizer '(x+x+)+y') and their kin, at every place a pattern can be and inside Sequences, are
+// refused at load with the file, the JSON path and the pattern; the patterns of real tokenizers
+// (BERT's pipeline has none; GPT-2, Llama 3, Qwen2, SmolLM, and 104 of the 105 patterns sampled
+// from the hub's tokenizer.json files) load and encode as the library does without the check.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { loadTokenizer } from 'attention-wasm';
+import { checkTokenizerPatterns, PATTERN_LIMITS } from '../../dist/tokenizer-patterns.js';
+import { pipelineJson, REAL_PATTERNS, asFile, byteSymbols } from './fixtures/pipelines.mjs';
+import { HUB_PATTERNS } from './fixtures/hub-patterns.mjs';
+
+/** BERT's tokenizer.json (the shipped vocabulary's pipeline) with `edit` applied. */
+async function bertJson(edit = () => {}) {
+  const { bertTokenizerJson } = await import('../../dist/tokenizer.js');
+  const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'a', 'x', 'y', '!', '##a'].join('\n');
+  const json = bertTokenizerJson(vocab, {});
+  edit(json);
+  return json;
+}
+const load = (json) => loadTokenizer({ 'tokenizer.json': asFile(json) });
+const split = (regex) => ({ type: 'Split', pattern: { Regex: regex }, behavior: 'Isolated', invert: false });
+const replace = (regex, content = '') => ({ type: 'Replace', pattern: { Regex: regex }, content });
+
+test("the issue's two files are refused at load, naming the file, the JSON path and the pattern", async () => {
+  await assert.rejects(load(await bertJson((j) => (j.pre_tokenizer = split('(a+)+$')))), {
+    name: 'Error',
+    message:
+      "loadTokenizer: tokenizer.json: pre_tokenizer.pattern.Regex '(a+)+$' can take exponential time on some texts ('a+' is repeated inside '(a+)+'): refused",
+  });
+  await assert.rejects(load(await bertJson((j) => (j.normalizer = replace('(x+x+)+y')))), {
+    message:
+      /^loadTokenizer: tokenizer\.json: normalizer\.pattern\.Regex '\(x\+x\+\)\+y' can take exponential time on some texts \(.*\): refused$/,
+  });
+  // the module and the shipped tokenizer work on
+  const tok = await loadTokenizer('bert-base-uncased');
+  assert.deepEqual(tok.encode('a '.repeat(40) + '!').ids.length, 43);
+});
+
+test('catastrophic patterns at every place a pattern can be, inside Sequences, in both forms of the dialect', async () => {
+  const bad = [
+    '(a+)+$',
+    '(x+x+)+y',
+    '(a|a)*$', // alternatives that match the same text (scslre leaves these to other tools)
+    '(a|aa)+$',
+    '(?i:(a|A)+)$', // the Oniguruma case-insensitive group, rewritten by the library
+    '(\\w+\\s?)+$', // \w and \s as the library rewrites them (Unicode classes)
+    '([a-z]+)*$',
+    '(a*)*b',
+    '(\\p{L}+\\p{L}+)+!',
+    '(?>a+)+b', // an atomic group: safe in Oniguruma, a plain group once rewritten for JavaScript
+    '(?:a{1,9999}){1,9999}$', // bounded, but as '(?:a+)+$' within its bounds
+    '(.*a){12}x', // not exponential, but the 12th power of the length
+  ];
+  const places = {
+    'pre_tokenizer.pattern.Regex': (j, p) => (j.pre_tokenizer = split(p)),
+    'pre_tokenizer.pretokenizers[1].pattern.Regex': (j, p) =>
+      (j.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' }, split(p)] }),
+    'normalizer.pattern.Regex': (j, p) => (j.normalizer = replace(p)),
+    'normalizer.normalizers[0].normalizers[2].pattern.Regex': (j, p) =>
+      (j.normalizer = {
+        type: 'Sequence',
+        normalizers: [{ type: 'Sequence', normalizers: [{ type: 'Lowercase' }, { type: 'NFC' }, replace(p, ' ')] }],
+      }),
+    'decoder.pattern.Regex': (j, p) => (j.decoder = replace(p)),
+    'decoder.decoders[1].pattern.Regex': (j, p) =>
+      (j.decoder = { type: 'Sequence', decoders: [{ type: 'Fuse' }, replace(p)] }),
+    'pre_tokenizer.pretokenizers[0].pattern.Regex': (j, p) =>
+      (j.pre_tokenizer = {
+        type: 'Sequence',
+        pretokenizers: [{ type: 'Replace', pattern: { Regex: p }, content: '' }],
+      }),
+  };
+  for (const pattern of bad) {
+    for (const [path, edit] of Object.entries(places)) {
+      const json = await bertJson((j) => edit(j, pattern));
+      await assert.rejects(load(json), (e) => {
+        assert.equal(e.name, 'Error');
+        const start = `loadTokenizer: tokenizer.json: ${path} '${pattern}' can take `;
+        assert.ok(e.message.startsWith(start), `${pattern} at ${path}:\n${e.message}\nexpected: ${start}`);
+        assert.match(e.message, /: refused$/);
+        return true;
+      });
+    }
+  }
+});
+
+test('the same checks, called directly, and the bounds that keep the check itself short', () => {
+  const json = (p) => ({ pre_tokenizer: { type: 'Sequence', pretokenizers: [p] }, model: {} });
+  assert.doesNotThrow(() => checkTokenizerPatterns(json(split('\\s+|\\w+'))));
+  assert.throws(() => checkTokenizerPatterns(json(split('(a+)+$')), 'x.json'), {
+    message: /^x\.json: pre_tokenizer\.pretokenizers\[0\]\.pattern\.Regex '\(a\+\)\+\$' can take exponential time/,
+  });
+  // a String pattern is a literal: never catastrophic; a pattern of neither form is refused
+  assert.doesNotThrow(() => checkTokenizerPatterns(json({ type: 'Split', pattern: { String: '(a+)+$' } })));
+  assert.throws(() => checkTokenizerPatterns(json({ type: 'Split', pattern: { Regex: 1 } })), {
+    message: /pre_tokenizer\.pretokenizers\[0\]\.pattern must be \{ "Regex": string \} or \{ "String": string \}/,
+  });
+  assert.throws(() => checkTokenizerPatterns(json({ type: 'Split', pattern: { Regex: 'a', String: 'b' } })), {
+    message: /must be \{ "Regex": string \}/,
+  });
+  assert.throws(() => checkTokenizerPatterns(json(split('(a'))), {
+    message: /pattern\.Regex '\(a' is not a valid regular expression/,
+  });
+  assert.throws(() => checkTokenizerPatterns(json(split('a'.repeat(PATTERN_LIMITS.length + 1)))), {
+    message: /has 10001 characters, more than 10000/,
+  });
+  let deep = split('a');
+  for (let i = 0; i < 40; i++) deep = { type: 'Sequence', pretokenizers: [deep] };
+  assert.throws(() => checkTokenizerPatterns({ pre_tokenizer: deep, model: {} }), {
+    message: /is nested more than 32 levels deep/,
+  });
+  const many = { type: 'Sequence', pretokenizers: Array.from({ length: 300 }, (_, i) => split(`a{${i}}`)) };
+  assert.throws(() => checkTokenizerPatterns({ pre_tokenizer: many, model: {} }), {
+    message: /more than 256 patterns/,
+  });
+});
+
+test('hostile patterns that could make the check itself slow are decided or refused quickly', () => {
+  const json = (p) => ({ pre_tokenizer: split(p), model: {} });
+  for (const p of [
+    '((a{100}){100}){100}',
+    '(a|b|c|d|e|f|g|h){500}x',
+    '[\\s\\S]{65535}',
+    `(${Array.from({ length: 2000 }, (_, i) => `w${i}`).join('|')})*`,
+    '(?:(?:(?:(?:a*)*)*)*)*b',
+    '(a|(b|(c|(d|(e|a)))))*$',
+  ]) {
+    const t0 = performance.now();
+    try {
+      checkTokenizerPatterns(json(p));
+    } catch (e) {
+      assert.match(e.message, /can take|could not be checked|more than/, p);
+    }
+    // a bound on the check of any one pattern, far above what it takes (never a timing test
+    // of speed: it catches a check that does not end)
+    assert.ok(performance.now() - t0 < 20000, `${p.slice(0, 40)}: ${performance.now() - t0} ms`);
+  }
+});
+
+test('the patterns of real tokenizers pass, and encode as the library does without the check', async () => {
+  const texts = [
+    'How are you doing?',
+    "You should've done this",
+    "HELLO'S WORLD'LL 0123456789 1000",
+    'def main():\n\tpass\r\n\n  x  ',
+    'naïve café 世界 — 😀',
+  ];
+  const words = {
+    gpt2: ['How', 'Ġare', 'Ġyou', 'Ġdoing', 'You', 'Ġshould', "'ve", 'Ġdone', 'Ġthis'],
+    llama3: [
+      'How',
+      'Ġare',
+      'Ġyou',
+      'Ġdoing',
+      'You',
+      'Ġshould',
+      "'ve",
+      'Ġdone',
+      'Ġthis',
+      '012',
+      '345',
+      '678',
+      'HELLO',
+      "'S",
+    ],
+    qwen2: ['How', 'Ġare', 'Ġyou', 'Ġdoing', 'You', 'Ġshould', "'ve", 'Ġdone', 'Ġthis'],
+    smollm: ['How', 'Ġare', 'Ġyou', 'Ġdoing', 'You', 'Ġshould', "'ve", 'Ġdone', 'Ġthis'],
+  };
+  for (const [name, list] of Object.entries(words)) {
+    const json = pipelineJson(name, list);
+    const tok = await load(json);
+    const plain = new Tokenizer(json, {});
+    for (const text of texts) assert.deepEqual(tok.encode(text).ids, plain.encode(text).ids, `${name}: ${text}`);
+    // pre-tokenization as the hub's tokenizers give it (huggingface/tokenizers.js model tests)
+    assert.deepEqual(
+      tok.encode('How are you doing?').tokens.filter((t) => t !== '<|begin_of_text|>'),
+      ['How', 'Ġare', 'Ġyou', 'Ġdoing', '?'],
+      name,
+    );
+    assert.deepEqual(
+      tok.encode("You should've done this").tokens.filter((t) => t !== '<|begin_of_text|>'),
+      ['You', 'Ġshould', "'ve", 'Ġdone', 'Ġthis'],
+      name,
+    );
+  }
+  const llama = await load(pipelineJson('llama3', words.llama3));
+  assert.deepEqual(llama.encode("HELLO'S 0123456789").tokens, [
+    '<|begin_of_text|>',
+    'HELLO',
+    "'S", // (?i:'s|...): the case-insensitive group, rewritten by the library
+    'Ġ',
+    '012',
+    '345',
+    '678',
+    '9',
+  ]);
+  const qwen = await load(pipelineJson('qwen2'));
+  assert.deepEqual(
+    qwen.encode('0123 10').tokens,
+    ['0', '1', '2', '3', 'Ġ', '1', '0'],
+    'Qwen2 splits digits one by one',
+  );
+  const smol = await load(pipelineJson('smollm'));
+  assert.deepEqual(smol.encode('2016').tokens, ['2', '0', '1', '6'], 'SmolLM: Digits(individual_digits)');
+  // the BERT pipeline (BertNormalizer, BertPreTokenizer, WordPiece) has no pattern at all
+  assert.doesNotThrow(() => checkTokenizerPatterns(JSON.parse(JSON.stringify(pipelineJson('gpt2')))));
+  assert.equal(byteSymbols().length, 256);
+});
+
+test("the hub's tokenizer patterns: all but one pass; the one refused is a URL pattern that is exponential", () => {
+  const refused = [];
+  for (const [id, regex] of HUB_PATTERNS) {
+    const json = { pre_tokenizer: split(regex), model: {} };
+    try {
+      checkTokenizerPatterns(json);
+    } catch (e) {
+      if (/is not a valid regular expression/.test(e.message)) continue; // the library cannot compile it either
+      refused.push([id, e.message]);
+    }
+  }
+  assert.deepEqual(
+    refused.map(([id]) => id),
+    ['hub-031'],
+    refused.map(([, m]) => m).join('\n'),
+  );
+  // and it is: 2^n steps on 'http://' and n letters and dots with no end in sight
+  assert.match(
+    refused[0][1],
+    /'@\(https\?\|ftp\):\/\/\(-\\\.\)\?\(\[\^\\s\/\?\\\.#-\]\+\\\.\?\)\+.*can take exponential time/,
+  );
+  assert.equal(REAL_PATTERNS.llama3.length > 0, true);
+});
