@@ -26,6 +26,28 @@ const FN = 'loadTokenizer';
 const MAX_INPUT_CHARS = 1_000_000;
 /** The longest word a WordPiece model may try to split (transformers: 100; the split is cubic in it). */
 const MAX_WORDPIECE_CHARS = 1000;
+/** Token ids are below this (the largest vocabularies have about 260,000): the library keeps id -> token in an array. */
+const MAX_TOKEN_ID = 2 ** 24;
+
+/** Refuses token ids outside [0, MAX_TOKEN_ID) in tokenizer.json's vocabulary and added tokens. */
+function checkTokenIds(json) {
+  const bad = (id) => !(Number.isInteger(id) && id >= 0 && id < MAX_TOKEN_ID);
+  const vocab = json.model?.vocab;
+  if (vocab && typeof vocab === 'object' && !Array.isArray(vocab)) {
+    for (const [token, id] of Object.entries(vocab)) {
+      if (bad(id))
+        throw new Error(
+          `tokenizer.json: model.vocab[${JSON.stringify(token.slice(0, 40))}] = ${JSON.stringify(id)} is not a token id in [0, ${MAX_TOKEN_ID})`,
+        );
+    }
+  }
+  (Array.isArray(json.added_tokens) ? json.added_tokens : []).forEach((t, i) => {
+    if (bad(t?.id))
+      throw new Error(
+        `tokenizer.json: added_tokens[${i}].id = ${JSON.stringify(t?.id)} is not a token id in [0, ${MAX_TOKEN_ID})`,
+      );
+  });
+}
 
 /** The vocabularies shipped in the package, by Hugging Face model name. */
 // The vocabulary file is named in the form bundlers recognise (new URL of a literal and
@@ -447,6 +469,7 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
       throw new Error('tokenizer.json: expected a JSON object with a model');
     checkTokenizerPatterns(json, 'tokenizer.json');
+    checkTokenIds(json);
     const perWord = json.model?.max_input_chars_per_word;
     if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
       throw new Error(

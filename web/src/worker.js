@@ -1,8 +1,10 @@
 // The page's Web Worker: the heavier computations (multi-head attention at d_model = 512, the
 // positional-encoding matrix, the benchmark) and the reader's pretrained model (E4.6, the
 // model explorer) run here so that the page never freezes.
-// Protocol: {id, kind, params} -> {id, progress} (any number, for a job that reports them), then
-// {id, result} or {id, error}. worker-client.js sends at most one request per key at a time, so
+// Protocol: {id, kind, params} -> {id, started} when the job begins (the watchdog's bound counts
+// from there), {id, progress} (any number, for a job that reports them), then {id, result} or
+// {id, error}. params.stall (the watchdog's test hook) makes a job never return.
+// worker-client.js sends at most one request per key at a time, so
 // nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
 // tests to check that superseded requests are dropped).
 import { init } from 'attention-wasm/threads'; // the entry point that reaches the threaded build
@@ -30,6 +32,8 @@ self.computed = {};
 self.onmessage = async ({ data: { id, kind, params } }) => {
   try {
     const A = await ready;
+    self.postMessage({ id, started: true });
+    if (params?.stall) for (;;); // the watchdog's test hook: a job that never returns
     const progress = (p) => self.postMessage({ id, progress: p });
     const result = await all[kind](A, params, { progress });
     self.computed[kind] = (self.computed[kind] ?? 0) + 1;

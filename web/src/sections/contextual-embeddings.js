@@ -7,7 +7,7 @@
 // The words are in content/embeddings-and-heads.js; every number comes from the worker.
 import content from '../content/embeddings-and-heads.js';
 import { exampleOf, prose } from '../example.js';
-import { run } from '../worker-client.js';
+import { run, onRestart } from '../worker-client.js';
 import { pyRoundedList, pyStrList, torchInts } from '../format.js';
 import { modelExplorer } from './model-explorer.js';
 import { timed } from '../timing.js';
@@ -244,6 +244,18 @@ export function contextualEmbeddings(card) {
     await update();
   }
 
+  // the watchdog restarted the worker: the model it held is gone
+  onRestart((message) => {
+    if (!model) return;
+    model = null;
+    outputs.hidden = true;
+    explorer.clear();
+    loader.dataset.state = 'failed';
+    progressBox.hidden = true;
+    status.textContent = 'No model is loaded.';
+    error.textContent = `${message}; the model it held is gone: load the folder again.`;
+    update();
+  });
   onFiles(loader, load);
   card.controls.addEventListener('input', update);
   return update();
