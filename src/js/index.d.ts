@@ -619,50 +619,92 @@ export interface LoadPretrainedOptions {
 /** Token ids of one text. */
 export type TokenIds = readonly number[] | Int32Array;
 
-/** One text, tokenized: `tokenTypeIds` when the model takes them (BERT; DistilBERT does not). */
+/**
+ * One text or pair, tokenized: `tokenTypeIds` when the model takes them (BERT; DistilBERT does
+ * not); `offsets` and `sequenceIds` with `returnOffsets`.
+ */
 export interface EncodedText {
   ids: number[];
   tokens: string[];
   attentionMask: number[];
+  /** 0 for [CLS] A [SEP], 1 for B [SEP] (the template's type ids). */
   tokenTypeIds?: number[];
+  /**
+   * `[start, end)` of each token in its own text (UTF-16 indices, as `slice` takes them):
+   * transformers' `return_offsets_mapping`; `[0, 0]` for special tokens.
+   */
+  offsets?: [number, number][];
+  /** 0 or 1: the text each token came from; null for special tokens (transformers' `sequence_ids()`). */
+  sequenceIds?: (0 | 1 | null)[];
 }
 
-/** Several texts padded to the longest: padding gets the pad id and attention mask 0. */
+/** Several texts (or pairs) padded to the longest: padding gets the pad id, mask 0, token type 0. */
 export interface EncodedBatch {
   inputIds: number[][];
   attentionMask: number[][];
   tokenTypeIds?: number[][];
+  /** With `returnOffsets`; padding gets `[0, 0]`. */
+  offsets?: [number, number][][];
+  /** With `returnOffsets`; padding gets null. */
+  sequenceIds?: (0 | 1 | null)[][];
   tokens: string[][];
 }
 
+/** Hugging Face's truncation strategies; `true` is `'longest_first'`. */
+export type TruncationStrategy = boolean | 'longest_first' | 'only_first' | 'only_second';
+
 export interface EncodeOptions {
+  /** A second text: `[CLS] text [SEP] textPair [SEP]`, as `tokenizer(text, text_pair)`. */
+  textPair?: string;
   /**
-   * Cut a text longer than `maxLength` tokens to fit (keeping [CLS] ... [SEP]), as transformers'
-   * `truncation=True`; without it such a text is a RangeError. Default false.
+   * What to do when the tokens (special ones included) exceed `maxLength`: false (default) is a
+   * RangeError; true or 'longest_first' cuts the longer text first (both to half when both are
+   * long), 'only_first' / 'only_second' cut that text alone (a RangeError if it is too short to
+   * cut enough), as Hugging Face's tokenizers truncate.
    */
-  truncation?: boolean;
+  truncation?: TruncationStrategy;
+  /** The most tokens, special ones included; default the tokenizer's `maxLength`. */
+  maxLength?: number;
+  /** Also return `offsets` and `sequenceIds` (WordPiece tokenizers, the BERT family). */
+  returnOffsets?: boolean;
 }
 
-/** Text -> token ids with Hugging Face's tokenizers (`@huggingface/tokenizers`). */
+export interface EncodeBatchOptions extends Omit<EncodeOptions, 'textPair'> {
+  /** The second text of each row (or give rows as `[text, textPair]`). */
+  textPairs?: readonly string[];
+}
+
+/**
+ * Text -> token ids with Hugging Face's tokenizers (`@huggingface/tokenizers`). A folder's
+ * tokenizer.json is checked before it is built: a regular expression that can backtrack
+ * exponentially is refused (docs/security.md).
+ */
 export class TextTokenizer {
   private constructor();
   /** The most tokens a text may have, special tokens included (the model's maximum length). */
   maxLength: number;
+  /**
+   * The most characters `encode` takes (a text and its pair together): the bound on one call's
+   * work, checked before normalisation. Default 1,000,000. Settable.
+   */
+  maxInputChars: number;
   /** The id padding uses in encodeBatch. */
   readonly padId: number;
   /** The special tokens around one text ([CLS] and [SEP]: 2). */
   readonly specialTokenCount: number;
+  /** The special tokens around a pair ([CLS] A [SEP] B [SEP]: 3). */
+  readonly pairSpecialTokenCount: number;
   /** Whether encode() returns tokenTypeIds. */
   readonly returnsTokenTypeIds: boolean;
   readonly vocabSize: number;
   /**
-   * `tokenizer(text)`: the ids with the special tokens, the tokens, the attention mask.
-   * @throws RangeError for a text with no tokens (empty) or longer than maxLength without
-   *   `truncation`; TypeError for a non-string
+   * `tokenizer(text, text_pair)`: the ids with the special tokens, the tokens, the attention mask.
+   * @throws RangeError for a text with no tokens (empty), longer than maxInputChars, or longer
+   *   than maxLength without `truncation`; TypeError for a non-string or an unknown option
    */
   encode(text: string, options?: EncodeOptions): EncodedText;
-  /** `tokenizer(texts, padding=True)`. */
-  encodeBatch(texts: readonly string[], options?: EncodeOptions): EncodedBatch;
+  /** `tokenizer(texts, text_pairs, padding=True)`: rows of texts or of `[text, textPair]`. */
+  encodeBatch(texts: readonly (string | readonly [string, string])[], options?: EncodeBatchOptions): EncodedBatch;
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
@@ -684,7 +726,10 @@ export interface ForwardInput {
   attentionMask?: TokenIds | readonly TokenIds[] | null;
   /** BERT only: 0 for the first text, 1 for the second; default all 0 */
   tokenTypeIds?: TokenIds | readonly TokenIds[] | null;
+  /** `tokenizer.encode`'s other fields, ignored here */
   tokens?: readonly string[];
+  offsets?: readonly (readonly [number, number])[];
+  sequenceIds?: readonly (0 | 1 | null)[];
 }
 
 export interface ForwardOptions {
