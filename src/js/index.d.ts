@@ -433,7 +433,8 @@ export class AttentionWasm {
    * @param source Node: a folder path. Browsers: a `FileList` (a file picker, a dropped folder),
    *   `File[]`, or `{ 'config.json': Blob | ArrayBuffer | Uint8Array, ... }`.
    * @throws Error naming the file and the tensor or config field for a file that is missing, not
-   *   valid, or does not fit the config; RangeError for absurd config sizes (before allocating);
+   *   valid, or does not fit the config, and for a tokenizer.json pattern that is refused (as
+   *   {@link loadTokenizer} says); RangeError for absurd config sizes (before allocating);
    *   TypeError for wrong argument types and tensors of a dtype other than F32, F16, BF16.
    */
   loadPretrained(source: ModelSource, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
@@ -614,6 +615,22 @@ export interface LoadPretrainedOptions {
    * `loaded === total`. An exception thrown here stops the load.
    */
   onProgress?: (progress: { loaded: number; total: number }) => void;
+  /** As {@link LoadTokenizerOptions.trustPatterns}: run tokenizer.json's patterns unchecked. */
+  trustPatterns?: boolean;
+}
+
+export interface LoadTokenizerOptions {
+  /** The most tokens a text may have; default the model's (tokenizer_config.json, config.json). */
+  maxLength?: number;
+  /**
+   * Run this folder's tokenizer.json patterns unchecked, at your own risk: a pattern that
+   * backtracks exponentially then holds the calling thread for ever on some texts. Default
+   * false: each pattern must be a literal, one of the real tokenizers' patterns the package has
+   * checked, or pass the ReDoS analysis, which the Node entry point always has and a browser
+   * bundle gets with `import 'attention-wasm/tokenizer-check'` (250 KB gzip); without it an
+   * unknown pattern is an Error that says so (docs/security.md).
+   */
+  trustPatterns?: boolean;
 }
 
 /** Token ids of one text. */
@@ -714,8 +731,18 @@ export class TextTokenizer {
  * A tokenizer without model weights: `'bert-base-uncased'` or `'distilbert-base-uncased'` (the
  * vocabulary shipped in the package; maxLength 512), or a model folder as
  * {@link AttentionWasm.loadPretrained} takes it.
+ *
+ * The regular expressions of a folder's tokenizer.json are checked before the tokenizer is built
+ * (a backtracking one could hold the thread for ever): each must be a literal, one of the real
+ * tokenizers' patterns the package ships as checked (Llama 3's, Qwen2's and 102 more from the
+ * hub), or pass the ReDoS analysis. The analysis is in the Node entry point; in a browser bundle
+ * it is an opt-in, `import 'attention-wasm/tokenizer-check'` (250 KB gzip), and without it any
+ * other pattern is refused with an Error naming the file, the JSON path, the pattern and both
+ * ways out (that import, or `{ trustPatterns: true }`).
+ * @throws Error naming the file, the JSON path and the pattern for a pattern that can take
+ *   exponential time, or that is unknown with no analysis loaded
  */
-export function loadTokenizer(source: ModelSource, options?: { maxLength?: number }): Promise<TextTokenizer>;
+export function loadTokenizer(source: ModelSource, options?: LoadTokenizerOptions): Promise<TextTokenizer>;
 
 /** A padded batch (rows of one length) or one text's ids; `tokenizer.encode`'s result works too. */
 export interface ForwardInput {

@@ -5,6 +5,10 @@
 //
 // ATTENTION_WASM_SIMD=relaxed|simd128|auto in the environment sets the default of init's `simd`
 // option (the tests run the same suites against each build that way).
+//
+// The full check of tokenizer.json patterns (tokenizer-check.js) is registered here: in Node its
+// size costs nothing, so every pattern a file brings is analysed with nothing to import.
+import './tokenizer-check.js';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { init as initWith } from './index.js';

@@ -436,13 +436,15 @@ export const pretrainedMethods = {
    * this module's wasm memory as float32; model.dispose() frees them).
    * @param source Node: a folder path; browsers: FileList | File[] | { name: Blob | ArrayBuffer | Uint8Array }
    * @param options { onProgress({loaded, total}) }: bytes of model.safetensors read so far / to read
-   *   (its header and the tensors the model uses)
+   *   (its header and the tensors the model uses); trustPatterns: run tokenizer.json's regular
+   *   expressions unchecked (src/js/tokenizer-patterns.js)
    */
   async loadPretrained(source, options) {
-    const o = optionsArg(options, ['onProgress'], FN);
+    const o = optionsArg(options, ['onProgress', 'trustPatterns'], FN);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw new TypeError(`${FN}: onProgress must be a function, got ${describe(o.onProgress)}`);
     }
+    const trustPatterns = boolOption(o.trustPatterns, `${FN}: trustPatterns`);
     const raw = this.raw;
     const files = await openModelFiles(source, FN);
     try {
@@ -454,6 +456,7 @@ export const pretrainedMethods = {
       const tokenizer = await tokenizerFromFiles(files, {
         maxLength: encoder.maxPositions,
         tokenTypeIds: encoder.arch === 'bert',
+        trustPatterns,
       });
       const { tensors, dataStart } = await readHeader(files);
       const { entries, ignored } = matchTensors(specs, tensors, config, encoder.arch);

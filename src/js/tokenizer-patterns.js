@@ -3,24 +3,19 @@
 // such as '(a+)+$' in a Split pre-tokenizer would hold the caller's thread for ever on a text of
 // forty 'a's and a '!' (issue 24). Every `pattern` of the normalizer, the pre-tokenizer, the
 // decoder and the post-processor, at any depth of their Sequences, is compiled as the library
-// compiles it (its Oniguruma-to-JavaScript rewrite: `\s` -> `\p{White_Space}`, `$` -> lookaheads,
-// atomic groups and possessive quantifiers -> plain ones) and the JavaScript RegExp that would
-// run is analysed:
-//   - scslre (MIT; the analysis behind eslint-plugin-regexp's no-super-linear-backtracking),
-//     on refa's automata: a report it marks exponential (a quantifier repeated inside another,
-//     '(a+)+', or two that trade characters inside a repetition, '(x+x+)+') refuses the pattern,
-//     and so does a quantifier repeated 3 or more times inside a bounded one ('(.*a){12}x': the
-//     12th power of the text's length, as hopeless as exponential on a few hundred characters);
-//   - what scslre leaves to other tools (its README): alternatives of a repeated group that can
-//     match the same text and go on alike ('(a|a)*', '(a|aa)+'), each pair's languages
-//     intersected with refa (scslre's own automaton library), assertions counted as matching
-//     anything (so that a doubt refuses).
-// Quadratic reports are allowed: the patterns of real tokenizers have them (Llama 3's
-// '\s*[\r\n]+' is quadratic in a run of spaces on its own, though its later alternatives match
-// first), and TextTokenizer bounds the length of a text (docs/security.md). The analysis libraries are CommonJS; scripts/bundle-regex-analysis.mjs
-// bundles them into dist/regex-analysis.js, an ES module every bundler and an import map can load.
+// compiles it, and runs only if it is
+//   1. a literal: it compiles to plain characters (every `{ "String": ... }` pattern does: the
+//      library escapes it), which a backtracking engine matches in at most n * m steps;
+//   2. on the list of real tokenizers' patterns (checked-patterns.js), each of which the full
+//      analysis passes (a test runs it over the list);
+//   3. else, passed by the full analysis (tokenizer-check.js: scslre and refa, 250 KB gzip),
+//      which `attention-wasm/tokenizer-check` registers here when imported; the Node entry point
+//      imports it, so Node callers always have it. Without it (the default browser entry point,
+//      whose users would otherwise all download it) such a pattern is refused, with the fix;
+//   4. or the caller opted out for this file (loadTokenizer / loadPretrained's trustPatterns).
+// The structural bounds (the pattern's form, its length, how many, how deep) always apply.
 import { ReplaceNormalizer } from '@huggingface/tokenizers';
-import { analyse, JS, NFA, RegExpParser } from './regex-analysis.js';
+import { CHECKED_PATTERNS } from './checked-patterns.js';
 
 /** Where patterns live: the pipeline's parts (the model's vocabulary and merges have none). */
 const PARTS = ['normalizer', 'pre_tokenizer', 'decoder', 'post_processor'];
@@ -29,13 +24,31 @@ export const PATTERN_LIMITS = {
   depth: 32, // nesting of Sequences (real files: 2)
   count: 256, // patterns in one file (real files: 0 to 3)
   length: 10000, // characters of one pattern (the longest seen on the hub: about 1,000)
-  nodes: 20000, // automaton states for one check
+  nodes: 20000, // automaton states for one check (tokenizer-check.js)
 };
-/** A quantifier that repeats its element more than this many times counts as a repetition. */
-const REPEATS = 16;
+/**
+ * What importing the analysis adds to a page: dist/tokenizer-check.js and dist/regex-analysis.js
+ * (tests/js/tokenizer_check_entry.test.mjs measures it).
+ */
+export const ANALYSIS_SIZE = '250 KB gzip';
+
+const CHECKED = new Set(CHECKED_PATTERNS);
+/** The registered analysis: (RegExp) -> why it is catastrophic, or null. */
+let analysis = null;
+
+/**
+ * Registers the full analysis (tokenizer-check.js calls this when imported).
+ * @param {(regexp: RegExp) => string | null} analyse
+ */
+export function registerPatternAnalysis(analyse) {
+  analysis = analyse;
+}
+
+/** Whether the full analysis is registered. */
+export const hasPatternAnalysis = () => analysis !== null;
 
 const clip = (s, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-const quote = (s) => `'${clip(s)}'`;
+export const quote = (s) => `'${clip(s)}'`;
 
 /** Every `pattern` under the pipeline's parts: { path, pattern }, the path in JSON terms. */
 function collectPatterns(json, file) {
@@ -61,7 +74,7 @@ function collectPatterns(json, file) {
 }
 
 /** The JavaScript RegExp @huggingface/tokenizers builds for a { Regex } or { String } pattern. */
-function compile(pattern, where) {
+export function compilePattern(pattern, where) {
   const kinds = pattern && typeof pattern === 'object' && !Array.isArray(pattern) ? Object.keys(pattern) : [];
   const kind = kinds.length === 1 ? kinds[0] : null;
   if ((kind !== 'Regex' && kind !== 'String') || typeof pattern[kind] !== 'string')
@@ -73,148 +86,46 @@ function compile(pattern, where) {
   if (text.length > PATTERN_LIMITS.length)
     throw new Error(`${at} has ${text.length} characters, more than ${PATTERN_LIMITS.length}`);
   try {
-    return { at, regexp: new ReplaceNormalizer({ type: 'Replace', pattern, content: '' }).pattern };
+    return { at, kind, text, regexp: new ReplaceNormalizer({ type: 'Replace', pattern, content: '' }).pattern };
   } catch (e) {
     throw new Error(`${at} is not a valid regular expression (${e.message})`);
   }
 }
 
-/** refa's automaton of a JavaScript pattern, assertions counted as matching the empty string. */
-function automaton(source, flags) {
-  const factory = new NFA.LimitedNodeFactory(PATTERN_LIMITS.nodes);
-  const { expression, maxCharacter } = JS.Parser.fromLiteral({ source, flags }).parse({
-    assertions: 'ignore',
-    backreferences: 'disable',
-    maxNodes: PATTERN_LIMITS.nodes,
-  });
-  return NFA.fromRegex(expression, { maxCharacter }, { assertions: 'ignore', unknowns: 'disable' }, factory);
-}
+// A RegExp source made of literal characters only: any character but the syntax ones, a syntax
+// character escaped, or the escapes RegExp.prototype.source writes for '/' and line terminators
+// and that \uXXXX / \xXX spell. No class, quantifier, alternation, group or assertion. The empty
+// pattern's source is '(?:)'.
+const LITERAL_SOURCE = /^(?:[^\\^$.*+?()[\]{}|]|\\[\\^$.*+?()[\]{}|/nrtfv]|\\u[\dA-Fa-f]{4}|\\x[\dA-Fa-f]{2})*$/;
+
+/** Whether a compiled pattern matches one fixed string: at most n * m steps on a text of n characters. */
+export const isLiteral = (regexp) => regexp.source === '(?:)' || LITERAL_SOURCE.test(regexp.source);
 
 /**
- * Alternatives inside a repetition that can match the same text and continue the same way: for a
- * group (A1|A2|...) inside a repeated element E, followed within E by R, the languages of
- * Ai R E* and Aj R E* intersect. Then some text has two ways through each repetition, and a
- * backtracking engine tries 2^n of them before it rejects. Lookarounds are not entered (the
- * engine never backtracks into them). Returns a description, or null.
- * @param {object} pattern regexpp's AST of the pattern (scslre's parse)
- */
-function overlappingAlternatives(pattern, flags) {
-  const visitAlternatives = (node, loop) => {
-    if (loop && node.alternatives.length > 1) {
-      const languages = node.alternatives.map((a) => automaton(`(?:${a.raw})${loop.rest}`, flags));
-      for (let i = 0; i < languages.length; i++)
-        for (let j = i + 1; j < languages.length; j++) {
-          const both = NFA.fromIntersection(
-            languages[i],
-            languages[j],
-            new NFA.LimitedNodeFactory(PATTERN_LIMITS.nodes),
-          );
-          if (!both.isEmpty) {
-            const [a, b] = [node.alternatives[i].raw, node.alternatives[j].raw];
-            return `the alternatives ${quote(a)} and ${quote(b)} of the repeated ${quote(loop.raw)} can match the same text`;
-          }
-        }
-    }
-    for (const alternative of node.alternatives) {
-      const found = visitSequence(alternative.elements, loop);
-      if (found) return found;
-    }
-    return null;
-  };
-  const visitSequence = (elements, loop) => {
-    for (let k = 0; k < elements.length; k++) {
-      const after = elements
-        .slice(k + 1)
-        .map((e) => e.raw)
-        .join('');
-      const found = visit(elements[k], loop && { raw: loop.raw, rest: after + loop.rest });
-      if (found) return found;
-    }
-    return null;
-  };
-  const visit = (node, loop) => {
-    switch (node.type) {
-      case 'Group':
-      case 'CapturingGroup':
-        return visitAlternatives(node, loop);
-      case 'Quantifier': {
-        const again = `(?:${node.element.raw})*`;
-        if (node.max > REPEATS) return visit(node.element, { raw: node.raw, rest: again });
-        return visit(node.element, loop && { raw: loop.raw, rest: (node.max > 1 ? again : '') + loop.rest });
-      }
-      default:
-        return null; // characters, classes, backreferences, and lookarounds (atomic in JavaScript)
-    }
-  };
-  return visitAlternatives(pattern, null);
-}
-
-/**
- * The source with each range quantifier {m,n} (2 <= n, m < n) made unbounded, {m,}: scslre only
- * looks for unbounded repetitions, and '(?:a{1,9999}){1,9999}$' backtracks as '(?:a+)+$' does
- * within its bounds (measured here: doubling every two more 'a's). Counted repetitions ({n}),
- * '?' and the unbounded ones stay.
- */
-function unboundedRanges(source, flags) {
-  const pattern = new RegExpParser().parsePattern(source, 0, source.length, {
-    unicode: flags.includes('u'),
-    unicodeSets: flags.includes('v'),
-  });
-  const edits = []; // [start, end, text] of quantifier suffixes
-  const visit = (node) => {
-    if (node.type === 'Quantifier' && node.max !== Infinity && node.max >= 2 && node.min < node.max)
-      edits.push([node.element.end, node.end, `{${node.min},}${node.greedy ? '' : '?'}`]);
-    for (const child of [...(node.alternatives ?? []), ...(node.elements ?? []), node.element ?? []].flat())
-      if (child && typeof child === 'object') visit(child);
-  };
-  visit(pattern);
-  let out = source;
-  for (const [start, end, text] of edits.sort((a, b) => b[0] - a[0])) out = out.slice(0, start) + text + out.slice(end);
-  return out;
-}
-
-/**
- * What a compiled pattern can cost ('can take exponential time on some texts (why)'), if it can
- * take exponential time or time growing as a high power of the text's length ('(.*a){12}x':
- * n^12); else null. Degree 2 (two quantifiers that trade characters,
- * '\s*\s*$', or a scan from every position, '\s+$') is allowed: real tokenizers' patterns have it.
- */
-export function catastrophicBacktracking(regexp) {
-  const flags = regexp.flags.replace('g', '');
-  const { reports, parsed } = analyse({ source: unboundedRanges(regexp.source, flags), flags });
-  const exponential = (why) => `can take exponential time on some texts (${why})`;
-  for (const r of reports) {
-    if (r.type === 'Self' && (r.exponential || r.parentQuant.max >= 3)) {
-      const inside = `${quote(r.quant.raw)} is repeated inside ${quote(r.parentQuant.raw)}`;
-      if (r.exponential || r.parentQuant.max === Infinity) return exponential(inside);
-      const n = r.parentQuant.max;
-      return `can take time that grows as the ${n}${n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'} power of the text's length (${inside})`;
-    }
-    if (r.exponential)
-      return exponential(
-        `${quote(r.startQuant.raw)} and ${quote(r.endQuant.raw)} can take the same characters inside a repetition`,
-      );
-  }
-  const overlap = overlappingAlternatives(parsed.pattern, flags);
-  return overlap && exponential(overlap);
-}
-
-/**
- * Checks every pattern of a tokenizer.json before @huggingface/tokenizers builds it: a pattern
- * that can backtrack exponentially, or is not { Regex } / { String }, or that the check cannot
- * decide within its bounds, is an Error naming the file, the JSON path and the pattern.
+ * Checks every pattern of a tokenizer.json before @huggingface/tokenizers builds it. A pattern
+ * that is not { Regex } / { String }, not valid, or over the bounds is an Error naming the file,
+ * the JSON path and the pattern; so is one the analysis finds can backtrack exponentially, or
+ * cannot decide within its bounds, and, without the analysis registered, one that is neither a
+ * literal nor on the list (unless `trustPatterns`).
  * @param {object} json the parsed tokenizer.json
  * @param {string} file its name in messages
+ * @param {{ trustPatterns?: boolean }} [options] trustPatterns: run the file's patterns unchecked
  */
-export function checkTokenizerPatterns(json, file = 'tokenizer.json') {
+export function checkTokenizerPatterns(json, file = 'tokenizer.json', { trustPatterns = false } = {}) {
   const checked = new Map(); // one analysis per distinct RegExp
   for (const { path, pattern } of collectPatterns(json, file)) {
-    const { at, regexp } = compile(pattern, `${file}: ${path}`);
-    if (regexp === null) continue;
+    const { at, kind, text, regexp } = compilePattern(pattern, `${file}: ${path}`);
+    if (regexp === null || trustPatterns || isLiteral(regexp) || (kind === 'Regex' && CHECKED.has(text))) continue;
+    if (!analysis)
+      throw new Error(
+        `${at} is not one of the tokenizer patterns attention-wasm has checked, and this entry point does ` +
+          `not analyse patterns: import 'attention-wasm/tokenizer-check' (the ReDoS analysis, ${ANALYSIS_SIZE}) ` +
+          `to check it, or pass { trustPatterns: true } to run this file's patterns unchecked, at your own risk`,
+      );
     const key = `${regexp.flags}/${regexp.source}`;
     if (!checked.has(key)) {
       try {
-        checked.set(key, catastrophicBacktracking(regexp));
+        checked.set(key, analysis(regexp));
       } catch (e) {
         throw new Error(`${at} could not be checked for exponential backtracking (${e.message}): refused`);
       }

@@ -455,11 +455,15 @@ function configuredMaxLength(config) {
 
 /**
  * The tokenizer of a model folder: tokenizer.json if there is one, else vocab.txt. `maxLength`
- * (the model's max_position_embeddings) caps tokenizer_config.json's model_max_length.
+ * (the model's max_position_embeddings) caps tokenizer_config.json's model_max_length;
+ * `trustPatterns` runs tokenizer.json's patterns unchecked (tokenizer-patterns.js).
  * Returns null when the folder has neither file.
  * @param {import('./model-files.js').ModelFiles} files
  */
-export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTypeIds = true } = {}) {
+export async function tokenizerFromFiles(
+  files,
+  { maxLength = Infinity, tokenTypeIds = true, trustPatterns = false } = {},
+) {
   const config = files.has('tokenizer_config.json') ? await files.json('tokenizer_config.json') : {};
   if (config === null || typeof config !== 'object' || Array.isArray(config))
     throw new Error('tokenizer_config.json: expected a JSON object');
@@ -468,7 +472,7 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
     json = await files.json('tokenizer.json');
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
       throw new Error('tokenizer.json: expected a JSON object with a model');
-    checkTokenizerPatterns(json, 'tokenizer.json');
+    checkTokenizerPatterns(json, 'tokenizer.json', { trustPatterns });
     checkTokenIds(json);
     const perWord = json.model?.max_input_chars_per_word;
     if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
@@ -494,12 +498,13 @@ export async function tokenizerFromFiles(files, { maxLength = Infinity, tokenTyp
  * A tokenizer without model weights: 'bert-base-uncased' or 'distilbert-base-uncased' (the
  * vocabulary shipped in the package), or a folder / files as loadPretrained takes them.
  * @param {string | FileList | File[] | Record<string, Blob | ArrayBuffer | Uint8Array>} source
- * @param {{maxLength?: number}} [options]
+ * @param {{maxLength?: number, trustPatterns?: boolean}} [options]
  */
 export async function loadTokenizer(source, options = {}) {
   if (options === null || typeof options !== 'object')
     throw new TypeError(`${FN}: options must be an object, got ${describe(options)}`);
   const { maxLength } = options;
+  const trustPatterns = boolOption(options.trustPatterns, `${FN}: trustPatterns`);
   if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength > 0)) {
     throw new RangeError(`${FN}: maxLength must be a positive integer, got ${maxLength}`);
   }
@@ -525,7 +530,11 @@ export async function loadTokenizer(source, options = {}) {
       if (Number.isInteger(config?.max_position_embeddings)) positions = config.max_position_embeddings;
       if (config?.model_type === 'distilbert') tokenTypeIds = false;
     }
-    const tokenizer = await tokenizerFromFiles(files, { maxLength: maxLength ?? positions, tokenTypeIds });
+    const tokenizer = await tokenizerFromFiles(files, {
+      maxLength: maxLength ?? positions,
+      tokenTypeIds,
+      trustPatterns,
+    });
     if (!tokenizer) throw new Error(`${FN}: ${files.where} has neither tokenizer.json nor vocab.txt`);
     if (maxLength !== undefined) tokenizer.maxLength = maxLength;
     return tokenizer;

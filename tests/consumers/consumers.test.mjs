@@ -11,6 +11,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, cpSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { E0 } from '../web/oracles.mjs';
 import {
   root,
@@ -291,11 +292,8 @@ test('Rollup: the threads opt-in (the Worker a second input), cross-origin isola
 // esbuild: one command (README), then the .wasm files and the tokenizer's vocabulary (and for
 // threads the threaded glue) copied beside the bundle: esbuild leaves new URL('x.wasm',
 // import.meta.url) alone.
-function esbuildProject(name, entries, copied) {
-  const dir = project(join(work.dir, name), tarball, {
-    files: entries.includes('main.js') ? PAGES : THREADS_PAGES,
-    tools: ['esbuild'],
-  });
+function esbuildProject(name, entries, copied, files = entries.includes('main.js') ? PAGES : THREADS_PAGES) {
+  const dir = project(join(work.dir, name), tarball, { files, tools: ['esbuild'] });
   const output = runCommand(dir, join(dir, 'node_modules/esbuild/bin/esbuild'), [
     ...entries,
     '--bundle',
@@ -323,6 +321,57 @@ test('esbuild: the threads opt-in (the Worker a second entry point), cross-origi
   );
   assertQuiet(output, 'esbuild (threads)');
   await assertRunsInBrowsers(join(dir, 'dist'), 'esbuild threads', { threads: true });
+});
+
+// ------------------------------------------------------------------------------------------------
+// tokenizer.json patterns in a browser bundle (app/patterns-*.js): the default entry point checks
+// them against the package's list of real tokenizers' patterns, without the ReDoS analysis (250 KB
+// gzip), and refuses the others with the fix in the message; 'attention-wasm/tokenizer-check'
+// brings the analysis into the bundle that imports it, and only that one. In each engine.
+test("esbuild: the default entry point loads a listed pattern, refuses an unknown one naming the fix; with 'attention-wasm/tokenizer-check' it is analysed", async () => {
+  const { dir, output } = esbuildProject(
+    'esbuild-patterns',
+    ['patterns.js', 'patterns-checked.js'],
+    /^attention_wasm(_relaxed)?\.wasm$/,
+    ['patterns.js', 'patterns-checked.js', 'patterns-app.js'],
+  );
+  assertQuiet(output, 'esbuild (patterns)');
+  const gzip = (f) => gzipSync(readFileSync(join(dir, 'dist', f)), { level: 9 }).length;
+  const [plain, checked] = [gzip('patterns.js'), gzip('patterns-checked.js')];
+  assert.ok(plain < 100e3, `the default entry point's bundle is ${plain} bytes gzip`);
+  assert.ok(checked - plain > 200e3, `the analysis adds ${checked - plain} bytes gzip`);
+
+  const words = ['How', ' are', ' you'];
+  const split = ['How', ' ', 'are', ' ', 'you'];
+  for (const engine of ENGINES) {
+    const opened = async (script) => {
+      writeFileSync(join(dir, 'dist/index.html'), page(`./${script}`));
+      const { result, errors } = await openInBrowser(join(dir, 'dist'), { engine });
+      assert.deepEqual(errors, [], `${script} (${engine}): console errors`);
+      return result;
+    };
+    const without = await opened('patterns.js');
+    assert.deepEqual([without.listed, without.trusted], [words, split], `${engine}: ${JSON.stringify(without)}`);
+    for (const [what, pattern] of [
+      ['unknown', '\\p{L}+|\\s+'],
+      ['hostile', '(a+)+$'],
+    ]) {
+      assert.equal(
+        without[what].error,
+        `loadTokenizer: tokenizer.json: pre_tokenizer.pattern.Regex '${pattern}' is not one of the tokenizer patterns ` +
+          "attention-wasm has checked, and this entry point does not analyse patterns: import 'attention-wasm/tokenizer-check' " +
+          "(the ReDoS analysis, 250 KB gzip) to check it, or pass { trustPatterns: true } to run this file's patterns unchecked, at your own risk",
+        `${engine}: ${what}`,
+      );
+    }
+    const withCheck = await opened('patterns-checked.js');
+    assert.deepEqual([withCheck.listed, withCheck.unknown, withCheck.trusted], [words, split, split], engine);
+    assert.match(
+      withCheck.hostile.error,
+      /^loadTokenizer: tokenizer\.json: pre_tokenizer\.pattern\.Regex '\(a\+\)\+\$' can take exponential time/,
+      engine,
+    );
+  }
 });
 
 // ------------------------------------------------------------------------------------------------
@@ -378,7 +427,7 @@ test('fallback in Chromium: where relaxed SIMD does not validate, init() loads t
 
 test('the tarball holds the files the consumers need and nothing of the sources', () => {
   const listed = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  assert.deepEqual(Object.keys(listed.exports), ['.', './threads', './package.json']);
+  assert.deepEqual(Object.keys(listed.exports), ['.', './threads', './tokenizer-check', './package.json']);
   for (const f of [
     'dist/attention_wasm.js',
     'dist/attention_wasm.wasm',
@@ -393,6 +442,10 @@ test('the tarball holds the files the consumers need and nothing of the sources'
     'dist/index.js',
     'dist/index.d.ts',
     'dist/vocab-bert-base-uncased.txt',
+    'dist/checked-patterns.js',
+    'dist/tokenizer-check.js',
+    'dist/tokenizer-check.d.ts',
+    'dist/regex-analysis.js',
     'LICENSE',
     'NOTICE', // the vocabulary's Apache-2.0 attribution
   ]) {

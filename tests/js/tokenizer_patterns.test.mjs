@@ -4,13 +4,25 @@
 // refused at load with the file, the JSON path and the pattern; the patterns of real tokenizers
 // (BERT's pipeline has none; GPT-2, Llama 3, Qwen2, SmolLM, and 104 of the 105 patterns sampled
 // from the hub's tokenizer.json files) load and encode as the library does without the check.
+// The list of checked patterns the browser entry point trusts without the analysis
+// (dist/checked-patterns.js) holds only patterns the analysis passes, and literals are literal.
+// This is the Node entry point ('attention-wasm'), which always has the analysis
+// (tokenizer_check_entry.test.mjs tests the default entry point without it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from 'attention-wasm';
-import { checkTokenizerPatterns, PATTERN_LIMITS } from '../../dist/tokenizer-patterns.js';
+import { catastrophicBacktracking, enableTokenizerCheck } from 'attention-wasm/tokenizer-check';
+import {
+  checkTokenizerPatterns,
+  compilePattern,
+  hasPatternAnalysis,
+  isLiteral,
+  PATTERN_LIMITS,
+} from '../../dist/tokenizer-patterns.js';
+import { CHECKED_PATTERNS } from '../../dist/checked-patterns.js';
 import { pipelineJson, REAL_PATTERNS, asFile, byteSymbols } from './fixtures/pipelines.mjs';
-import { HUB_PATTERNS } from './fixtures/hub-patterns.mjs';
+import { rng } from './reference/random.mjs';
 
 /** BERT's tokenizer.json (the shipped vocabulary's pipeline) with `edit` applied. */
 async function bertJson(edit = () => {}) {
@@ -210,26 +222,84 @@ test('the patterns of real tokenizers pass, and encode as the library does witho
   assert.equal(byteSymbols().length, 256);
 });
 
-test("the hub's tokenizer patterns: all but one pass; the one refused is a URL pattern that is exponential", () => {
+test("the list of checked patterns: every entry passes the full analysis; it holds Llama 3's and Qwen2's", () => {
+  assert.ok(hasPatternAnalysis(), 'the Node entry point registers the analysis');
+  enableTokenizerCheck(); // idempotent
+  assert.equal(CHECKED_PATTERNS.length, 104);
+  assert.equal(new Set(CHECKED_PATTERNS).size, CHECKED_PATTERNS.length, 'no pattern twice');
   const refused = [];
-  for (const [id, regex] of HUB_PATTERNS) {
-    const json = { pre_tokenizer: split(regex), model: {} };
-    try {
-      checkTokenizerPatterns(json);
-    } catch (e) {
-      if (/is not a valid regular expression/.test(e.message)) continue; // the library cannot compile it either
-      refused.push([id, e.message]);
-    }
-  }
-  assert.deepEqual(
-    refused.map(([id]) => id),
-    ['hub-031'],
-    refused.map(([, m]) => m).join('\n'),
-  );
+  CHECKED_PATTERNS.forEach((regex, i) => {
+    const { regexp } = compilePattern({ Regex: regex }, `CHECKED_PATTERNS[${i}]`); // throws if the library cannot compile it
+    const why = catastrophicBacktracking(regexp);
+    if (why) refused.push(`CHECKED_PATTERNS[${i}] '${regex}' ${why}`);
+  });
+  assert.deepEqual(refused, []);
+  // the real tokenizers' patterns, as the fixtures write them from the published files
+  for (const [name, regex] of Object.entries(REAL_PATTERNS))
+    assert.ok(CHECKED_PATTERNS.includes(regex), `${name}'s pattern is not on the list`);
+});
+
+test('a pattern the hub has, refused by the analysis, is not on the list: a URL pattern that is exponential', () => {
+  // hub-031 of the sample (huggingface/tokenizers.js tests/fixtures/splitRegexPatterns.json)
+  const hub031 = '@(https?|ftp)://(-\\.)?([^\\s/?\\.#-]+\\.?)+(/[^\\s]*)?$@iS';
+  assert.ok(!CHECKED_PATTERNS.includes(hub031));
   // and it is: 2^n steps on 'http://' and n letters and dots with no end in sight
-  assert.match(
-    refused[0][1],
-    /'@\(https\?\|ftp\):\/\/\(-\\\.\)\?\(\[\^\\s\/\?\\\.#-\]\+\\\.\?\)\+.*can take exponential time/,
-  );
-  assert.equal(REAL_PATTERNS.llama3.length > 0, true);
+  assert.throws(() => checkTokenizerPatterns({ pre_tokenizer: split(hub031), model: {} }), {
+    message:
+      /^tokenizer\.json: pre_tokenizer\.pattern\.Regex '@\(https\?\|ftp\):\/\/\(-\\\.\)\?\(\[\^\\s\/\?\\\.#-\]\+\\\.\?\)\+.*can take exponential time/,
+  });
+});
+
+test('literals: every String pattern compiles to one (the library escapes it), which the analysis passes too', () => {
+  const strings = [
+    ' ',
+    '▁',
+    '``',
+    "''",
+    '\n',
+    '\r\n',
+    '.',
+    '(a+)+$',
+    '[x]{2,}|\\d*',
+    '^$',
+    'a/b',
+    '\u2028',
+    '😀😀',
+    '',
+  ];
+  // random strings of syntax characters, letters, backslashes and line terminators
+  const chars = [...'\\^$.*+?()[]{}|/-aZ0 \n\r\t\u2028\u2029é😀'];
+  const random = rng(24);
+  for (let n = 0; n < 200; n++)
+    strings.push(Array.from({ length: 1 + (n % 12) }, () => chars[Math.floor(random() * chars.length)]).join(''));
+  for (const text of strings) {
+    const { regexp } = compilePattern({ String: text }, 'x');
+    assert.ok(isLiteral(regexp), `String ${JSON.stringify(text)} compiles to /${regexp.source}/, not judged a literal`);
+    assert.equal(catastrophicBacktracking(regexp), null, JSON.stringify(text));
+    // it matches exactly its text
+    if (text) assert.deepEqual(`<${text}>`.match(regexp), [text]);
+  }
+  // Regex patterns are literals only when they are
+  for (const regex of ['a', '▁', '\\n', '://', '\\.\\.\\.'])
+    assert.ok(isLiteral(compilePattern({ Regex: regex }, 'x').regexp), regex);
+  for (const regex of [
+    'a+',
+    'a?',
+    'a*',
+    'a{2}',
+    '[a]',
+    'a|b',
+    '(a)',
+    '(?:a)',
+    '\\d',
+    '\\s',
+    '\\p{L}',
+    '.',
+    '^a',
+    'a$',
+    '\\bx',
+    '(?=a)',
+    '(a)\\1',
+  ])
+    assert.ok(!isLiteral(compilePattern({ Regex: regex }, 'x').regexp), regex);
 });

@@ -25,13 +25,18 @@ function typecheck(...flags) {
 
 test('the package declares its types through exports, and dist/ has the current declarations', () => {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'));
-  assert.equal(pkg.exports['.'].types, './dist/index.d.ts');
-  assert.equal(Object.keys(pkg.exports['.'])[0], 'types', 'types must be the first condition');
-  assert.equal(
-    readFileSync(new URL('../../dist/index.d.ts', import.meta.url), 'utf8'),
-    readFileSync(new URL('../../src/js/index.d.ts', import.meta.url), 'utf8'),
-    'dist/index.d.ts is stale: run the build',
-  );
+  for (const [entry, types] of [
+    ['.', 'index.d.ts'],
+    ['./tokenizer-check', 'tokenizer-check.d.ts'],
+  ]) {
+    assert.equal(pkg.exports[entry].types, `./dist/${types}`);
+    assert.equal(Object.keys(pkg.exports[entry])[0], 'types', `${entry}: types must be the first condition`);
+    assert.equal(
+      readFileSync(new URL(`../../dist/${types}`, import.meta.url), 'utf8'),
+      readFileSync(new URL(`../../src/js/${types}`, import.meta.url), 'utf8'),
+      `dist/${types} is stale: run the build`,
+    );
+  }
 });
 
 test('usage.ts type-checks under --strict, resolved as Node does (nodenext)', () => {

@@ -29,6 +29,7 @@ import {
   type EncoderOutput,
   type ModelSource,
   type LoadPretrainedOptions,
+  type LoadTokenizerOptions,
   type EmbedOptions,
   type ForwardInput,
   type TopkOptions,
@@ -36,6 +37,8 @@ import {
   type CosineSimilarityOptions,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
+import 'attention-wasm/tokenizer-check';
+import { enableTokenizerCheck, catastrophicBacktracking } from 'attention-wasm/tokenizer-check';
 
 const options: InitOptions = { wasmBinary: new Uint8Array(8), locateFile: (path, prefix) => prefix + path };
 const A: AttentionWasm = await init(options);
@@ -283,6 +286,16 @@ declare const picked: {
 };
 await A.loadPretrained(picked);
 const tokenizer: TextTokenizer = await loadTokenizer('bert-base-uncased', { maxLength: 128 });
+// tokenizer.json patterns: the analysis as an opt-in, or the caller's own risk
+enableTokenizerCheck();
+const why: string | null = catastrophicBacktracking(/(a+)+$/u);
+const tokenizerOptions: LoadTokenizerOptions = { maxLength: 128, trustPatterns: true };
+await loadTokenizer(folder, tokenizerOptions);
+await A.loadPretrained(folder, { onProgress: () => {}, trustPatterns: true });
+// @ts-expect-error: trustPatterns is a boolean
+await loadTokenizer(folder, { trustPatterns: 'yes' });
+// @ts-expect-error: the analysis takes a RegExp
+catastrophicBacktracking('(a+)+$');
 const enc: EncodedText = tokenizer.encode('Write a poem about a man fishing on a river bank.', { truncation: true });
 const batch: EncodedBatch = tokenizer.encodeBatch(['a river bank', 'bank']);
 const maybeTypes: number[] | undefined = enc.tokenTypeIds;
