@@ -1,10 +1,11 @@
 // The page (web/) is bundled by Vite into build/site: a folder of static files that any static
 // host can serve. The page imports the built package (dist/) by its name, exactly as a user
-// would: 'attention-wasm' on the main thread, 'attention-wasm/threads' in its worker. The .wasm
-// files are emitted as assets (new URL(..., import.meta.url)); so are the threaded build's glue
-// and .wasm, which the worker loads by URL when the page is cross-origin isolated. Nothing here
-// is needed by the package itself (tests/consumers build it with Vite's defaults); the worker
-// format is 'es' because the page's own worker is an ES module.
+// would: 'attention-wasm' on the main thread; 'attention-wasm/threads' and
+// 'attention-wasm/tokenizer-check' (the ReDoS analysis of the reader's tokenizer.json) in its
+// worker. The .wasm files are emitted as assets (new URL(..., import.meta.url)); so are the
+// threaded build's glue and .wasm, which the worker loads by URL when the page is cross-origin
+// isolated. Nothing here is needed by the package itself (tests/consumers build it with Vite's
+// defaults); the worker format is 'es' because the page's own worker is an ES module.
 import { defineConfig } from 'vite';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +25,10 @@ export default defineConfig({
     alias: [
       { find: /^attention-wasm$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
       { find: /^attention-wasm\/threads$/, replacement: fileURLToPath(new URL('./dist/threads.js', import.meta.url)) },
+      {
+        find: /^attention-wasm\/tokenizer-check$/,
+        replacement: fileURLToPath(new URL('./dist/tokenizer-check.js', import.meta.url)),
+      },
     ],
   },
   build: {

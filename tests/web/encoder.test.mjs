@@ -4,8 +4,10 @@
 // page's real file inputs (setInputFiles) and a drop; every number the page shows must equal the
 // library's output for the same files in Node (the assertions of tests/js/e46.mjs, shared with
 // the Node test); progress reaches 100 %; the explorer has a layers x heads model view; a
-// malformed folder shows a readable error and leaves the page usable. Screenshots of the
-// explorer at desktop and phone widths go to test-results/.
+// malformed folder shows a readable error (a tokenizer.json pattern that backtracks exponentially
+// among them: the worker has the ReDoS analysis, so it also loads a pattern on no list) and
+// leaves the page usable. Screenshots of the explorer at desktop and phone widths go to
+// test-results/.
 //
 // With a real copy of the model, the page must print the document's lines exactly:
 //   AW_DISTILBERT_DIR=/path/to/distilbert-base-uncased node --test tests/web/encoder.test.mjs
@@ -238,10 +240,26 @@ function brokenFolder(changes) {
   return folder;
 }
 
+/** The fixture's tokenizer.json with its normalizer followed by Replace(regex, ' '). */
+function tokenizerWith(regex) {
+  const json = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
+  json.normalizer = {
+    type: 'Sequence',
+    normalizers: [json.normalizer, { type: 'Replace', pattern: { Regex: regex }, content: ' ' }],
+  };
+  return JSON.stringify(json);
+}
+
 test('a malformed folder shows a readable error and leaves the page usable; a correct folder afterwards works', async () => {
   const weights = readFileSync(join(dir, 'model.safetensors'));
   const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
   const cases = [
+    [
+      // the worker has the ReDoS analysis (attention-wasm/tokenizer-check): analysed, not merely unknown
+      'a tokenizer.json with a catastrophic pattern',
+      { 'tokenizer.json': tokenizerWith('(a+)+$') },
+      /^Could not load the model: loadPretrained: tokenizer\.json: normalizer\.normalizers\[1\]\.pattern\.Regex '\(a\+\)\+\$' can take exponential time on some texts \(.*\): refused$/,
+    ],
     [
       'a truncated model.safetensors',
       { 'model.safetensors': weights.subarray(0, weights.length >> 1) },
@@ -281,6 +299,10 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
     await text('.loader .error'),
     /^Could not load the model: loadPretrained: config\.json is missing from the files given \(it has: .*model\.safetensors.*\)$/,
   );
+  // a pattern on no list, which the worker's analysis passes, loads
+  await loadThroughInput(filesOf(brokenFolder({ 'tokenizer.json': tokenizerWith('[\\p{Zs}\\t]+') })));
+  assert.equal(await text('.loader .error'), '');
+  assert.match(await text('.loader .status'), /^Loaded distilbert/);
   // the page still works: another example, then the correct folder through the files input
   const old = await b.page.locator('[data-example="E0.3"] .result').innerText();
   await b.page.fill('[data-document="000"] [name=seed]', '7');

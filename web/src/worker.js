@@ -8,6 +8,9 @@
 // nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
 // tests to check that superseded requests are dropped).
 import { init } from 'attention-wasm/threads'; // the entry point that reaches the threaded build
+// The reader's tokenizer.json may bring any pattern: the full ReDoS analysis (250 KB gzip) is
+// loaded here, in the worker that builds tokenizers, and not in the page's main bundle.
+import 'attention-wasm/tokenizer-check';
 import { jobs } from './jobs.js';
 import { encoderJobs } from './encoder-jobs.js';
 import { transferables } from './transfer.js';
