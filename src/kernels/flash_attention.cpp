@@ -32,16 +32,11 @@ constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 constexpr float log2_e = 1.4426950408889634f;  // exp(x) = exp2(x * log2_e)
 
 // Tiles: query_tile rows of q meet key_tile rows of k and v at a time (overridable at compile
-// time for tuning). The register tile (register_tile::tile_rows x 2 vectors: 4 x 2 in SIMD128,
-// 6 x 2 in relaxed SIMD) sets the rest: key_tile and the padded widths are multiples of 2
-// vectors (8 floats on wasm), and in relaxed SIMD the query tile is 72 = 12 x 6 rows (64 would
-// end each tile on a 4-row one; measured 1-2% slower).
+// time for tuning). The register tile (register_tile::tile_rows x 2 vectors: 4 x 2) sets the
+// rest: key_tile and the padded widths are multiples of 2 vectors (8 floats on wasm), query_tile
+// a multiple of 4 rows.
 #ifndef AW_FLASH_QUERY_TILE
-#if defined(__wasm_relaxed_simd__)
-#define AW_FLASH_QUERY_TILE 72
-#else
 #define AW_FLASH_QUERY_TILE 64
-#endif
 #endif
 #ifndef AW_FLASH_KEY_TILE
 #define AW_FLASH_KEY_TILE 64

@@ -8,8 +8,8 @@
 // A tile of R rows x V vectors of c stays in registers while p runs over k: per step V loads of
 // row p of b, R broadcasts of a[r, p] and R*V multiply-adds. Each element's sum runs over p in
 // order, so a product split along k (Init::Load after Init::Zero) or along rows is byte-identical
-// to one call, and so is any choice of R (or V): the two wasm flavours' shapes differ, their
-// results only by rounding (fused or not).
+// to one call, and so is any choice of R (or V): the two wasm flavours differ only by rounding
+// (fused or not).
 #pragma once
 
 #include <cstddef>
@@ -19,39 +19,43 @@
 
 #include "kernels/simd.hpp"
 
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
 namespace aw::kernels::register_tile {
 
 using simd::batch;
 using simd::lanes;
 
-// The tile shape of the products whose a is one pointer (Layout::Panel, or Rows with a static
-// stride): matmul_packed and both products of the fused attention. Chosen per wasm flavour by
-// measurement (README, performance; in one process, alternating, Node 20 and Chromium 156 on
-// x86-64). V8 gives wasm 15 SIMD registers there (xmm0-14), and a step needs
-//   R*V accumulators + V rows of b + the broadcasts of a[:, p] that are live at once.
-//  - SIMD128 (and native builds): 4 rows x 2 vectors. V8's TurboFan (Node 20) schedules every
-//    load of the loop body before its arithmetic, so all R splat loads are live together:
-//    8 + 2 + 4 = 14. Anything larger spills (6 x 2, 5 x 2, 4 x 3, 3 x 4: half the speed).
-//  - relaxed SIMD: 6 rows x 2 vectors, with the broadcasts made late (broadcast_late), so that
-//    one register serves them all: 12 + 2 + 1 = 15. Against 4 x 2: attention 4-7% faster,
-//    matmul_packed 2-5%, in Node 20 and in Chromium (whose newer compiler keeps the order of
-//    the wasm, and runs 6 x 2 as fast with splat loads; Node 20 at half speed).
-#if defined(__wasm_relaxed_simd__)
-constexpr std::size_t tile_rows = 6;
-constexpr bool late_broadcasts = true;
-#else
+// The tile shape of every product: 4 rows x 2 vectors, in both wasm flavours (and natively).
+// V8 gives wasm 15 SIMD registers on x86-64 (xmm0-14), and a step needs
+//   R*V accumulators + V rows of b + the broadcasts of a[:, p] that are live at once,
+// where Node 20's TurboFan schedules every load of the loop body before its arithmetic, so that
+// all R broadcasts (v128.load32_splat) are live together: 4 x 2 takes 8 + 2 + 4 = 14.
+// Measured (scripts/tile-bench.sh, GFLOP/s, Layout::Panel, k 768, b in L2; docs/performance.md):
+//                              AMD EPYC Zen 4            Intel Sapphire Rapids
+//                              Node 20 / 24 / Chromium   Node 20
+//   4 x 2 splat loads          55 / 52 / 56              61.5
+//   6 x 2 late broadcasts      39 / 37 / 38              43.1
+//   6 x 2 splat loads          27 / 59 / 60              (spills in Node 20)
+//   3 x 3 splat loads          58 / 59 / 61              not measured
+// The 6 x 2 tile with late broadcasts (an i32 load, then i32x4.splat: one broadcast register for
+// all rows) that the relaxed build used until now is the slowest on both vendors: the splat from
+// a general-purpose register is two shuffle-port operations per row, where a splat load is a
+// plain load. 4 x 2 is the best measured on Intel and within 5-10 % of the best on AMD, in every
+// engine; in SIMD128 (a multiply and an add: one more register) anything larger spills.
 constexpr std::size_t tile_rows = 4;
-constexpr bool late_broadcasts = false;
-#endif
 constexpr std::size_t tile_vectors = 2;
 
-// x in every lane, computed where it is used. A splat load (v128.load32_splat) is a load, which
+// x in every lane, computed where it is used (for the tile benchmark's comparison only: slower
+// than a splat load on both vendors, above). A splat load (v128.load32_splat) is a load, which
 // TurboFan hoists to the top of the loop body with the others; an i32 load (a general-purpose
 // register) then i32x4.splat is arithmetic, scheduled next to its multiply-adds, so that one
 // broadcast register serves all R rows. The empty asm keeps clang from folding the two back into
 // a splat load.
 inline batch broadcast_late(float x) {
-#if defined(__wasm_relaxed_simd__)
+#if defined(__wasm_simd128__)
   std::int32_t bits;
   std::memcpy(&bits, &x, sizeof bits);
   __asm__("" : "+r"(bits));
@@ -73,7 +77,9 @@ enum class Layout { Rows, Panel };
 // Pointers are bumped per step rather than indexed: wasm has no scaled-index addressing, so
 // a + r * lda + p would cost integer instructions per load. `#pragma GCC unroll` on the loops
 // over the tile's compile-time sizes keeps acc[R][V] in registers (g++ otherwise spills it).
-template <std::size_t R, std::size_t V, Init init, Layout layout, std::size_t StaticLda = 0>
+// LateBroadcasts: a[r, p] through broadcast_late (tile benchmark only).
+template <std::size_t R, std::size_t V, Init init, Layout layout, std::size_t StaticLda = 0,
+          bool LateBroadcasts = false>
 inline void tile_product(const float* a, std::size_t lda, const float* b, std::size_t ldb, float* c, std::size_t ldc,
                          std::size_t k, const float* c_scale = nullptr) {
   batch acc[R][V];
@@ -88,16 +94,13 @@ inline void tile_product(const float* a, std::size_t lda, const float* b, std::s
     }
 
   // acc += a[:, p] b[p, :] with a[r, p] = a_at(r), then b moves to row p + 1
-  // (broadcasts late only where R hoisted ones would not fit in 15 registers: the 6 x 2 tile;
-  // for 4 x 2 and smaller the splat load is faster)
-  constexpr bool late = late_broadcasts && R * V + V + R > 14;
   auto step = [&](auto a_at) {
     batch b_p[V];  // b[p, v*lanes : (v+1)*lanes]
 #pragma GCC unroll 8
     for (std::size_t v = 0; v < V; ++v) b_p[v] = batch::load_unaligned(b + v * lanes);
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < R; ++r) {
-      const batch a_rp = late ? broadcast_late(a_at(r)) : batch(a_at(r));  // a[r, p] in every lane
+      const batch a_rp = LateBroadcasts ? broadcast_late(a_at(r)) : batch(a_at(r));  // a[r, p] in every lane
 #pragma GCC unroll 8
       for (std::size_t v = 0; v < V; ++v) acc[r][v] = simd::fma(a_rp, b_p[v], acc[r][v]);
     }
