@@ -18,9 +18,8 @@ void matmul(const float* a, const float* b, float* c, std::size_t m, std::size_t
 void matmul_reference(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n);
 
 // C = A B, the same result byte for byte, with b copied into scratch block by block (panels that
-// the tiles read sequentially, a block that stays in the L2 cache), and in relaxed SIMD each
-// tile's rows of a as one panel: faster once b is larger than the cache. scratch: matmul_packed_scratch_size() floats,
-// contents ignored, not overlapping a, b or c.
+// the tiles read sequentially, a block that stays in the L2 cache): faster once b is larger than
+// the cache. scratch: matmul_packed_scratch_size() floats, contents ignored, not overlapping a, b or c.
 void matmul_packed(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n,
                    float* scratch);
 std::size_t matmul_packed_scratch_size();
@@ -40,8 +39,8 @@ void linear_reference(const float* x, const float* w, const float* bias, float* 
                       std::size_t n);
 
 // y = x W^T + bias with W packed once (the pretrained encoders' layers, at load) into panels that
-// matmul_packed's register tiles read sequentially: linear's result up to rounding (the order of
-// the sum over p).
+// matmul_packed's register tiles read sequentially, in the same blocks: linear's result up to
+// rounding (the order of the sum over p).
 //
 // A packed W (n, k) holds the same n*k floats, permuted: panels t = 0 .. n/P - 1 of its rows
 // t*P .. t*P + P - 1 (which occupy the same floats as the panel), then its last n % P rows
@@ -50,14 +49,18 @@ void linear_reference(const float* x, const float* w, const float* bias, float* 
 // packed[t*P*k + p*P + x] = w[t*P + x, p]. With n = P it packs one panel and copies nothing.
 std::size_t linear_panel_width();
 void linear_pack_weight(const float* w, float* packed, std::size_t n, std::size_t k);
-// x (m, k), w_packed (n, k) packed, bias (n) or nullptr, y (m, n); scratch:
-// linear_packed_scratch_size(k) floats (contents ignored). y must not alias x, w, bias or scratch.
+// x (m, k), w_packed (n, k) packed, bias (n) or nullptr, y (m, n). y must not alias x, w or bias.
 void linear_packed(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m, std::size_t k,
-                   std::size_t n, float* scratch);
-std::size_t linear_packed_scratch_size(std::size_t k);
-// Whether packing W for a single call pays (relaxed SIMD, whose 6-row tile outruns linear's dot
-// tiles by more than the copy costs from 64 rows; in SIMD128 the two tiles run alike).
-bool linear_packing_pays();
+                   std::size_t n);
+// linear_packed's result byte for byte from an unpacked w (n, k): each block of W copied into
+// scratch as panels just before its use (for one call, where the copy costs less than the dot
+// tiles lose). scratch: linear_blockwise_scratch_size() floats (contents ignored), not
+// overlapping x, w, bias or y.
+void linear_blockwise(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
+                      std::size_t n, float* scratch);
+std::size_t linear_blockwise_scratch_size();
+void linear_blockwise_reference(const float* x, const float* w, const float* bias, float* y, std::size_t m,
+                                std::size_t k, std::size_t n, float* scratch);
 void linear_packed_reference(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
                              std::size_t k, std::size_t n);
 

@@ -12,10 +12,10 @@ namespace {
 
 // Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
 // pool's threads costs more: README, threads), else about 4 blocks per thread, of whole tiles of
-// `tile` rows (the kernels' register tiles: 4, or 12 for tiles of 4 or 6). worker < thread_count()
-// is the thread running the block.
+// the kernels' register tile rows (4). worker < thread_count() is the thread running the block.
 template <typename Rows>
-void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows, std::size_t tile = 4) {
+void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
+  constexpr std::size_t tile = 4;
   const std::size_t threads = thread_count();
   const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
   if (threads == 1 || m < 2 * tile || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
@@ -50,44 +50,37 @@ void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t 
   });
 }
 
-// linear packs W for the call from this many rows of x, where packing pays, and up to this size of
-// W (a copy of up to 64 MiB).
+// linear copies W into panels block by block (kernels::linear_blockwise) from this many rows of x:
+// from 64 rows the blocked tiles outrun the dot tiles by more than the copy costs (1.0-1.5x in
+// relaxed SIMD, 1.0-1.4x in SIMD128; docs/performance.md).
 constexpr std::size_t kPackFromRows = 64;
-constexpr std::size_t kMaxPackedWeightFloats = std::size_t{16} << 20;
 
 void linear_rows_parallel(const float* x, const float* w, const float* bias, float* y, std::size_t m, std::size_t k,
                           std::size_t n) {
-  // W packed for the call (if the copy cannot be had, the dot tiles: the same result up to rounding)
-  if (kernels::linear_packing_pays() && m >= kPackFromRows && n >= kernels::linear_panel_width() &&
-      n * k <= kMaxPackedWeightFloats) {
-    AlignedVector<float> packed;
+  // a block of scratch per thread (if that cannot be had, the dot tiles: the same result up to
+  // rounding)
+  AlignedVector<float> scratch;
+  if (m >= kPackFromRows && n >= kernels::linear_panel_width()) {
     try {
-      packed.resize(n * k);
+      scratch.resize(kernels::linear_blockwise_scratch_size() * thread_count());
     } catch (const std::bad_alloc&) {
-      packed = {};
-    }
-    if (!packed.empty()) {
-      kernels::linear_pack_weight(w, packed.data(), n, k);
-      return linear_packed_rows_parallel(x, packed.data(), bias, y, m, k, n);
+      scratch = {};
     }
   }
-  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
-    kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
+  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
+    if (scratch.empty())
+      kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
+    else
+      kernels::linear_blockwise(x + begin * k, w, bias, y + begin * n, end - begin, k, n,
+                                scratch.data() + worker * kernels::linear_blockwise_scratch_size());
   });
 }
 
 void linear_packed_rows_parallel(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
                                  std::size_t k, std::size_t n) {
-  // a panel of rows of x per thread (relaxed SIMD; none in SIMD128)
-  const std::size_t scratch_size = kernels::linear_packed_scratch_size(k);
-  AlignedVector<float> scratch(scratch_size * thread_count());
-  split_rows(
-      m, k, n,
-      [&](std::size_t begin, std::size_t end, std::size_t worker) {
-        kernels::linear_packed(x + begin * k, w_packed, bias, y + begin * n, end - begin, k, n,
-                               scratch.data() + worker * scratch_size);
-      },
-      12);
+  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
+    kernels::linear_packed(x + begin * k, w_packed, bias, y + begin * n, end - begin, k, n);
+  });
 }
 
 Tensor matmul(const TensorRef& input, const TensorRef& other) {

@@ -98,7 +98,7 @@ TEST_CASE("matmul: xsimd == reference == float64 for every tail and misalignment
 TEST_CASE("matmul_packed: byte-identical to matmul across block edges and every tail", "[kernels][matmul]") {
   // Blocks of b are 256 x 256 (k x n): sizes on both sides of one and two block edges, with
   // column tails that do not fill a panel (2 vectors of 4, 8 or 16 floats) or a vector, and
-  // every row tail of the tiles of 4 (SIMD128, native) and 6 rows (relaxed SIMD).
+  // every row tail of the tiles of 4 rows.
   std::mt19937 rng(20240604);
   const std::size_t ms[] = {0, 1, 2, 3, 4, 5, 6, 9, 13};
   const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
@@ -226,20 +226,56 @@ std::vector<float> packed_weight(const float* w, std::size_t n, std::size_t k) {
 }  // namespace
 
 TEST_CASE("linear_packed: y = x W^T + bias, W packed, xsimd == reference == float64", "[kernels][matmul]") {
-  // Every row tail of the tiles of 4 and 6 rows, column tails that do not fill a panel of 8 or 16
-  // floats, and k's vector tails.
-  check_linear_kernel(20240605, {0, 1, 2, 3, 4, 5, 6, 7, 11, 13}, {0, 1, 3, 4, 5, 8, 17, 64, 67},
+  // Every row tail of the tiles of 4 rows, column tails that do not fill a panel of 8 or 16
+  // floats, k's vector tails, and k on both sides of a block edge (256).
+  check_linear_kernel(20240605, {0, 1, 2, 3, 4, 5, 6, 7, 11, 13}, {0, 1, 3, 4, 5, 8, 17, 64, 67, 257},
                       {0, 1, 7, 8, 9, 15, 16, 17, 33, 40},
                       [](const Buffer& x, const Buffer& w, const float* bias, Buffer& y, Buffer& y_ref, std::size_t m,
                          std::size_t k, std::size_t n) {
-                        Buffer packed(n * k, x.offset), scratch(aw::kernels::linear_packed_scratch_size(k), x.offset);
+                        Buffer packed(n * k, x.offset);
                         const std::vector<float> p = packed_weight(w.data(), n, k);
                         std::copy(p.begin(), p.end(), packed.data());
-                        aw::kernels::linear_packed(x.data(), packed.data(), bias, y.data(), m, k, n, scratch.data());
+                        aw::kernels::linear_packed(x.data(), packed.data(), bias, y.data(), m, k, n);
                         aw::kernels::linear_packed_reference(x.data(), packed.data(), bias, y_ref.data(), m, k, n);
                         CHECK(packed.guards_intact());
+                      });
+}
+
+TEST_CASE("linear_blockwise: y = x W^T + bias, xsimd == reference == float64", "[kernels][matmul]") {
+  check_linear_kernel(20240607, {0, 1, 2, 3, 4, 5, 6, 7, 11, 13}, {0, 1, 3, 4, 5, 8, 17, 64, 67, 257},
+                      {0, 1, 7, 8, 9, 15, 16, 17, 33, 40},
+                      [](const Buffer& x, const Buffer& w, const float* bias, Buffer& y, Buffer& y_ref, std::size_t m,
+                         std::size_t k, std::size_t n) {
+                        Buffer scratch(aw::kernels::linear_blockwise_scratch_size(), x.offset);
+                        aw::kernels::linear_blockwise(x.data(), w.data(), bias, y.data(), m, k, n, scratch.data());
+                        aw::kernels::linear_blockwise_reference(x.data(), w.data(), bias, y_ref.data(), m, k, n,
+                                                                scratch.data());
                         CHECK(scratch.guards_intact());
                       });
+}
+
+TEST_CASE("linear_blockwise: byte-identical to linear_packed across block edges and every tail", "[kernels][matmul]") {
+  // Blocks of W are 256 x 256 (k x n), as in matmul_packed.
+  std::mt19937 rng(20240608);
+  const std::size_t ms[] = {0, 1, 3, 4, 5, 9};
+  const std::size_t ks[] = {0, 1, 7, 255, 256, 257, 520};
+  const std::size_t ns[] = {0, 1, 8, 9, 33, 256, 257, 515};
+  for (std::size_t offset : offsets)
+    for (std::size_t m : ms)
+      for (std::size_t k : ks)
+        for (std::size_t n : ns) {
+          CAPTURE(m, k, n, offset);
+          const Buffer x = uniform_buffer(rng, m * k, offset), w = uniform_buffer(rng, n * k, offset),
+                       bias = uniform_buffer(rng, n, offset);
+          const std::vector<float> packed = packed_weight(w.data(), n, k);
+          Buffer y(m * n, offset), y_packed(m * n, offset),
+              scratch(aw::kernels::linear_blockwise_scratch_size(), offset);
+          aw::kernels::linear_blockwise(x.data(), w.data(), bias.data(), y.data(), m, k, n, scratch.data());
+          aw::kernels::linear_packed(x.data(), packed.data(), bias.data(), y_packed.data(), m, k, n);
+          CHECK(std::memcmp(y.data(), y_packed.data(), m * n * sizeof(float)) == 0);
+          CHECK(y.guards_intact());
+          CHECK(scratch.guards_intact());
+        }
 }
 
 TEST_CASE("linear_pack_weight: a permutation of W, panels in place of their rows", "[kernels][matmul]") {
