@@ -5,12 +5,14 @@
 // driven by playwright-core, which never downloads a browser; the page
 // (scripts/bench-browser/index.html) and everything it loads are served from this repository
 // (dist/, scripts/, node_modules/) on 127.0.0.1, and a request for anything else fails the run.
-// Usage: node scripts/bench-browser.mjs [--quick] [--also=LABEL=DIR ...]
+// Then the whole-encoder rows (scripts/bench-browser/encoder.mjs): a DistilBERT-base-shaped model's
+// forward at 128 and 512 tokens, both builds against onnxruntime-web, one thread.
+// Usage: node scripts/bench-browser.mjs [--quick] [--also=LABEL=DIR ...] [--no-encoder | --only=encoder]
 //   --also: another build of the package (a dist/ folder, e.g. an older one) takes turns too, as
 //   "LABEL relaxed" and "LABEL simd128".
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../tests/browsers.mjs';
-import { loadAverage, machineLine } from './load-average.mjs';
+import { loadAverage, machine, machineLine } from './load-average.mjs';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,8 @@ import sirv from 'sirv';
 import { markdownTable } from './bench-attention.mjs';
 
 const quick = process.argv.includes('--quick');
+const encoder = !process.argv.includes('--no-encoder'),
+  attention = !process.argv.includes('--only=encoder');
 const also = process.argv
   .filter((a) => a.startsWith('--also='))
   .map((a) => {
@@ -70,19 +74,29 @@ try {
   await page.waitForFunction(() => window.benchReady, null, { timeout: 60000 });
   const [ua, isolated] = await page.evaluate(() => [navigator.userAgent, crossOriginIsolated]);
   if (!isolated) console.log('# warning: the page is not cross-origin isolated: timings in 100 us steps');
-  console.log(
-    `# attention forward, float32, batch 1, head dim 64, one thread, in ${ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua}`,
-  );
-  console.log(`# ${machineLine()} (the Node that drives the browser)`);
-  const { header, rows, builds } = await page.evaluate((options) => window.runBench(options), {
-    quick,
-    versions,
-    also: also.map(({ label, url }) => ({ label, url })),
-  });
-  for (const b of builds) console.log(`# build: ${JSON.stringify(b)}`);
-  console.log(`# .wasm files loaded: ${[...wasmFiles].join(', ')}`);
-  console.log(`\n${markdownTable(header, rows)}`);
-  console.log(`# load average after: ${loadAverage()}`);
+  const browserName = ua.match(/(Headless)?Chrom(e|ium)\/[\d.]+/)?.[0] ?? ua;
+  if (attention) {
+    console.log(`# attention forward, float32, batch 1, head dim 64, one thread, in ${browserName}`);
+    console.log(`# ${machineLine()} (the Node that drives the browser)`);
+    const { header, rows, builds } = await page.evaluate((options) => window.runBench(options), {
+      quick,
+      versions,
+      also: also.map(({ label, url }) => ({ label, url })),
+    });
+    for (const b of builds) console.log(`# build: ${JSON.stringify(b)}`);
+    console.log(`# .wasm files loaded: ${[...wasmFiles].join(', ')}`);
+    console.log(`\n${markdownTable(header, rows)}`);
+    console.log(`# ${machine()}, load average after: ${loadAverage()}`);
+  }
+  if (encoder) {
+    console.log(
+      `\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072), random F32 weights, one thread, in ${browserName}`,
+    );
+    console.log(`# ${machineLine()} (the Node that drives the browser)`);
+    const { header, rows } = await page.evaluate((options) => window.runEncoderBench(options), { quick, versions });
+    console.log(`\n${markdownTable(header, rows)}`);
+    console.log(`# ${machine()}, load average after: ${loadAverage()}`);
+  }
   if (outside.length) throw new Error(`the page asked for something outside ${origin}: ${outside.join(', ')}`);
 } finally {
   await browser.close();

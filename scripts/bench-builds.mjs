@@ -9,7 +9,10 @@
 // call), then rounds of one call per build for about 4 s (at least 10), the median per build.
 // GFLOP/s: attention 4 S^2 D H, matmul/linear 2 M K N. Every build must give the first's
 // output within 1e-4 relative, else the figures would not compare like with like.
-// Usage: node [--experimental-wasm-relaxed-simd] scripts/bench-builds.mjs [--quick] BUILD...
+// --encoder adds the whole DistilBERT-base-shaped encoder's forward at 128 and 512 tokens
+// (scripts/bench-encoder.mjs's random weights, loaded once per build; GFLOP/s counts its linear
+// layers and attention products).
+// Usage: node [--experimental-wasm-relaxed-simd] scripts/bench-builds.mjs [--quick] [--encoder] BUILD...
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { machineLine } from './load-average.mjs';
@@ -53,6 +56,10 @@ const WORKLOADS = [
     run: (A, [q, k, v]) => A.scaledDotProductAttention(q, k, v, { isCausal: true }).output.data,
   },
   ...[
+    [64, 256, 256],
+    [128, 768, 768],
+    [128, 768, 3072],
+    [512, 768, 768],
     [512, 512, 512],
     [1024, 768, 768],
   ].flatMap(([M, K, N]) => [
@@ -88,6 +95,27 @@ function tensorSource(seed) {
   };
 }
 
+if (args.includes('--encoder')) {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { writeFolder } = await import('./bench-encoder.mjs');
+  const { DISTILBERT_BASE: config, encoderIds, randomTensors } = await import('./encoder-weights.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'aw-bench-builds-'));
+  writeFolder(dir, config, randomTensors(config));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const models = new Map(); // A -> its model
+  const { dim: D, hidden_dim: F, n_layers: layers } = config;
+  for (const L of [128, 512])
+    WORKLOADS.push({
+      name: `encoder ${L} tokens`,
+      flops: layers * (2 * L * D * (4 * D + 2 * F) + 4 * L * L * D),
+      inputs: () => encoderIds(L),
+      run: (A, ids) => models.get(A).forward(ids).lastHiddenState.data,
+      prepare: async (A) => models.has(A) || models.set(A, await A.loadPretrained(dir)),
+    });
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const worstRelative = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / (1 + Math.abs(b[i]))), 0);
 
@@ -106,6 +134,7 @@ const header = [
 ];
 const rows = [];
 for (const w of WORKLOADS) {
+  for (const b of builds) await w.prepare?.(b.A);
   const inputs = w.inputs(tensorSource((w.flops % 1000) + 1));
   const reference = w.run(builds[0].A, inputs);
   for (const b of builds.slice(1)) {

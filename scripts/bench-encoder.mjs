@@ -6,8 +6,9 @@
 //   1. load: A.loadPretrained(folder) in a fresh Node process (scripts/bench-encoder.mjs
 //      --load-child DIR): wall time, and the process's peak resident memory (maxRSS) against
 //      its resident memory before the load and against the file's size;
-//   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread, on 2 threads (the
-//      threaded build), and onnxruntime-web (wasm, 1 thread) running the same weights as an
+//   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread in its relaxed-SIMD build
+//      (where the engine runs it) and its SIMD128 build, on 2 threads (the threaded build init()
+//      picks), and onnxruntime-web (wasm, 1 thread) running the same weights as an
 //      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in this one
 //      process, taking turns call by call after warm-up calls; each reports the median. A call
 //      includes copying the ids in and the last hidden state out.
@@ -17,87 +18,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { init } from '../dist/node.js';
+import { relaxedSimdSupported } from '../dist/builds.js';
+import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts } from './encoder-weights.mjs';
+import { loadAverage, machine, machineLine } from './load-average.mjs';
 
 const root = new URL('..', import.meta.url);
 const moduleDir = (p) => fileURLToPath(new URL(`node_modules/${p}`, root));
 
-export const DISTILBERT_BASE = {
-  activation: 'gelu',
-  architectures: ['DistilBertModel'],
-  dim: 768,
-  hidden_dim: 3072,
-  max_position_embeddings: 512,
-  model_type: 'distilbert',
-  n_heads: 12,
-  n_layers: 6,
-  pad_token_id: 0,
-  sinusoidal_pos_embds: false,
-  vocab_size: 30522,
-};
-
-/** The encoder's tensors (transformers' names), random: weights U(-0.05, 0.05), LayerNorm weights 1, biases 0.01. */
-export function randomTensors(config, seed = 1) {
-  const { dim: D, hidden_dim: F, n_layers: layers, vocab_size: V, max_position_embeddings: P } = config;
-  let x = seed >>> 0;
-  const fill = (n, f) => {
-    const a = new Float32Array(n);
-    for (let i = 0; i < n; i++) {
-      x ^= x << 13;
-      x >>>= 0;
-      x ^= x >>> 17;
-      x ^= x << 5;
-      x >>>= 0; // xorshift32
-      a[i] = f((x / 4294967296) * 2 - 1);
-    }
-    return a;
-  };
-  const tensors = new Map();
-  const add = (name, shape, f = (u) => 0.05 * u) =>
-    tensors.set(name, {
-      data: fill(
-        shape.reduce((a, b) => a * b, 1),
-        f,
-      ),
-      shape,
-    });
-  const norm = (name) => {
-    add(`${name}.weight`, [D], () => 1);
-    add(`${name}.bias`, [D], () => 0);
-  };
-  const linear = (name, out, inp) => {
-    add(`${name}.weight`, [out, inp]);
-    add(`${name}.bias`, [out], () => 0.01);
-  };
-  add('embeddings.word_embeddings.weight', [V, D]);
-  add('embeddings.position_embeddings.weight', [P, D]);
-  norm('embeddings.LayerNorm');
-  for (let i = 0; i < layers; i++) {
-    const p = `transformer.layer.${i}`;
-    for (const n of ['q_lin', 'k_lin', 'v_lin', 'out_lin']) linear(`${p}.attention.${n}`, D, D);
-    norm(`${p}.sa_layer_norm`);
-    linear(`${p}.ffn.lin1`, F, D);
-    linear(`${p}.ffn.lin2`, D, F);
-    norm(`${p}.output_layer_norm`);
-  }
-  return tensors;
-}
+export { DISTILBERT_BASE, randomTensors };
 
 /** Writes config.json and model.safetensors (F32, tensors in insertion order) into dir. */
 export function writeFolder(dir, config, tensors) {
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
-  const header = {};
-  let offset = 0;
-  for (const [name, t] of tensors) {
-    header[name] = { dtype: 'F32', shape: t.shape, data_offsets: [offset, offset + t.data.byteLength] };
-    offset += t.data.byteLength;
-  }
-  const json = Buffer.from(JSON.stringify(header));
-  const length = Buffer.alloc(8);
-  length.writeUInt32LE(json.length, 0);
   const fd = openSync(join(dir, 'model.safetensors'), 'w');
-  writeSync(fd, length);
-  writeSync(fd, json);
-  for (const t of tensors.values()) writeSync(fd, new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength));
+  for (const part of safetensorsParts(tensors)) writeSync(fd, part);
   closeSync(fd);
   return statSync(join(dir, 'model.safetensors')).size;
 }
@@ -141,6 +75,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     console.log(
       '\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522), random F32 weights',
     );
+    console.log(`# ${machineLine()}`);
     console.log(
       '\n| model.safetensors | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) |',
     );
@@ -150,9 +85,14 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     );
 
     // 2. forward, alternating
+    // ours on one thread in both SIMD flavours (relaxed first, where this engine runs it), then threaded
     const libs = [];
-    const one = await init();
-    libs.push({ name: 'attention-wasm', model: await one.loadPretrained(dir) });
+    for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
+      const A = await init({ simd });
+      libs.push({ name: `attention-wasm ${simd}`, model: await A.loadPretrained(dir) });
+    }
+    if (libs.length === 1) console.log('# attention-wasm relaxed: this Node has no relaxed SIMD; left out');
+    const single = libs.length; // the one-thread columns of ours
     if (threads > 1) {
       const many = await init({ threads });
       libs.push({ name: `attention-wasm ${many.threads} threads`, model: await many.loadPretrained(dir), A: many });
@@ -183,19 +123,12 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       'tokens (batch 1)',
       ...libs.map((l) => `${l.name} ms`),
       ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`] : []),
-      ...(libs.length > 1 ? ['threads speed-up'] : []),
-      ...(buildEncoderOnnx ? ['x vs onnxruntime-web (1 thread)'] : []),
+      ...(single > 1 ? ['relaxed / simd128'] : []),
+      ...(libs.length > single ? ['threads speed-up'] : []),
+      ...(buildEncoderOnnx ? libs.slice(0, single).map((l) => `${l.name.split(' ')[1]} / onnxruntime-web`) : []),
     ];
     for (const L of [128, 512]) {
-      let x = 7 + L;
-      const ids = Array.from({ length: L }, (_, i) => {
-        x ^= x << 13;
-        x >>>= 0;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        x >>>= 0;
-        return i === 0 ? 101 : i === L - 1 ? 102 : 1000 + (x % 29000);
-      });
+      const ids = encoderIds(L);
       const runs = libs.map(
         ({ model }) =>
           () =>
@@ -242,14 +175,13 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
         }
       }
       const ms = times.map(median);
-      const ours = ms[0],
-        threaded = libs.length > 1 ? ms[1] : NaN,
-        peer = buildEncoderOnnx ? ms.at(-1) : NaN;
+      const peer = buildEncoderOnnx ? ms.at(-1) : NaN;
       const row = [
         String(L),
         ...ms.map((t) => t.toFixed(1)),
-        ...(libs.length > 1 ? [`${(ours / threaded).toFixed(2)}x`] : []),
-        ...(buildEncoderOnnx ? [`${(peer / ours).toFixed(2)}x`] : []),
+        ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`] : []),
+        ...(libs.length > single ? [`${(ms[0] / ms[single]).toFixed(2)}x`] : []),
+        ...(buildEncoderOnnx ? ms.slice(0, single).map((t) => `${(peer / t).toFixed(2)}x`) : []),
       ];
       rows.push(row);
       console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
@@ -257,6 +189,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     }
     console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+    console.log(`# ${machine()}, load average after: ${loadAverage()}`);
     for (const l of libs) {
       l.model.dispose();
       l.A?.dispose();

@@ -27,7 +27,7 @@
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
-import { loadAverage, machineLine } from './load-average.mjs';
+import { loadAverage, machine, machineLine } from './load-average.mjs';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { benchEncoder } from './bench-encoder.mjs';
@@ -141,6 +141,7 @@ async function main() {
 
   if (args.has('--no-long')) return;
   // Long sequences: a fresh module instance, so that its memory growth is this run's alone.
+  console.log(`\n# long sequences, attention-wasm alone, ${machine()}, load average ${loadAverage()}`);
   console.log('\n| S (1 head, d 64) | time (s) | GFLOP/s | wasm memory growth (MiB) |\n| --- | --- | --- | --- |');
   const fresh = attentionWasm(await init(), 'attention-wasm');
   const warm = fresh.prepare(
@@ -191,6 +192,7 @@ async function benchMha() {
     L = 512,
     Dh = E / H;
   console.log(`\n# MultiheadAttention.forward, embedDim ${E}, ${H} heads, L = S = ${L}, batch 1, needWeights false`);
+  console.log(`# ${machineLine()}`);
   const x = { data: randomData(L * E, 31), shape: [1, L, E] };
   const heads = () => ({ data: randomData(H * L * Dh, 32), shape: [1, H, L, Dh] });
   const module = (A) => {

@@ -5,6 +5,7 @@ import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
 import * as ort from 'onnxruntime-web';
 import { attentionWasm, compareAttention, onnxruntimeWeb, tensorflowWasm } from '../bench-attention.mjs';
+import { benchEncoder } from './encoder.mjs';
 
 const tf = globalThis.tf;
 const log = (line) => {
@@ -70,5 +71,13 @@ window.runBench = async ({ quick, versions, also = [] }) => {
         ];
   const { header, rows } = await compareAttention(libs, { ratios, quick, log, yieldTask });
   return { header, rows, builds: libs.filter((l) => l.A).map((l) => l.A.buildInfo()) };
+};
+
+/** The encoder rows (./encoder.mjs), after the attention table. */
+window.runEncoderBench = async ({ quick, versions }) => {
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.wasmPaths = new URL('/node_modules/onnxruntime-web/dist/', location.href).href;
+  ort.env.logLevel = 'error';
+  return benchEncoder({ ort, ortVersion: versions['onnxruntime-web'], quick, log, yieldTask });
 };
 window.benchReady = true;

@@ -1,0 +1,94 @@
+// The encoder rows of `npm run bench:browser`, the page's side: scripts/bench-encoder.mjs's forward
+// table in Chromium. A DistilBERT-base-shaped encoder with random F32 weights
+// (scripts/encoder-weights.mjs) is made in the page, handed to attention-wasm's relaxed-SIMD and
+// SIMD128 builds as an in-memory { 'config.json', 'model.safetensors' } folder and to
+// onnxruntime-web (wasm, 1 thread) as the same weights' ONNX graph (scripts/encoder-onnx.mjs);
+// forward at 128 and 512 tokens, batch 1, one thread each, taking turns call by call after
+// warm-up calls, median ms. A call includes copying the ids in and the last hidden state out.
+import { init } from '/dist/index.js';
+import { relaxedSimdSupported } from '/dist/builds.js';
+import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts } from '../encoder-weights.mjs';
+import { buildEncoderOnnx } from '../encoder-onnx.mjs';
+import { median } from '../bench-attention.mjs';
+
+/**
+ * @param {{ ort: object, ortVersion: string, quick: boolean, log: (line: string) => void, yieldTask: () => Promise<void> }} options
+ * @returns {Promise<{ header: string[], rows: string[][] }>}
+ */
+export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
+  const config = DISTILBERT_BASE;
+  const tensors = randomTensors(config);
+  const files = () => ({
+    'config.json': new Blob([JSON.stringify(config)]),
+    'model.safetensors': new Blob(safetensorsParts(tensors)),
+  });
+  const libs = [];
+  for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
+    const A = await init({ simd });
+    libs.push({ name: `attention-wasm ${simd}`, model: await A.loadPretrained(files()) });
+  }
+  if (libs.length === 1) log('# attention-wasm relaxed: this browser has no relaxed SIMD; left out');
+  const single = libs.length;
+  const header = [
+    'tokens (batch 1)',
+    ...libs.map((l) => `${l.name} ms`),
+    `onnxruntime-web ${ortVersion} ms`,
+    ...(single > 1 ? ['relaxed / simd128'] : []),
+    ...libs.map((l) => `${l.name.split(' ')[1]} / onnxruntime-web`),
+  ];
+  const rows = [];
+  for (const L of [128, 512]) {
+    const ids = encoderIds(L);
+    const runs = libs.map(
+      ({ model }) =>
+        async () =>
+          model.forward(ids).lastHiddenState.data,
+    );
+    const session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), {
+      executionProviders: ['wasm'],
+      graphOptimizationLevel: 'all',
+    });
+    runs.push(async () => {
+      const { last_hidden_state: out } = await session.run({
+        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
+        attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
+      });
+      const data = out.data;
+      out.dispose?.();
+      return data;
+    });
+    // the same numbers everywhere
+    const reference = await runs[0]();
+    for (let i = 1; i < runs.length; i++) {
+      const got = await runs[i]();
+      let worst = 0;
+      for (let j = 0; j < got.length; j++)
+        worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
+      if (worst > 1e-4) log(`# warning: run ${i} differs from attention-wasm by ${worst.toExponential(2)}`);
+    }
+    for (const run of runs)
+      for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < (quick ? 300 : 1000); n++) await run();
+    const rounds = quick ? 5 : L === 128 ? 25 : 10;
+    const times = runs.map(() => []);
+    for (let r = 0; r < rounds; r++)
+      for (let i = 0; i < runs.length; i++) {
+        await yieldTask();
+        const t0 = performance.now();
+        await runs[i]();
+        times[i].push(performance.now() - t0);
+      }
+    const ms = times.map(median);
+    const peer = ms.at(-1);
+    const row = [
+      String(L),
+      ...ms.map((t) => t.toFixed(1)),
+      ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`] : []),
+      ...ms.slice(0, single).map((t) => `${(peer / t).toFixed(2)}x`),
+    ];
+    rows.push(row);
+    log(`# ${row.join(' | ')}   [${rounds} calls each]`);
+    await session.release?.();
+  }
+  for (const l of libs) l.model.dispose();
+  return { header, rows };
+}
