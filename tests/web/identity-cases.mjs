@@ -84,7 +84,7 @@ export const CASES = [
     relaxed: FUSED_OR_NOT,
   },
   {
-    name: 'linear, 100 rows (W packed in the relaxed build): (100, 96) x (70, 96)^T + bias',
+    name: 'linear, 100 rows (W packed block by block): (100, 96) x (70, 96)^T + bias',
     run: (A) => A.linear(t([100, 96], 12), t([70, 96], 13), t([70], 14)).data,
     relaxed: FUSED_OR_NOT,
   },
