@@ -1,4 +1,4 @@
-// Tiny random DistilBERT and BERT models in Hugging Face's folder layout, for the tests
+// Tiny random DistilBERT, BERT, GPT-2 and Llama models in Hugging Face's folder layout, for the tests
 // (generated at test time into build/fixtures/, never committed). Deterministic: a seeded
 // generator, so every run writes the same bytes.
 //
@@ -10,11 +10,17 @@
 // scripts/convert-vocab.mjs). Sizes are small and odd (dim 18 with 3 heads of 6, feed-forward
 // 37, ...) so that the kernels' SIMD tails are taken.
 //
+// The causal LMs (gpt2-*, llama-*) carry config.json and generation_config.json as their hub
+// checkpoints have them, model.safetensors with transformers' names (causalTensorSpecs), and a
+// BPE tokenizer trained here on a fixed text (scripts/fixture-tokenizers.mjs): byte-level for
+// GPT-2 and SmolLM, SentencePiece with byte fallback for Llama 2 / TinyLlama.
+//
 // The weights are drawn on grids that the file's dtype holds exactly (k / 1024 for F16, k / 128
 // for BF16, float32 for F32), so the float64 reference can use the values as drawn.
 //
 // Usage: node scripts/make-fixtures.mjs [folder]   (default build/fixtures)
 //        import { fixture } from './scripts/make-fixtures.mjs'   -> { files, config, weights, spec }
+//        (causal LMs also: generation, tokenizer: { specials, size })
 import { mkdirSync, writeFileSync, renameSync, rmSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -135,7 +141,112 @@ export const FIXTURES = {
     tokenizer: ['vocab.txt'],
     seed: 23,
   },
+
+  // Causal language models (scripts/fixture-tokenizers.mjs trains their tokenizers). Heads of odd
+  // size (GPT-2: 5) and feed-forward widths of odd size so that the kernels' tails are taken.
+  // GPT2LMHeadModel as save_pretrained writes it today: 'transformer.' names, lm_head tied to wte
+  // and so absent, no attn.bias buffers, every config field
+  'gpt2-tiny': {
+    arch: 'gpt2',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    layers: 2,
+    positions: 32,
+    prefixed: true,
+    layout: 'saved',
+    tokenizer: 'gpt2',
+    merges: 120,
+    seed: 31,
+  },
+  // openai-community/gpt2's own file: bare names (h.0..., wte, wpe, ln_f), the causal-mask buffer
+  // h.N.attn.bias (1, 1, n_positions, n_positions) of ones below the diagonal, the original short
+  // config.json; vocab.json + merges.txt beside tokenizer.json
+  'gpt2-tiny-bf16': {
+    arch: 'gpt2',
+    dtype: 'BF16',
+    dim: 20,
+    heads: 4,
+    layers: 2,
+    positions: 32,
+    prefixed: false,
+    layout: 'original',
+    tokenizer: 'gpt2',
+    merges: 120,
+    seed: 32,
+  },
+  // TinyLlama / Llama 2 layout: grouped-query attention (4 heads, 2 key/value heads), untied
+  // lm_head, SentencePiece BPE with byte fallback, bos <s> 1, eos </s> 2, pad 0 in generation_config
+  'llama-tiny': {
+    arch: 'llama',
+    dtype: 'F32',
+    dim: 24,
+    heads: 4,
+    kvHeads: 2,
+    ffn: 37,
+    layers: 2,
+    positions: 64,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tied: false,
+    tokenizer: 'sentencepiece',
+    merges: 120,
+    seed: 41,
+  },
+  'llama-tiny-bf16': {
+    arch: 'llama',
+    dtype: 'BF16',
+    dim: 24,
+    heads: 4,
+    kvHeads: 2,
+    ffn: 37,
+    layers: 2,
+    positions: 64,
+    ropeTheta: 10000,
+    rmsNormEps: 1e-5,
+    tied: false,
+    tokenizer: 'sentencepiece',
+    merges: 120,
+    seed: 42,
+  },
+  // SmolLM layout: tie_word_embeddings true and no lm_head in the file, 3 heads sharing one
+  // key/value head (SmolLM-135M: 9 and 3), rope_theta 100000 (SmolLM2), byte-level BPE with
+  // Digits, <|endoftext|> 0 as bos and eos
+  'llama-tiny-tied': {
+    arch: 'llama',
+    dtype: 'F32',
+    dim: 18,
+    heads: 3,
+    kvHeads: 1,
+    ffn: 29,
+    layers: 3,
+    positions: 64,
+    ropeTheta: 100000,
+    rmsNormEps: 1e-5,
+    tied: true,
+    tokenizer: 'smollm',
+    merges: 120,
+    seed: 43,
+  },
+  'llama-tiny-tied-bf16': {
+    arch: 'llama',
+    dtype: 'BF16',
+    dim: 18,
+    heads: 3,
+    kvHeads: 1,
+    ffn: 29,
+    layers: 3,
+    positions: 64,
+    ropeTheta: 100000,
+    rmsNormEps: 1e-5,
+    tied: true,
+    tokenizer: 'smollm',
+    merges: 120,
+    seed: 44,
+  },
 };
+
+const CAUSAL = new Set(['gpt2', 'llama']);
 
 // A value in [-scale, scale] (|value| < 2) on a grid the dtype holds exactly.
 function drawer(dtype, rand) {
@@ -236,12 +347,50 @@ function encode(dtype, view, offset, x) {
 }
 
 /**
+ * model.safetensors bytes of `tensors` ({name, shape, dtype, data}): the data section in a
+ * shuffled order (by `seed`), the header keys in another (readers must sort by offset).
+ */
+function safetensors(tensors, seed) {
+  const order = tensors.map((_, i) => i).sort((a, b) => ((a * 7919 + seed) % 101) - ((b * 7919 + seed) % 101) || a - b);
+  const header = {};
+  let offset = 0;
+  const placed = [];
+  for (const i of order) {
+    const t = tensors[i];
+    const size = t.dtype === 'I64' ? 8 : BYTES[t.dtype];
+    const bytes = t.data.length * size;
+    placed.push({ t, offset });
+    header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const keys = Object.keys(header).sort(); // as safetensors' Python writer: sorted names
+  const json = { __metadata__: { format: 'pt' }, ...Object.fromEntries(keys.map((k) => [k, header[k]])) };
+  let headerBytes = new TextEncoder().encode(JSON.stringify(json));
+  const pad = (8 - (headerBytes.length % 8)) % 8; // the writer pads the header with spaces to 8 bytes
+  headerBytes = new TextEncoder().encode(JSON.stringify(json) + ' '.repeat(pad));
+  const file = new Uint8Array(8 + headerBytes.length + offset);
+  const view = new DataView(file.buffer);
+  view.setUint32(0, headerBytes.length, true);
+  file.set(headerBytes, 8);
+  const start = 8 + headerBytes.length;
+  for (const { t, offset: o } of placed) {
+    if (t.dtype === 'I64') {
+      t.data.forEach((x, i) => view.setBigInt64(start + o + 8 * i, BigInt(x), true));
+    } else {
+      t.data.forEach((x, i) => encode(t.dtype, view, start + o + BYTES[t.dtype] * i, x));
+    }
+  }
+  return file;
+}
+
+/**
  * Builds a fixture in memory: { files: {name: Uint8Array}, config, weights: Map(bare name ->
  * {data: Float64Array, shape}) of the values written, spec }.
  */
 export async function fixture(name) {
   const s = FIXTURES[name];
   if (!s) throw new Error(`make-fixtures: no fixture ${name}`);
+  if (CAUSAL.has(s.arch)) return causalFixture(s);
   const vocabText = readFileSync(new URL('vocab-bert-base-uncased.txt', DIST), 'utf8');
   const V = vocabText.split('\n').length - 1;
   const rand = random(s.seed);
@@ -272,38 +421,7 @@ export async function fixture(name) {
     });
   }
 
-  // the data section in a shuffled order, the header keys in another (readers must sort by offset)
-  const order = tensors
-    .map((_, i) => i)
-    .sort((a, b) => ((a * 7919 + s.seed) % 101) - ((b * 7919 + s.seed) % 101) || a - b);
-  const header = {};
-  let offset = 0;
-  const placed = [];
-  for (const i of order) {
-    const t = tensors[i];
-    const size = t.dtype === 'I64' ? 8 : BYTES[t.dtype];
-    const bytes = t.data.length * size;
-    placed.push({ t, offset });
-    header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const keys = Object.keys(header).sort(); // as safetensors' Python writer: sorted names
-  const json = { __metadata__: { format: 'pt' }, ...Object.fromEntries(keys.map((k) => [k, header[k]])) };
-  let headerBytes = new TextEncoder().encode(JSON.stringify(json));
-  const pad = (8 - (headerBytes.length % 8)) % 8; // the writer pads the header with spaces to 8 bytes
-  headerBytes = new TextEncoder().encode(JSON.stringify(json) + ' '.repeat(pad));
-  const file = new Uint8Array(8 + headerBytes.length + offset);
-  const view = new DataView(file.buffer);
-  view.setUint32(0, headerBytes.length, true);
-  file.set(headerBytes, 8);
-  const start = 8 + headerBytes.length;
-  for (const { t, offset: o } of placed) {
-    if (t.dtype === 'I64') {
-      t.data.forEach((x, i) => view.setBigInt64(start + o + 8 * i, BigInt(x), true));
-    } else {
-      t.data.forEach((x, i) => encode(t.dtype, view, start + o + BYTES[t.dtype] * i, x));
-    }
-  }
+  const file = safetensors(tensors, s.seed);
 
   const config =
     s.arch === 'distilbert'
@@ -363,9 +481,252 @@ export async function fixture(name) {
   return { files, config, weights, spec: s };
 }
 
-// Folders are named after this script's contents: a changed generator writes new ones.
+/**
+ * A causal LM's tensors as transformers names them, from its config.json: [name, shape, kind]
+ * with kind 'w' weight, 'b' bias, 'ln' / 'lnb' norm weight / bias, 'e' embedding, 'mask' GPT-2's
+ * causal-mask buffer (attn.bias, ones on and below the diagonal).
+ *   gpt2   modeling_gpt2.py GPT2Model / GPT2Block: wte, wpe, h.N.{ln_1, attn.c_attn, attn.c_proj,
+ *          ln_2, mlp.c_fc, mlp.c_proj}, ln_f. The Conv1D weights are (in, out) (pytorch_utils.Conv1D:
+ *          y = x W + b), the transpose of nn.Linear's; lm_head is tied to wte and not in the file.
+ *   llama  modeling_llama.py LlamaForCausalLM: model.embed_tokens, model.layers.N.{input_layernorm,
+ *          self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj},
+ *          model.norm, and lm_head unless tie_word_embeddings. No biases (attention_bias false).
+ * @param {object} config config.json
+ * @param {{prefixed?: boolean, buffers?: boolean}} [layout] gpt2: 'transformer.' names (what
+ *   save_pretrained writes) or bare ones (openai-community/gpt2's file), with the attn.bias buffers
+ */
+export function causalTensorSpecs(config, { prefixed = true, buffers = false } = {}) {
+  const t = [];
+  if (config.model_type === 'gpt2') {
+    const D = config.n_embd,
+      F = config.n_inner ?? 4 * D,
+      P = config.n_positions;
+    const p = prefixed ? 'transformer.' : '';
+    const ln = (n) => t.push([`${n}.weight`, [D], 'ln'], [`${n}.bias`, [D], 'lnb']);
+    const conv1d = (n, inp, out) => t.push([`${n}.weight`, [inp, out], 'w'], [`${n}.bias`, [out], 'b']);
+    t.push([`${p}wte.weight`, [config.vocab_size, D], 'e'], [`${p}wpe.weight`, [P, D], 'e']);
+    for (let i = 0; i < config.n_layer; i++) {
+      const h = `${p}h.${i}`;
+      ln(`${h}.ln_1`);
+      if (buffers) t.push([`${h}.attn.bias`, [1, 1, P, P], 'mask']);
+      conv1d(`${h}.attn.c_attn`, D, 3 * D);
+      conv1d(`${h}.attn.c_proj`, D, D);
+      ln(`${h}.ln_2`);
+      conv1d(`${h}.mlp.c_fc`, D, F);
+      conv1d(`${h}.mlp.c_proj`, F, D);
+    }
+    ln(`${p}ln_f`);
+    return t;
+  }
+  if (config.model_type === 'llama') {
+    const D = config.hidden_size,
+      H = config.num_attention_heads,
+      Hkv = config.num_key_value_heads ?? H,
+      Dh = config.head_dim ?? D / H,
+      F = config.intermediate_size;
+    const linear = (n, out, inp) => t.push([`${n}.weight`, [out, inp], 'w']);
+    t.push(['model.embed_tokens.weight', [config.vocab_size, D], 'e']);
+    for (let i = 0; i < config.num_hidden_layers; i++) {
+      const l = `model.layers.${i}`;
+      t.push([`${l}.input_layernorm.weight`, [D], 'ln']);
+      linear(`${l}.self_attn.q_proj`, H * Dh, D);
+      linear(`${l}.self_attn.k_proj`, Hkv * Dh, D);
+      linear(`${l}.self_attn.v_proj`, Hkv * Dh, D);
+      linear(`${l}.self_attn.o_proj`, D, H * Dh);
+      t.push([`${l}.post_attention_layernorm.weight`, [D], 'ln']);
+      linear(`${l}.mlp.gate_proj`, F, D);
+      linear(`${l}.mlp.up_proj`, F, D);
+      linear(`${l}.mlp.down_proj`, D, F);
+    }
+    t.push(['model.norm.weight', [D], 'ln']);
+    if (!(config.tie_word_embeddings ?? false)) t.push(['lm_head.weight', [config.vocab_size, D], 'e']);
+    return t;
+  }
+  throw new Error(`causalTensorSpecs: model_type ${config.model_type}`);
+}
+
+const TRANSFORMERS_VERSION = '4.40.1';
+
+/** config.json and generation_config.json as the hub's checkpoints of this kind have them. */
+function causalConfigs(s, V, specials) {
+  if (s.arch === 'gpt2') {
+    const eos = specials['<|endoftext|>'];
+    // openai-community/gpt2's config.json (n_inner, scale_attn_weights ... left to their defaults)
+    const original = {
+      activation_function: 'gelu_new',
+      architectures: ['GPT2LMHeadModel'],
+      attn_pdrop: 0.1,
+      bos_token_id: eos,
+      embd_pdrop: 0.1,
+      eos_token_id: eos,
+      initializer_range: 0.02,
+      layer_norm_epsilon: 1e-5,
+      model_type: 'gpt2',
+      n_ctx: s.positions,
+      n_embd: s.dim,
+      n_head: s.heads,
+      n_layer: s.layers,
+      n_positions: s.positions,
+      resid_pdrop: 0.1,
+      summary_activation: null,
+      summary_first_dropout: 0.1,
+      summary_proj_to_labels: true,
+      summary_type: 'cls_index',
+      summary_use_proj: true,
+      task_specific_params: { 'text-generation': { do_sample: true, max_length: 50 } },
+      vocab_size: V,
+    };
+    // what GPT2Config.save_pretrained writes today: every field, sorted
+    const saved = {
+      ...original,
+      n_inner: null,
+      reorder_and_upcast_attn: false,
+      scale_attn_by_inverse_layer_idx: false,
+      scale_attn_weights: true,
+      torch_dtype: 'float32',
+      transformers_version: TRANSFORMERS_VERSION,
+      use_cache: true,
+    };
+    const config = s.layout === 'original' ? original : Object.fromEntries(Object.entries(saved).sort());
+    return {
+      config,
+      generation: {
+        _from_model_config: true,
+        bos_token_id: eos,
+        eos_token_id: eos,
+        transformers_version: TRANSFORMERS_VERSION,
+      },
+    };
+  }
+  const smol = s.tokenizer === 'smollm';
+  const [bos, eos] = smol ? [0, 0] : [1, 2];
+  const config = {
+    architectures: ['LlamaForCausalLM'],
+    attention_bias: false,
+    attention_dropout: 0.0,
+    bos_token_id: bos,
+    eos_token_id: eos,
+    hidden_act: 'silu',
+    hidden_size: s.dim,
+    initializer_range: 0.02,
+    intermediate_size: s.ffn,
+    max_position_embeddings: s.positions,
+    model_type: 'llama',
+    num_attention_heads: s.heads,
+    num_hidden_layers: s.layers,
+    num_key_value_heads: s.kvHeads,
+    pretraining_tp: 1,
+    rms_norm_eps: s.rmsNormEps,
+    rope_scaling: null,
+    rope_theta: s.ropeTheta,
+    tie_word_embeddings: s.tied,
+    torch_dtype: s.dtype === 'BF16' ? 'bfloat16' : 'float32',
+    transformers_version: TRANSFORMERS_VERSION,
+    use_cache: true,
+    vocab_size: V,
+  };
+  const generation = smol
+    ? { _from_model_config: true, bos_token_id: bos, eos_token_id: eos, transformers_version: TRANSFORMERS_VERSION }
+    : {
+        bos_token_id: bos,
+        eos_token_id: eos,
+        max_length: 2048,
+        pad_token_id: 0,
+        transformers_version: TRANSFORMERS_VERSION,
+      };
+  return { config, generation };
+}
+
+/** tokenizer.json and the files beside it, for the fixture's tokenizer style. */
+async function causalTokenizerFiles(s) {
+  const { byteLevelBpe, sentencePieceBpe } = await import('./fixture-tokenizers.mjs');
+  const added = (tokens) =>
+    Object.fromEntries(
+      Object.entries(tokens).map(([content, id]) => [
+        String(id),
+        { content, lstrip: false, normalized: false, rstrip: false, single_word: false, special: true },
+      ]),
+    );
+  if (s.tokenizer === 'sentencepiece') {
+    const t = sentencePieceBpe({ merges: s.merges });
+    const config = {
+      add_bos_token: true,
+      add_eos_token: false,
+      added_tokens_decoder: added(t.specials),
+      bos_token: '<s>',
+      clean_up_tokenization_spaces: false,
+      eos_token: '</s>',
+      legacy: false,
+      model_max_length: s.positions,
+      pad_token: '</s>',
+      padding_side: 'right',
+      sp_model_kwargs: {},
+      tokenizer_class: 'LlamaTokenizer',
+      unk_token: '<unk>',
+      use_default_system_prompt: false,
+    };
+    return { t, files: { 'tokenizer.json': t.tokenizer, 'tokenizer_config.json': config } };
+  }
+  const t = byteLevelBpe({ merges: s.merges, style: s.tokenizer });
+  const files = {
+    'tokenizer.json': t.tokenizer,
+    'vocab.json': Object.fromEntries(Object.entries(t.vocab).filter(([token]) => !(token in t.specials))),
+    'merges.txt': `#version: 0.2\n${t.merges.map(([a, b]) => `${a} ${b}`).join('\n')}\n`,
+  };
+  files['tokenizer_config.json'] =
+    s.tokenizer === 'gpt2'
+      ? { model_max_length: s.positions } // openai-community/gpt2's whole tokenizer_config.json
+      : {
+          add_prefix_space: false,
+          added_tokens_decoder: added(t.specials),
+          additional_special_tokens: ['<|im_start|>', '<|im_end|>'],
+          bos_token: '<|endoftext|>',
+          clean_up_tokenization_spaces: false,
+          eos_token: '<|endoftext|>',
+          model_max_length: s.positions,
+          tokenizer_class: 'GPT2Tokenizer',
+          unk_token: '<|endoftext|>',
+          vocab_size: t.size,
+        };
+  return { t, files };
+}
+
+/** A GPT-2 or Llama fixture: { files, config, weights, spec, tokenizer: {specials} }. */
+async function causalFixture(s) {
+  const { t, files: tokenizerFiles } = await causalTokenizerFiles(s);
+  const { config, generation } = causalConfigs(s, t.size, t.specials);
+  const draw = drawer(s.dtype, random(s.seed));
+  const specs = causalTensorSpecs(config, { prefixed: s.prefixed ?? true, buffers: s.layout === 'original' });
+  const weights = new Map();
+  const tensors = specs.map(([name, shape, kind]) => {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const data = new Float64Array(n);
+    if (kind === 'mask') {
+      const P = shape[3];
+      for (let i = 0; i < P; i++) for (let j = 0; j <= i; j++) data[i * P + j] = 1; // torch.tril(ones)
+    } else {
+      const [center, scale] = { w: [0, 0.5], b: [0, 0.25], ln: [1, 0.25], lnb: [0, 0.25], e: [0, 1] }[kind];
+      for (let i = 0; i < n; i++) data[i] = draw(center, scale);
+      // the reference's names: GPT-2's without 'transformer.' (GPT2Model's), Llama's as in the file
+      weights.set(name.replace(/^transformer\./, ''), { data, shape });
+    }
+    return { name, shape, dtype: s.dtype, data };
+  });
+  const text = (x) => new TextEncoder().encode(typeof x === 'string' ? x : JSON.stringify(x, null, 2));
+  const files = {
+    'config.json': text(config),
+    'generation_config.json': text(generation),
+    'model.safetensors': safetensors(tensors, s.seed),
+  };
+  for (const [file, content] of Object.entries(tokenizerFiles)) files[file] = text(content);
+  return { files, config, generation, weights, spec: s, tokenizer: { specials: t.specials, size: t.size } };
+}
+
+// Folders are named after this script's contents (and its tokenizers'): a changed generator
+// writes new ones.
 const VERSION = createHash('sha256')
   .update(readFileSync(fileURLToPath(import.meta.url)))
+  .update(readFileSync(fileURLToPath(new URL('fixture-tokenizers.mjs', import.meta.url))))
   .digest('hex')
   .slice(0, 10);
 
