@@ -41,6 +41,7 @@ export function msg(num, fields) {
 
 // ONNX element types (TensorProto.DataType)
 export const FLOAT = 1,
+  INT32 = 6,
   INT64 = 7;
 
 // NodeProto: input 1, output 2, name 3, op_type 4, attribute 5, domain 7.
@@ -52,13 +53,15 @@ export function attrFloat(name, f) {
   new DataView(b.buffer).setFloat32(0, f, true);
   return msg(5, [str(1, name), part(tag(2, 5), b), int(20, 1)]); // f: fixed32 (wire type 5)
 }
-export function node(op, inputs, outputs, attrs = []) {
+/** A node; `domain` '' is ONNX's own operators, 'com.microsoft' onnxruntime's contrib operators. */
+export function node(op, inputs, outputs, attrs = [], domain = '') {
   return msg(1, [
     ...inputs.map((s) => str(1, s)),
     ...outputs.map((s) => str(2, s)),
     str(3, `${op}_${outputs[0]}`),
     str(4, op),
     ...attrs,
+    ...(domain ? [str(7, domain)] : []),
   ]);
 }
 
@@ -72,20 +75,22 @@ export function valueInfo(num, name, dims, elemType = FLOAT) {
 // TensorProto (graph initializer 5): dims 1, data_type 2, name 8, raw_data 9 (little-endian).
 export function initializer(name, dims, data) {
   const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const type = data instanceof BigInt64Array ? INT64 : FLOAT;
+  const type = data instanceof BigInt64Array ? INT64 : data instanceof Int32Array ? INT32 : FLOAT;
   return msg(5, [...dims.map((d) => int(1, d)), int(2, type), str(8, name), bytes(9, raw)]);
 }
 
 /**
  * ModelProto bytes: ir_version 1 = 8, producer_name 2, graph 7 (GraphProto: node 1, name 2,
- * initializer 5, input 11, output 12), opset_import 8 (domain 1, version 2).
+ * initializer 5, input 11, output 12), opset_import 8 (domain 1, version 2); `domains` more
+ * opset imports ({'com.microsoft': 1} for onnxruntime's contrib operators).
  */
-export function model(graphName, graphFields, opset = 17) {
+export function model(graphName, graphFields, opset = 17, domains = {}) {
   const m = join([
     int(1, 8),
     str(2, 'attention-wasm bench'),
     msg(7, [...graphFields, str(2, graphName)]),
     msg(8, [str(1, ''), int(2, opset)]),
+    ...Object.entries(domains).map(([domain, version]) => msg(8, [str(1, domain), int(2, version)])),
   ]);
   const out = new Uint8Array(m.length);
   let at = 0;
