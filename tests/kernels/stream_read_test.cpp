@@ -1,0 +1,49 @@
+// Tests for src/kernels/stream_read: xsimd against the scalar reference and float64 over every
+// SIMD tail (and past four vectors, the kernel's step), misaligned; exact on integers; NaN and inf
+// as a sum gives them.
+#include "kernels/stream_read.hpp"
+
+#include "kernels/kernel_test_util.hpp"
+
+using namespace kernel_test;
+
+TEST_CASE("stream_read_sum: xsimd == reference == float64", "[kernels][stream_read]") {
+  std::mt19937 rng(20250301);
+  // float32 sums of n terms: a rounding per term, relative to sum |x_i|
+  constexpr Tolerance tight{1e-5, 1e-7}, loose{1e-5, 1e-7};
+  for (std::size_t offset : offsets)
+    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5),
+                          std::size_t(15), std::size_t(16), std::size_t(17), std::size_t(33), std::size_t(63),
+                          std::size_t(64), std::size_t(65), std::size_t(129), std::size_t(1000)}) {
+      CAPTURE(offset, n);
+      const Buffer x = normal_buffer(rng, n, offset, 1.0f, 0.25f);
+      const float simd = aw::kernels::stream_read_sum(x.data(), n);
+      const float ref = aw::kernels::stream_read_sum_reference(x.data(), n);
+      double want = 0, scale = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        want += x[i];
+        scale += std::fabs(x[i]);
+      }
+      const std::vector<double> scales{scale};
+      check_simd_reference_float64("", &simd, &ref, {want}, &scales, tight, loose);
+      CHECK(x.guards_intact());
+      if (n == 0) CHECK(simd == 0.0f);
+    }
+}
+
+TEST_CASE("stream_read_sum: exact on small integers; NaN and inf propagate", "[kernels][stream_read]") {
+  std::vector<float> x(1000);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = float(i % 7);  // sums stay below 2^24
+  double want = 0;
+  for (float v : x) want += v;
+  for (auto kernel : {aw::kernels::stream_read_sum, aw::kernels::stream_read_sum_reference}) {
+    CHECK(kernel(x.data(), x.size()) == float(want));
+    std::vector<float> y = x;
+    y[999] = not_a_number;
+    CHECK(std::isnan(kernel(y.data(), y.size())));
+    y[999] = infinity;
+    CHECK(kernel(y.data(), y.size()) == infinity);
+    y[3] = -infinity;
+    CHECK(std::isnan(kernel(y.data(), y.size())));
+  }
+}
