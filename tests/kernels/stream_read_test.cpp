@@ -21,8 +21,8 @@ TEST_CASE("stream_read_sum: xsimd == reference == float64", "[kernels][stream_re
       const float ref = aw::kernels::stream_read_sum_reference(x.data(), n);
       double want = 0, scale = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        want += x[i];
-        scale += std::fabs(x[i]);
+        want += x.data()[i];
+        scale += std::fabs(x.data()[i]);
       }
       const std::vector<double> scales{scale};
       check_simd_reference_float64("", &simd, &ref, {want}, &scales, tight, loose);
