@@ -22,8 +22,13 @@
 // Then the whole-encoder rows (scripts/bench-encoder.mjs): a DistilBERT-base-shaped model's load
 // time and peak memory, and its forward at 128 and 512 tokens against onnxruntime-web.
 //
+// Then the decoder rows (scripts/bench-decoder.mjs): a GPT-2-small-shaped model's prefill of 128
+// tokens and decode tokens/s against onnxruntime-web's decoder graph, at 1 and 2 threads, with
+// the heap's read bandwidth measured in the same process.
+//
 // Usage: node [--experimental-wasm-relaxed-simd] scripts/bench.mjs [--quick] [--no-long] [--only=ours]
 //          [--threads=N] [--no-mha | --only=mha] [--no-encoder | --only=encoder]
+//          [--no-decoder | --only=decoder]
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { readFile } from 'node:fs/promises';
@@ -31,6 +36,7 @@ import { loadAverage, machine, machineLine } from './load-average.mjs';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { benchEncoder } from './bench-encoder.mjs';
+import { benchDecoder } from './bench-decoder.mjs';
 import {
   D,
   attentionWasm,
@@ -250,7 +256,11 @@ async function benchMha() {
   threaded?.dispose();
 }
 
-if (!args.has('--only=encoder') && !args.has('--only=mha')) await main();
-if (!args.has('--only=encoder') && !args.has('--no-mha')) await benchMha();
-if (!args.has('--no-encoder') && !args.has('--only=mha')) await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
+if (!args.has('--only=encoder') && !args.has('--only=mha') && !args.has('--only=decoder')) await main();
+if (!args.has('--only=encoder') && !args.has('--only=decoder') && !args.has('--no-mha')) await benchMha();
+const only = ['--only=encoder', '--only=mha', '--only=decoder'].find((a) => args.has(a)); // --only=ours is the peers'
+if (!args.has('--no-encoder') && (!only || only === '--only=encoder'))
+  await benchEncoder({ quick, threads: Math.min(THREADS, 2) });
+if (!args.has('--no-decoder') && (!only || only === '--only=decoder'))
+  await benchDecoder({ quick, threads: Math.min(THREADS, 2) });
 process.exit(0); // onnxruntime-web may keep handles open

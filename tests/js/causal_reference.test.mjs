@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { loadFixture } from './fixtures.mjs';
+import { CAUSAL_FIXTURES as CAUSAL, loadFixture } from './fixtures.mjs';
 import {
   applyRotary,
   assertClose,
@@ -23,14 +23,6 @@ import {
   sdpa,
 } from './reference/index.mjs';
 
-const CAUSAL = [
-  'gpt2-tiny',
-  'gpt2-tiny-bf16',
-  'llama-tiny',
-  'llama-tiny-bf16',
-  'llama-tiny-tied',
-  'llama-tiny-tied-bf16',
-];
 const EXACT = { rel: 1e-12, abs: 0, floor: 1 }; // float64 against float64: only rounding differs
 
 const randomIds = (seed, n, L, V) => {
