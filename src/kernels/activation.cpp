@@ -22,6 +22,7 @@ float gelu_tanh_scalar(float x) {
   const float inner = sqrt_2_over_pi * (x + kappa * x * x * x);
   return 0.5f * x * (1.0f + std::tanh(inner));
 }
+float silu_scalar(float x) { return x / (1.0f + std::exp(-x)); }
 
 }  // namespace
 
@@ -56,6 +57,15 @@ void gelu_tanh(const float* x, float* y, std::size_t n) {
 
 void gelu_tanh_reference(const float* x, float* y, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) y[i] = gelu_tanh_scalar(x[i]);
+}
+
+void silu(const float* x, float* y, std::size_t n) {
+  map(
+      x, y, n, [](batch v) { return v / (batch(1.0f) + xsimd::exp(-v)); }, silu_scalar);
+}
+
+void silu_reference(const float* x, float* y, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) y[i] = silu_scalar(x[i]);
 }
 
 }  // namespace aw::kernels

@@ -25,4 +25,10 @@ void gelu_reference(const float* x, float* y, std::size_t n);
 void gelu_tanh(const float* x, float* y, std::size_t n);
 void gelu_tanh_reference(const float* x, float* y, std::size_t n);
 
+// SiLU (swish): y = x * sigmoid(x) = x / (1 + exp(-x)). x (n), y (n).
+// Special values follow the formula: NaN -> NaN, +inf -> +inf, -inf -> -inf / inf = NaN (as
+// torch.nn.functional.silu).
+void silu(const float* x, float* y, std::size_t n);
+void silu_reference(const float* x, float* y, std::size_t n);
+
 }  // namespace aw::kernels

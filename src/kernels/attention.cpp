@@ -15,8 +15,10 @@ using simd::batch;
 using simd::lanes;
 constexpr float minus_infinity = -std::numeric_limits<float>::infinity();
 
-// Columns of row i that causal attention keeps: j <= i (all S when not causal).
-std::size_t visible_columns(std::size_t i, std::size_t S, bool causal) { return causal ? std::min(S, i + 1) : S; }
+// Columns of row i that causal attention keeps: j <= i + causal_offset (all S when not causal).
+std::size_t visible_columns(std::size_t i, std::size_t S, const MaskView& mask) {
+  return mask.causal ? std::min(S, i + mask.causal_offset + 1) : S;
+}
 
 // mask[i, j : j+lanes] for a row of the mask: a load when contiguous, a broadcast when the
 // column stride is 0, otherwise gathered lane by lane.
@@ -29,13 +31,13 @@ batch mask_vector(const float* mask_row, std::ptrdiff_t col_stride, std::size_t 
 }
 
 // scores[i, j] = scale * scores[i, j] + mask[i, j]   for visible j
-// scores[i, j] = -inf                                for j > i when causal
+// scores[i, j] = -inf                                for j > i + causal_offset when causal
 // scores (L, S).
 void scale_and_mask_scores(float* scores, std::size_t L, std::size_t S, float scale, const MaskView& mask) {
   const batch scale_v(scale);
   for (std::size_t i = 0; i < L; ++i) {
     float* row = scores + i * S;
-    const std::size_t visible = visible_columns(i, S, mask.causal);
+    const std::size_t visible = visible_columns(i, S, mask);
     if (mask.data) {
       const float* mask_row = mask.row(i);
       simd::vector_then_scalar(
@@ -74,7 +76,7 @@ void scaled_dot_product_attention_head_reference(const HeadView& head, const Mas
 
     // scores: scale * q_i . k_j + mask[i, j], -inf where causal excludes
     for (std::size_t j = 0; j < S; ++j) {
-      if (mask.causal && j > i) {
+      if (mask.causal && j > i + mask.causal_offset) {
         w[j] = minus_infinity;
         continue;
       }

@@ -54,7 +54,8 @@ constexpr std::size_t round_up(std::size_t n, std::size_t m) { return (n + m - 1
 // The two products over a tile, with causal limits.
 
 // Columns of the score tile that rows [0, row_end) can see under causal: j < row_end + shift,
-// where shift = i0 - j0 (row r of the tile is query i0 + r, column j is key j0 + j), at most n.
+// where shift = i0 + causal_offset - j0 (row r of the tile is query i0 + r, column j is key
+// j0 + j), at most n.
 std::size_t causal_columns(std::size_t row_end, std::ptrdiff_t shift, std::size_t n) {
   const std::ptrdiff_t c = static_cast<std::ptrdiff_t>(row_end) + shift;
   return c <= 0 ? 0 : std::min(n, static_cast<std::size_t>(c));
@@ -331,7 +332,8 @@ void attend_key_tile(const HeadView& head, const MaskView& mask, const Scratch& 
   const std::size_t width = round_up(keys, micro_width);
   const std::size_t Ev_padded = padded_value_width(head.Ev);
   const std::ptrdiff_t shift =
-      mask.causal ? static_cast<std::ptrdiff_t>(i0) - static_cast<std::ptrdiff_t>(j0) : no_causal_limit;
+      mask.causal ? static_cast<std::ptrdiff_t>(i0 + mask.causal_offset) - static_cast<std::ptrdiff_t>(j0)
+                  : no_causal_limit;
 
   // s = (log2(e) scale q) k^T                                     (rows, width)
   // (tile j0 / key_tile of the packed keys starts at j0 * E)
@@ -341,8 +343,8 @@ void attend_key_tile(const HeadView& head, const MaskView& mask, const Scratch& 
 
   // s += log2(e) mask; p = 2^(s - m'); running max and sum; alpha per row
   for (std::size_t r = 0; r < rows; ++r) {
-    const std::size_t i = i0 + r;
-    const std::size_t visible = !mask.causal ? keys : i < j0 ? 0 : std::min(keys, i - j0 + 1);  // j0 + j <= i
+    const std::size_t i = i0 + r, last = i + mask.causal_offset;  // causal: the last key row i sees
+    const std::size_t visible = !mask.causal ? keys : last < j0 ? 0 : std::min(keys, last - j0 + 1);  // j0 + j <= last
     const float* mask_row = mask.data ? mask.row(i) + static_cast<std::ptrdiff_t>(j0) * mask.col_stride : nullptr;
     sc.alpha[r] = online_softmax_row(sc.s + r * key_tile, visible, width, mask_row, mask.col_stride, sc.m[r], sc.l[r]);
   }
@@ -369,9 +371,9 @@ void attend_query_tile(const HeadView& head, const MaskView& mask, float scale, 
   std::fill(sc.o, sc.o + rows * Ev_padded, 0.0f);
   std::fill(sc.m, sc.m + rows, minus_infinity);
   std::fill(sc.l, sc.l + rows, 0.0f);
-  // causal: key j is seen by some row of this tile only if j <= i0 + rows - 1, so the key
-  // tiles after that are skipped entirely
-  const std::size_t key_end = mask.causal ? std::min(head.S, i0 + rows) : head.S;
+  // causal: key j is seen by some row of this tile only if j <= i0 + rows - 1 + causal_offset,
+  // so the key tiles after that are skipped entirely
+  const std::size_t key_end = mask.causal ? std::min(head.S, i0 + rows + mask.causal_offset) : head.S;
   for (std::size_t j0 = 0; j0 < key_end; j0 += key_tile) attend_key_tile(head, mask, sc, i0, rows, j0, packed_keys);
   // out = o / l
   for (std::size_t r = 0; r < rows; ++r)

@@ -1,4 +1,4 @@
-// Tests for src/kernels/activation: relu, gelu (exact, erf) and gelu_tanh, xsimd against the
+// Tests for src/kernels/activation: relu, gelu (exact, erf), gelu_tanh and silu, xsimd against the
 // scalar reference and against float64 written here from the formulas, over every SIMD tail,
 // misaligned and in place; special values as torch (NaN stays NaN; -inf -> NaN for GELU).
 #include "kernels/activation.hpp"
@@ -18,6 +18,7 @@ double gelu_tanh64(double x) {
   const double pi = 3.14159265358979323846;
   return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / pi) * (x + 0.044715 * x * x * x)));
 }
+double silu64(double x) { return x / (1.0 + std::exp(-x)); }
 
 struct Case {
   const char* name;
@@ -28,6 +29,7 @@ const Case cases[] = {
     {"relu", aw::kernels::relu, aw::kernels::relu_reference, relu64},
     {"gelu", aw::kernels::gelu, aw::kernels::gelu_reference, gelu64},
     {"gelu_tanh", aw::kernels::gelu_tanh, aw::kernels::gelu_tanh_reference, gelu_tanh64},
+    {"silu", aw::kernels::silu, aw::kernels::silu_reference, silu64},
 };
 
 // Against float64: 2e-6 relative, 1e-7 absolute (xsimd erf/tanh are within a few ulp).
@@ -88,21 +90,28 @@ TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN
     CHECK(y[1] == infinity);
     CHECK(std::isnan(y[2]));  // -inf * 0.5 * (1 + (-1)), as torch
   }
+  aw::kernels::silu(x, y, 3);
+  CHECK(std::isnan(y[0]));
+  CHECK(y[1] == infinity);
+  CHECK(std::isnan(y[2]));  // -inf / (1 + inf), as torch
 }
 
 TEST_CASE("activations: hand-checked values", "[kernels][activation]") {
   const float x[] = {-1.0f, 0.0f, 0.5f, 1.0f, 2.0f};
-  float relu_y[5], gelu_y[5], tanh_y[5];
+  float relu_y[5], gelu_y[5], tanh_y[5], silu_y[5];
   aw::kernels::relu(x, relu_y, 5);
   aw::kernels::gelu(x, gelu_y, 5);
   aw::kernels::gelu_tanh(x, tanh_y, 5);
+  aw::kernels::silu(x, silu_y, 5);
   // torch.relu / F.gelu / F.gelu(approximate='tanh') of [-1, 0, 0.5, 1, 2]
   const double relu_want[] = {0, 0, 0.5, 1, 2};
   const double gelu_want[] = {-0.158655254, 0, 0.345731436, 0.841344746, 1.954499736};
   const double tanh_want[] = {-0.158808009, 0, 0.345714009, 0.841191991, 1.954597694};
+  const double silu_want[] = {-0.268941421, 0, 0.311229666, 0.731058579, 1.761594156};  // F.silu
   for (int i = 0; i < 5; ++i) {
     CHECK(relu_y[i] == relu_want[i]);
     CHECK(gelu_y[i] == Approx(gelu_want[i]).margin(1e-6));
     CHECK(tanh_y[i] == Approx(tanh_want[i]).margin(1e-6));
+    CHECK(silu_y[i] == Approx(silu_want[i]).margin(1e-6));
   }
 }

@@ -31,11 +31,12 @@ struct AttentionFloat64 {
   std::vector<double> out, out_scale;          // (L, Ev); out_scale = sum_j w[j] |v[j, d]|
 };
 
-// out = softmax(scale * q k^T + mask) v in float64. causal excludes j > i; a row with every
+// out = softmax(scale * q k^T + mask) v in float64. causal excludes j > i + causal_offset (0:
+// torch's is_causal; S - L: aligned bottom-right, torch's causal_lower_right); a row with every
 // position excluded (-inf) gets weights 0 and out 0 (torch _safe_softmax).
 inline AttentionFloat64 attention_float64(const float* q, const float* k, const float* v, std::size_t L, std::size_t S,
                                           std::size_t E, std::size_t Ev, double scale, const LogicalMask& mask,
-                                          bool causal) {
+                                          bool causal, std::size_t causal_offset = 0) {
   const double minus_inf = -std::numeric_limits<double>::infinity();
   AttentionFloat64 r;
   r.weights.assign(L * S, 0);
@@ -45,7 +46,7 @@ inline AttentionFloat64 attention_float64(const float* q, const float* k, const 
     std::vector<double> score(S, minus_inf);
     double max = minus_inf;
     for (std::size_t j = 0; j < S; ++j) {
-      if (causal && j > i) continue;
+      if (causal && j > i + causal_offset) continue;
       double dot = 0;
       for (std::size_t e = 0; e < E; ++e) dot += double(q[i * E + e]) * double(k[j * E + e]);
       score[j] = scale * dot + (mask ? mask(i, j) : 0.0);

@@ -33,20 +33,21 @@ constexpr Tolerance tight{2e-6, 1e-7};
 // Runs the xsimd kernel and the reference and checks weights and out against each other and
 // against float64, and that nothing is written outside out and weights.
 void check_attention(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t L, std::size_t S, std::size_t E,
-                     std::size_t Ev, float scale, const MaskArgs& mask, const LogicalMask& logical_mask, bool causal) {
+                     std::size_t Ev, float scale, const MaskArgs& mask, const LogicalMask& logical_mask, bool causal,
+                     std::size_t causal_offset = 0) {
+  const aw::kernels::MaskView mask_view{mask.data, mask.row_stride, mask.col_stride, causal, causal_offset};
   const std::size_t offset = q.offset;
   Buffer out(L * Ev, offset), out_ref(L * Ev, offset);
   Buffer weights(L * S, offset), weights_ref(L * S, offset);
 
   aw::kernels::scaled_dot_product_attention_head(
-      aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev},
-      aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights.data());
+      aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev}, mask_view, scale, weights.data());
   aw::kernels::scaled_dot_product_attention_head_reference(
-      aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev},
-      aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights_ref.data());
+      aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, mask_view, scale,
+      weights_ref.data());
 
   const AttentionFloat64 want =
-      attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical_mask, causal);
+      attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical_mask, causal, causal_offset);
   check_simd_reference_float64("weights, ", weights.data(), weights_ref.data(), want.weights, &want.weights_scale,
                                tight, float64);
   check_simd_reference_float64("out, ", out.data(), out_ref.data(), want.out, &want.out_scale, tight, float64);
@@ -123,6 +124,30 @@ TEST_CASE("attention: causal is upper-left aligned when L != S", "[kernels][atte
       }
     // Row 0 sees only key 0: out[0] = v[0].
     for (std::size_t d = 0; d < Ev; ++d) CHECK(out[d] == Approx(v.data()[d]).epsilon(1e-6));
+  }
+}
+
+TEST_CASE("attention: causal aligned bottom-right (causal_offset = S - L: a KV cache)", "[kernels][attention]") {
+  std::mt19937 rng(20240625);
+  const std::pair<std::size_t, std::size_t> shapes[] = {{1, 9}, {4, 9}, {5, 5}, {3, 65}, {17, 33}};
+  for (const auto& [L, S] : shapes) {
+    const std::size_t E = 9, Ev = 4;
+    CAPTURE(L, S);
+    const Buffer q = uniform_buffer(rng, L * E, 1), k = uniform_buffer(rng, S * E, 1),
+                 v = uniform_buffer(rng, S * Ev, 1);
+    check_attention(q, k, v, L, S, E, Ev, 1.0f, MaskArgs{}, nullptr, true, S - L);
+    std::vector<float> out(L * Ev), weights(L * S);
+    aw::kernels::scaled_dot_product_attention_head(
+        aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev},
+        aw::kernels::MaskView{nullptr, 0, 0, true, S - L}, 1.0f, weights.data());
+    for (std::size_t i = 0; i < L; ++i)
+      for (std::size_t j = 0; j < S; ++j) {
+        CAPTURE(i, j);
+        if (j > i + S - L)
+          CHECK(weights[i * S + j] == 0.0f);  // the last query sees every key
+        else
+          CHECK(weights[i * S + j] > 0.0f);
+      }
   }
 }
 

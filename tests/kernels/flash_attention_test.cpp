@@ -60,27 +60,27 @@ std::string first_mismatch(const float* got, const std::vector<double>& want, co
 // Runs the fused kernel and the scalar reference; checks out against each other and against
 // float64, and that nothing is written outside out and the scratch.
 void check_fused(const Buffer& q, const Buffer& k, const Buffer& v, std::size_t L, std::size_t S, std::size_t E,
-                 std::size_t Ev, float scale, const MaskArgs& mask, const LogicalMask& logical, bool causal) {
+                 std::size_t Ev, float scale, const MaskArgs& mask, const LogicalMask& logical, bool causal,
+                 std::size_t causal_offset = 0) {
+  const aw::kernels::MaskView mask_view{mask.data, mask.row_stride, mask.col_stride, causal, causal_offset};
   const std::size_t offset = q.offset;
   Buffer out(L * Ev, offset), out_ref(L * Ev, offset), weights_ref(L * S, offset);
   Buffer scratch(aw::kernels::flash_attention_scratch_size(E, Ev), offset);
 
   aw::kernels::flash_attention_head(aw::kernels::HeadView{q.data(), k.data(), v.data(), out.data(), L, S, E, Ev},
-                                    aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale,
-                                    scratch.data());
+                                    mask_view, scale, scratch.data());
   aw::kernels::scaled_dot_product_attention_head_reference(
-      aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev},
-      aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale, weights_ref.data());
+      aw::kernels::HeadView{q.data(), k.data(), v.data(), out_ref.data(), L, S, E, Ev}, mask_view, scale,
+      weights_ref.data());
   const kernel_test::AttentionFloat64 want =
-      kernel_test::attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal);
+      kernel_test::attention_float64(q.data(), k.data(), v.data(), L, S, E, Ev, scale, logical, causal, causal_offset);
   const std::vector<double> ref(out_ref.data(), out_ref.data() + L * Ev);
 
   // the same with the keys packed once (as the op does for several query tiles): byte-identical
   Buffer packed(aw::kernels::flash_attention_packed_keys_size(S, E), offset), out_packed(L * Ev, offset);
   aw::kernels::flash_attention_pack_keys(k.data(), packed.data(), S, E);
   aw::kernels::flash_attention_rows(aw::kernels::HeadView{q.data(), k.data(), v.data(), out_packed.data(), L, S, E, Ev},
-                                    aw::kernels::MaskView{mask.data, mask.row_stride, mask.col_stride, causal}, scale,
-                                    0, L, scratch.data(), packed.data());
+                                    mask_view, scale, 0, L, scratch.data(), packed.data());
   CHECK(std::memcmp(out.data(), out_packed.data(), L * Ev * sizeof(float)) == 0);
   CHECK(packed.guards_intact());
   CHECK(out_packed.guards_intact());
@@ -117,6 +117,27 @@ TEST_CASE("flash attention: fused == reference == float64 over every tile tail, 
             const Buffer v = uniform_buffer(rng, S * Ev, offset);
             check_fused(q, k, v, L, S, E, Ev, scale, MaskArgs{}, nullptr, causal);
           }
+}
+
+TEST_CASE("flash attention: causal aligned bottom-right (the queries are the last L of S keys, a KV cache)",
+          "[kernels][flash_attention]") {
+  // causal_offset = S - L: query i sees keys j <= i + S - L (one new token sees every key); with
+  // and without a key-padding mask (row stride 0) that excludes the first key of every row.
+  std::mt19937 rng(20250105);
+  for (std::size_t L : {std::size_t(1), std::size_t(3), std::size_t(65), std::size_t(80)})
+    for (std::size_t S : {std::size_t(1), std::size_t(7), std::size_t(64), std::size_t(65), std::size_t(150)}) {
+      if (L > S) continue;
+      for (std::size_t E : {std::size_t(8), std::size_t(13)}) {
+        CAPTURE(L, S, E);
+        const Buffer q = uniform_buffer(rng, L * E, 1), k = uniform_buffer(rng, S * E, 1),
+                     v = uniform_buffer(rng, S * E, 1);
+        check_fused(q, k, v, L, S, E, E, 0.3f, MaskArgs{}, nullptr, true, S - L);
+        std::vector<float> padding(S, 0.0f);
+        padding[0] = -std::numeric_limits<float>::infinity();
+        const LogicalMask logical = [&](std::size_t, std::size_t j) { return double(padding[j]); };
+        check_fused(q, k, v, L, S, E, E, 0.3f, MaskArgs{padding.data(), 0, 1}, logical, true, S - L);
+      }
+    }
 }
 
 TEST_CASE("flash attention: large scores need the running max (online rescaling)", "[kernels][flash_attention]") {
