@@ -57,6 +57,12 @@ Dims check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef&
   if (opt.is_causal && (opt.float_mask || opt.bool_mask))
     fail(ErrorKind::Shape,
          fn + ": " + api_name("attn_mask") + " and " + api_name("is_causal") + " cannot both be set (as in torch)");
+  if (opt.causal_lower_right && (opt.is_causal || S < L))
+    fail(ErrorKind::Shape, fn + ": the bottom-right causal mask needs no " + api_name("is_causal") +
+                               " and at least as many keys as queries, got " + shapes);
+  if (opt.key_value_capacity && opt.key_value_capacity < static_cast<std::size_t>(S))
+    fail(ErrorKind::Shape, fn + ": key and value hold " + std::to_string(S) + " rows, more than their capacity " +
+                               std::to_string(opt.key_value_capacity) + ", got " + shapes);
   return {static_cast<std::size_t>(L), static_cast<std::size_t>(S), static_cast<std::size_t>(E),
           static_cast<std::size_t>(Ev)};
 }
@@ -157,13 +163,15 @@ struct Attention {
   const HeadPlan& plan;
   const MaskPlan& mask;
   const bool causal;
+  const std::size_t causal_offset;  // query i sees keys j <= i + causal_offset
+  const std::size_t kv_rows;        // rows of each key and value matrix in memory (>= S)
   const float scale;
   SdpaResult& r;
 
   kernels::HeadView head(std::size_t h) const {
     return {query.data + plan.query_of[h] * d.L * d.E,
-            key.data + plan.key_of[h] * d.S * d.E,
-            value.data + plan.value_of[h] * d.S * d.Ev,
+            key.data + plan.key_of[h] * kv_rows * d.E,
+            value.data + plan.value_of[h] * kv_rows * d.Ev,
             r.output.data.data() + h * d.L * d.Ev,
             d.L,
             d.S,
@@ -171,7 +179,8 @@ struct Attention {
             d.Ev};
   }
   kernels::MaskView mask_of(std::size_t h) const {
-    return {mask.data ? mask.data + mask.plane_offset[h] : nullptr, mask.row_stride, mask.col_stride, causal};
+    return {mask.data ? mask.data + mask.plane_offset[h] : nullptr, mask.row_stride, mask.col_stride, causal,
+            causal_offset};
   }
 };
 
@@ -208,7 +217,7 @@ AlignedVector<float> pack_keys_once(const Attention& a, std::size_t query_tiles,
     return {};
   }
   run_tasks(a.plan.key_planes, on_pool, [&](std::size_t p, std::size_t) {
-    kernels::flash_attention_pack_keys(a.key.data + p * a.d.S * a.d.E, packed.data() + p * plane, a.d.S, a.d.E);
+    kernels::flash_attention_pack_keys(a.key.data + p * a.kv_rows * a.d.E, packed.data() + p * plane, a.d.S, a.d.E);
   });
   return packed;
 }
@@ -250,7 +259,7 @@ void write_intermediates(const Attention& a, std::size_t h) {
       const std::size_t ij = i * a.d.S + j;
       scaled[ij] = scores[ij] * a.scale;
       float m = mask.data ? mask.at(i, j) : 0.0f;
-      if (mask.causal && j > i) m = -std::numeric_limits<float>::infinity();
+      if (mask.causal && j > i + mask.causal_offset) m = -std::numeric_limits<float>::infinity();
       masked[ij] = scaled[ij] + m;
     }
 }
@@ -291,7 +300,17 @@ SdpaResult scaled_dot_product_attention(const TensorRef& query, const TensorRef&
     return r;
   }
   const double scale = opt.scale ? *opt.scale : d.E > 0 ? 1.0 / std::sqrt(static_cast<double>(d.E)) : 1.0;
-  const Attention a{query, key, value, d, plan, mask, opt.is_causal, static_cast<float>(scale), r};
+  const Attention a{query,
+                    key,
+                    value,
+                    d,
+                    plan,
+                    mask,
+                    opt.is_causal || opt.causal_lower_right,
+                    opt.causal_lower_right ? d.S - d.L : 0,
+                    opt.key_value_capacity ? opt.key_value_capacity : d.S,
+                    static_cast<float>(scale),
+                    r};
   // The fused kernel needs a few tiles of scratch per thread; a head dim so large that even they
   // would not fit takes the materialised path, whose (L, S) check then decides.
   const std::uint64_t fused_scratch = kernels::flash_attention_scratch_size(d.E, d.Ev) * thread_count();

@@ -5,8 +5,10 @@
 // h / (Hq / H). M comes from attn_mask (float: added; bool: true = takes part, false = -inf) or
 // is_causal (upper-left tril(ones(L, S))). A row with nothing to attend to gives zeros.
 //
-// The pretrained encoders (src/models) call it on (N, H, L, Dh) tensors with a float
-// key-padding mask (N, 1, 1, S): the fused kernel over the thread pool, the mask read in place.
+// The transformer block (src/models/transformer_block) calls it on (N, H, L, Dh) tensors with a
+// float key-padding mask (N, 1, 1, S): the fused kernel over the thread pool, the mask read in
+// place; with a KV cache, on the cache's first S rows (key_value_capacity) with the causal mask
+// aligned to the bottom-right (causal_lower_right).
 #pragma once
 #include <optional>
 #include <string>
@@ -20,6 +22,15 @@ struct SdpaOptions {
   const TensorRef* float_mask = nullptr;     // broadcastable to (N..., L, S); added to the scores
   const BoolTensorRef* bool_mask = nullptr;  // broadcastable to (N..., L, S); 1 = takes part
   bool is_causal = false;
+  // Not torch's SDPA arguments (the transformer block's, for a KV cache):
+  // causal_lower_right: causal aligned to the bottom-right, as torch.nn.attention.bias's
+  // causal_lower_right: query i sees keys j <= i + S - L (the L queries are the last of S
+  // positions); L <= S. Unlike is_causal it combines with float_mask (a key-padding mask).
+  bool causal_lower_right = false;
+  // key_value_capacity: key and value are the first S rows of matrices of this many rows each
+  // (a KV cache of that capacity: (..., H, capacity, E) in memory, of which the shape's S are
+  // read); 0: S, the usual contiguous layout.
+  std::size_t key_value_capacity = 0;
   std::optional<double> scale;  // default 1 / sqrt(E)
   bool enable_gqa = false;
   bool return_weights = false;

@@ -9,6 +9,7 @@
 
 #include "core/error.hpp"
 #include "ops/attention.hpp"
+#include "ops/attention_heads.hpp"
 #include "ops/attention_mask.hpp"
 #include "ops/linalg.hpp"
 
@@ -25,13 +26,6 @@ struct MhaShape {
 // The in projection: q (E, E), k (E, kdim), v (E, vdim) weights; (E) biases or nullptr.
 struct InProjection {
   const float *wq = nullptr, *wk = nullptr, *wv = nullptr, *bq = nullptr, *bk = nullptr, *bv = nullptr;
-};
-
-// Row of token (n, l) in a (L, N, F) / (N, L, F) / (L, F) tensor viewed as (rows, F).
-struct RowLayout {
-  std::size_t N, len;
-  bool batch_first;
-  std::size_t operator()(std::size_t n, std::size_t l) const { return batch_first ? n * len + l : l * N + n; }
 };
 
 void expect_shape(const TensorRef* t, const Shape& want, const std::string& name, const std::string& fn) {
@@ -149,39 +143,30 @@ void check_masks(const MhaOptions& opt, const MhaShape& s, const std::string& sh
                                ", got " + shape_str(*am) + " for " + shapes);
 }
 
+TokenOrder token_order(const MhaShape& s) { return s.batch_first ? TokenOrder::BatchFirst : TokenOrder::SequenceFirst; }
+
 // x (rows in the input's own layout, in_features) W^T + b, laid out by head: (N, H, len, Dh).
 Tensor project_to_heads(const TensorRef& x, const float* w, const float* b, std::int64_t in_features, std::int64_t len,
                         const MhaShape& s, const std::string& where) {
-  const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(s.H), Dh = static_cast<std::size_t>(s.Dh),
-             E = static_cast<std::size_t>(s.E), n_len = static_cast<std::size_t>(len);
+  const auto N = static_cast<std::size_t>(s.N), E = static_cast<std::size_t>(s.E),
+             n_len = static_cast<std::size_t>(len);
   Tensor projected = make_uninitialised_tensor({s.N * len, s.E}, where);  // (rows, E)
   Tensor heads = make_uninitialised_tensor({s.N, s.H, len, s.Dh}, where);
   if (projected.data.empty()) return heads;
   linear_rows_parallel(x.data, w, b, projected.data.data(), N * n_len, static_cast<std::size_t>(in_features), E);
-  const RowLayout row{N, n_len, s.batch_first};
-  for (std::size_t n = 0; n < N; ++n)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t l = 0; l < n_len; ++l) {
-        const float* from = projected.data.data() + row(n, l) * E + h * Dh;
-        std::copy(from, from + Dh, heads.data.data() + ((n * H + h) * n_len + l) * Dh);
-      }
+  split_heads(projected.data.data(), E, 0, token_order(s), n_len,
+              {heads.data.data(), N, static_cast<std::size_t>(s.H), n_len, 0, static_cast<std::size_t>(s.Dh)});
   return heads;
 }
 
 // The heads of SDPA's output (N, H, L, Dh) side by side again, in the query's row layout
 // (rows, E), then the out projection: output = concat_h(o_h) Wo^T + bo, shaped as the query.
-Tensor out_projection(const Tensor& attended, const MhaParams& p, const MhaShape& s, const Shape& query_shape,
+Tensor out_projection(Tensor& attended, const MhaParams& p, const MhaShape& s, const Shape& query_shape,
                       const std::string& fn) {
-  const auto N = static_cast<std::size_t>(s.N), H = static_cast<std::size_t>(s.H), Dh = static_cast<std::size_t>(s.Dh),
-             E = static_cast<std::size_t>(s.E), L = static_cast<std::size_t>(s.L);
+  const auto N = static_cast<std::size_t>(s.N), E = static_cast<std::size_t>(s.E), L = static_cast<std::size_t>(s.L);
   Tensor merged = make_uninitialised_tensor({s.N * s.L, s.E}, fn + ": merged heads");
-  const RowLayout row{N, L, s.batch_first};
-  for (std::size_t n = 0; n < N; ++n)
-    for (std::size_t h = 0; h < H; ++h)
-      for (std::size_t l = 0; l < L; ++l) {
-        const float* from = attended.data.data() + ((n * H + h) * L + l) * Dh;
-        std::copy(from, from + Dh, merged.data.data() + row(n, l) * E + h * Dh);
-      }
+  merge_heads({attended.data.data(), N, static_cast<std::size_t>(s.H), L, 0, static_cast<std::size_t>(s.Dh)},
+              token_order(s), L, merged.data.data(), E);
   Tensor output = make_uninitialised_tensor(query_shape, fn + ": output");
   linear_rows_parallel(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
                        output.data.data(), N * L, E, E);
@@ -192,11 +177,6 @@ Tensor out_projection(const Tensor& attended, const MhaParams& p, const MhaShape
 // smallest form that broadcasts over SDPA's (N, H, L, S). With is_causal and a mask, the causal
 // mask is folded in (-inf for j > i, whatever the masks hold there), since SDPA takes one or
 // the other. None: ref.data is nullptr.
-struct MergedMask {
-  Tensor storage;
-  TensorRef ref;
-};
-
 MergedMask merge_masks(const MhaOptions& opt, const MhaShape& s) {
   const std::string& fn = opt.names.function;
   MergedMask m;
@@ -263,6 +243,15 @@ Tensor head_weights(Tensor weights, const MhaShape& s, bool average, const std::
 }
 
 }  // namespace
+
+MergedMask check_multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                                     const MhaParams& p, const MhaOptions& opt) {
+  InProjection w;
+  MhaShape s = check_parameters(p, opt, w);
+  check_inputs(query, key, value, opt, s);
+  check_masks(opt, s, describe_qkv(query, key, value));
+  return merge_masks(opt, s);
+}
 
 MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value, const MhaParams& p,
                               const MhaOptions& opt) {

@@ -68,4 +68,17 @@ struct MhaResult {
 MhaResult multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
                               const MhaParams& params, const MhaOptions& options);
 
+// An additive mask for SDPA and its storage (ref.data nullptr: none).
+struct MergedMask {
+  Tensor storage;
+  TensorRef ref;
+};
+
+// Every check multihead_attention makes (parameters, inputs, masks; the same messages), then the
+// mask it would give SDPA: attn_mask + key_padding_mask in the smallest form that broadcasts over
+// (N, H, L, S), with is_causal folded in when there is a mask. TransformerEncoderLayer runs the
+// same self-attention through the transformer block (models/transformer_block) with it.
+MergedMask check_multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
+                                     const MhaParams& params, const MhaOptions& options);
+
 }  // namespace aw
