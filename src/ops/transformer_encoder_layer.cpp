@@ -3,11 +3,6 @@
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "kernels/activation.hpp"
-#include "kernels/elementwise.hpp"
-#include "kernels/layer_norm.hpp"
-#include "kernels/matmul.hpp"
-#include "ops/linalg.hpp"
 
 namespace aw {
 namespace {
@@ -54,6 +49,31 @@ std::int64_t check_shapes(const TensorRef& src, const EncoderLayerParams& p) {
   return F;
 }
 
+// The block's weights: torch's tensors as they are (LinearFormat::Rows), in_proj_weight fused or
+// the three separate projections, absent biases and norm parameters null (0 and 1).
+BlockWeights block_weights(const EncoderLayerParams& p, std::int64_t E, std::int64_t F) {
+  const auto uE = static_cast<std::size_t>(E), uF = static_cast<std::size_t>(F);
+  const MhaParams& a = p.self_attn;
+  auto rows = [](const TensorRef* w, const float* bias, std::size_t out, std::size_t in) {
+    return LinearWeight{LinearFormat::Rows, w ? w->data : nullptr, bias, out, in};
+  };
+  const float* in_bias = data_or_null(a.in_proj_bias);
+  BlockWeights w;
+  if (a.in_proj_weight) {
+    w.qkv = rows(a.in_proj_weight, in_bias, 3 * uE, uE);
+  } else {  // kdim = vdim = E here: the layer attends to its own input
+    w.q = rows(a.q_proj_weight, in_bias, uE, uE);
+    w.k = rows(a.k_proj_weight, in_bias ? in_bias + uE : nullptr, uE, uE);
+    w.v = rows(a.v_proj_weight, in_bias ? in_bias + 2 * uE : nullptr, uE, uE);
+  }
+  w.out = rows(a.out_proj_weight, data_or_null(a.out_proj_bias), uE, uE);
+  w.mlp_in = rows(p.linear1_weight, data_or_null(p.linear1_bias), uF, uE);
+  w.mlp_out = rows(p.linear2_weight, data_or_null(p.linear2_bias), uE, uF);
+  w.attention_norm = {data_or_null(p.norm1_weight), data_or_null(p.norm1_bias)};
+  w.mlp_norm = {data_or_null(p.norm2_weight), data_or_null(p.norm2_bias)};
+  return w;
+}
+
 }  // namespace
 
 Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams& p, const EncoderLayerOptions& opt) {
@@ -63,47 +83,36 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
   MhaOptions attn = opt.attn;  // self_attn(x, x, x, src_mask, src_key_padding_mask, is_causal)
   attn.need_weights = false;
   attn.names = {fn, api_name("src_key_padding_mask"), api_name("src_mask")};
-  const std::size_t rows = checked_numel(src.shape, fn + ": src") / static_cast<std::size_t>(E > 0 ? E : 1);
-  const auto uE = static_cast<std::size_t>(E), uF = static_cast<std::size_t>(F);
+  if (opt.activation != Activation::Relu && opt.activation != Activation::Gelu)
+    fail(ErrorKind::Range, fn + ": activation must be relu or gelu");
+  // MultiheadAttention's checks, and its additive mask (is_causal folded in when there is one)
+  const MergedMask mask = check_multihead_attention(src, src, src, p.self_attn, attn);
 
   Tensor x = make_tensor(src.shape, fn + ": output");
   std::copy(src.data, src.data + x.data.size(), x.data.begin());
-  Tensor normed = make_tensor(src.shape, fn + ": normalised input");
-  Tensor hidden = make_tensor({static_cast<std::int64_t>(rows), F}, fn + ": feed-forward hidden");
-  Tensor ff = make_tensor(src.shape, fn + ": feed-forward output");
+  const bool batched = src.shape.size() == 3;
+  const std::int64_t N = batched ? src.shape[attn.batch_first ? 0 : 1] : 1;
+  const std::int64_t L = src.shape[batched && attn.batch_first ? 1 : 0];
+  if (N * L == 0) return x;
 
-  // SA(in) added to x (x = x + SA(in)); the attention validates the mask and input shapes.
-  auto self_attention_into_x = [&](const Tensor& in) {
-    const MhaResult sa = multihead_attention(in.ref(), in.ref(), in.ref(), p.self_attn, attn);
-    kernels::add(x.data.data(), 1, sa.output.data.data(), 1, x.data.data(), x.data.size());
-  };
-  // FF(in) added to x.
-  auto feed_forward_into_x = [&](const Tensor& in) {
-    linear_rows_parallel(in.data.data(), p.linear1_weight->data, data_or_null(p.linear1_bias), hidden.data.data(), rows,
-                         uE, uF);
-    if (opt.activation == Activation::Relu)
-      kernels::relu(hidden.data.data(), hidden.data.data(), hidden.data.size());
-    else
-      kernels::gelu(hidden.data.data(), hidden.data.data(), hidden.data.size());
-    linear_rows_parallel(hidden.data.data(), p.linear2_weight->data, data_or_null(p.linear2_bias), ff.data.data(), rows,
-                         uF, uE);
-    kernels::add(x.data.data(), 1, ff.data.data(), 1, x.data.data(), x.data.size());
-  };
-  auto norm = [&](const Tensor& in, Tensor& out, const TensorRef* w, const TensorRef* b) {
-    kernels::layer_norm(in.data.data(), data_or_null(w), data_or_null(b), out.data.data(), rows, uE, opt.eps);
-  };
+  BlockConfig c;
+  c.hidden_size = static_cast<std::size_t>(E);
+  c.num_heads = c.num_kv_heads = static_cast<std::size_t>(attn.num_heads);
+  c.head_dim = c.hidden_size / c.num_heads;
+  c.intermediate_size = static_cast<std::size_t>(F);
+  c.norm = NormKind::LayerNorm;
+  c.norm_placement = opt.norm_first ? NormPlacement::Pre : NormPlacement::Post;
+  c.norm_eps = opt.eps;
+  c.activation = opt.activation;
+  c.causal = attn.is_causal && !mask.ref.data;  // else folded into the mask
 
-  if (opt.norm_first) {
-    norm(x, normed, p.norm1_weight, p.norm1_bias);  // x = x + SA(norm1(x))
-    self_attention_into_x(normed);
-    norm(x, normed, p.norm2_weight, p.norm2_bias);  // x = x + FF(norm2(x))
-    feed_forward_into_x(normed);
-  } else {
-    self_attention_into_x(x);                  // x = norm1(x + SA(x))
-    norm(x, x, p.norm1_weight, p.norm1_bias);  // (layer_norm may run in place)
-    feed_forward_into_x(x);                    // x = norm2(x + FF(x))
-    norm(x, x, p.norm2_weight, p.norm2_bias);
-  }
+  BlockInput in;
+  in.batch = static_cast<std::size_t>(N);
+  in.length = static_cast<std::size_t>(L);
+  in.order = batched && !attn.batch_first ? TokenOrder::SequenceFirst : TokenOrder::BatchFirst;
+  in.mask = mask.ref.data ? &mask.ref : nullptr;
+  BlockScratch scratch = allocate_block_scratch(c, in.batch, in.length, fn);
+  transformer_block(c, block_weights(p, E, F), in, scratch, x.data.data());
   return x;
 }
 

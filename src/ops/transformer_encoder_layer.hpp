@@ -5,12 +5,15 @@
 //   FF(x) = linear2(activation(linear1(x)))       activation: relu or exact gelu
 // src (L, N, E) / (N, L, E) with batch_first / (L, E) unbatched -> output of the same shape.
 // Masks follow MultiheadAttention (torch's MHA polarity: boolean true = not allowed / ignore).
+//
+// The layer is the library's one transformer block (models/transformer_block: post- or pre-norm
+// LayerNorm, relu or gelu, no cache), run on the weights as given (LinearFormat::Rows), after
+// MultiheadAttention's own checks of its arguments.
 #pragma once
+#include "models/transformer_block.hpp"
 #include "ops/multihead_attention.hpp"
 
 namespace aw {
-
-enum class Activation { Relu, Gelu };
 
 struct EncoderLayerParams {
   MhaParams self_attn;                        // in_proj_weight (3E, E) ...
@@ -27,7 +30,7 @@ struct EncoderLayerParams {
 struct EncoderLayerOptions {
   MhaOptions attn;  // num_heads, batch_first, masks, is_causal (need_weights is ignored)
   bool norm_first = false;
-  Activation activation = Activation::Relu;
+  Activation activation = Activation::Relu;  // relu or gelu (torch's two)
   float eps = 1e-5f;
 };
 
