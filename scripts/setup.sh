@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Idempotent setup for a fresh Debian 12 machine: everything attention-wasm needs to build and test.
-#  - Debian bookworm packages: catch2 (2.13), chromium and firefox-esr (the browser tests, in two
-#    engines), cmake, g++, clang-format (the C++ style check), debootstrap
+#  - Debian bookworm packages: catch2 (2.13), nlohmann-json3-dev (3.11, header-only: the C++ side
+#    reads config.json and the safetensors header), chromium and firefox-esr (the browser tests, in
+#    two engines), cmake, g++, clang-format (the C++ style check), debootstrap
 #  - the toolchain: a Debian trixie root in build/trixie (debootstrap --variant=minbase) with
 #    trixie's emscripten 3.1.69 (clang 19, binaryen 120), cmake and make; it needs trixie's glibc,
 #    so the wasm builds run inside the root (scripts/in-trixie.sh). bookworm's emscripten 3.1.6
@@ -24,6 +25,7 @@ sudo_cmd=""
 
 need_pkgs=()
 [ -f /usr/include/catch2/catch.hpp ] || need_pkgs+=(catch2)
+[ -f /usr/include/nlohmann/json.hpp ] || need_pkgs+=(nlohmann-json3-dev)
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 command -v firefox-esr >/dev/null 2>&1 || need_pkgs+=(firefox-esr)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
@@ -80,6 +82,12 @@ fi
 if [ ! -f "$deps/catch2/include/catch2/catch.hpp" ]; then
   mkdir -p "$deps/catch2/include/catch2"
   cp /usr/include/catch2/catch.hpp "$deps/catch2/include/catch2/"
+fi
+
+# nlohmann/json's headers in a folder of their own (for the native and the wasm builds alike).
+if [ ! -f "$deps/nlohmann/include/nlohmann/json.hpp" ]; then
+  mkdir -p "$deps/nlohmann/include"
+  cp -r /usr/include/nlohmann "$deps/nlohmann/include/"
 fi
 
 if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then

@@ -141,11 +141,6 @@ Shape shape_from_js(const val& dims, const std::string& where) {
   return checked_dims(d, where);
 }
 
-Shape shape_from_js_array(const val& dims, const std::string& where) {
-  if (!dims.isArray()) fail(ErrorKind::Type, where + ": shape must be an array");
-  return checked_dims(emscripten::convertJSArrayToNumberVector<double>(dims), where);
-}
-
 template <class T>
 HeapArray<T> typed_array_from_js(const val& data, std::size_t count, const std::string& where) {
   return copy_typed_array<T>(data, Shape{static_cast<std::int64_t>(count)}, "values", where);
@@ -157,6 +152,7 @@ HeapArray<T> typed_array_from_js(const val& data, const std::string& where) {
   return typed_array_from_js<T>(data, static_cast<std::size_t>(length), where);
 }
 template HeapArray<std::int32_t> typed_array_from_js(const val&, const std::string&);
+template HeapArray<std::uint8_t> typed_array_from_js(const val&, const std::string&);
 template HeapArray<float> typed_array_from_js(const val&, std::size_t, const std::string&);
 template HeapArray<std::int32_t> typed_array_from_js(const val&, std::size_t, const std::string&);
 template HeapArray<std::uint8_t> typed_array_from_js(const val&, std::size_t, const std::string&);

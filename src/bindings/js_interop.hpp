@@ -71,15 +71,12 @@ HeapTensor float_tensor_from_js(const val& data, const val& shape, const std::st
 HeapBoolTensor bool_tensor_from_js(const val& data, const val& shape, const std::string& where);
 HeapIds ids_from_js(const val& data, const val& shape, const std::string& where);
 // `count` elements of a typed array of T's kind (Float32Array, Int32Array, Uint8Array), checked
-// and copied into the heap (the model bindings' ids and masks).
+// and copied into the heap (the model bindings' ids and masks, a file's bytes).
 template <class T>
 HeapArray<T> typed_array_from_js(const val& data, std::size_t count, const std::string& where);
 // The same for the whole array, whatever its length (at most 2^29).
 template <class T>
 HeapArray<T> typed_array_from_js(const val& data, const std::string& where);
-// A plain JS array of dims, each an integer in [0, 2^29]: the tensor table of a safetensors
-// header, which the JS wrapper builds from JSON.
-Shape shape_from_js_array(const val& dims, const std::string& where);
 template <std::size_t N>
 HeapTensor float_arg(const TensorArgs<N>& args, std::size_t i, const std::string& where) {
   return float_tensor_from_js(args[2 * i], args[2 * i + 1], where);

@@ -22,8 +22,7 @@ export const JS_NAMES = Object.freeze({
   src_key_padding_mask: 'srcKeyPaddingMask',
   dim_feedforward: 'dimFeedforward',
   cosine_similarity: 'cosineSimilarity',
-  // pretrained models (src/models/encoder.cpp): transformers' model(input_ids, ...) is model.forward
-  'encoder config': 'config.json',
+  // pretrained models (src/models/model.cpp): transformers' model(input_ids, ...) is model.forward
   'encoder.forward': 'model.forward',
   word_embeddings: 'model.wordEmbeddings',
   input_ids: 'inputIds',

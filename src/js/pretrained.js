@@ -1,175 +1,19 @@
-// Pretrained encoders from a Hugging Face model folder: A.loadPretrained(source, { onProgress }).
+// Pretrained models from a Hugging Face model folder: A.loadPretrained(source, { onProgress }).
 //
-// config.json gives the architecture (model_type 'distilbert' or 'bert', read with the defaults
-// of transformers' DistilBertConfig / BertConfig); model.safetensors is validated as the format
-// requires (src/js/safetensors.js), its tensors are matched to the model's parameters by the base
-// model's names, with or without the checkpoint's prefix ('distilbert.', 'bert.') as
-// transformers' from_pretrained strips it, and the heads that hub checkpoints carry (masked-LM,
-// next-sentence) are left unread. The weights stream into the wasm heap chunk by chunk and are
-// converted to float32 there once: they stay resident until model.dispose().
+// The C++ side reads and validates the checkpoint, once (src/models/checkpoint.cpp: config.json
+// through the architecture's table -- model_type 'distilbert' or 'bert', transformers' defaults
+// --, the safetensors header, each tensor the model needs by the base model's name with or without
+// the checkpoint's prefix, its shape and dtype), before it allocates anything. This side only
+// finds the files, streams the bytes of the tensors the model uses into the wasm heap chunk by
+// chunk (converted to float32 there, once) and reports progress; the heads that hub checkpoints
+// carry are left unread. The weights stay resident until model.dispose().
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
-import { FLOAT_DTYPES, parseSafetensorsHeader, safetensorsHeaderLength } from './safetensors.js';
 import { tokenizerFromFiles } from './tokenizer.js';
 
 const FN = 'loadPretrained';
 const WEIGHTS = 'model.safetensors';
-
-// ---------------------------------------------------------------------------------------------
-// config.json -> the C++ encoder config
-
-const ACTIVATIONS = { gelu: 'gelu', gelu_new: 'gelu_tanh', gelu_pytorch_tanh: 'gelu_tanh', relu: 'relu' };
-
-/** A config field: its value, or transformers' default when absent; type-checked. */
-function field(config, name, fallback, kind = 'integer') {
-  const v = config[name] ?? fallback;
-  const ok =
-    kind === 'integer'
-      ? Number.isSafeInteger(v)
-      : kind === 'number'
-        ? typeof v === 'number' && Number.isFinite(v)
-        : typeof v === 'string';
-  if (!ok)
-    throw new TypeError(
-      `config.json: ${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}, got ${typeof v === 'string' ? JSON.stringify(v) : describe(v)}${typeof v === 'number' ? ` ${v}` : ''}`,
-    );
-  return v;
-}
-
-function activation(name, field) {
-  if (!Object.hasOwn(ACTIVATIONS, name)) {
-    throw new Error(
-      `config.json: ${field} '${name}' is not supported (supported: ${Object.keys(ACTIVATIONS).join(', ')})`,
-    );
-  }
-  return ACTIVATIONS[name];
-}
-
-/**
- * The encoder config for config.json. Defaults as DistilBertConfig (vocab_size 30522,
- * max_position_embeddings 512, n_layers 6, n_heads 12, dim 768, hidden_dim 3072, activation
- * 'gelu'; LayerNorm eps fixed at 1e-12 in modeling_distilbert.py) and BertConfig (vocab_size
- * 30522, hidden_size 768, num_hidden_layers 12, num_attention_heads 12, intermediate_size 3072,
- * hidden_act 'gelu', max_position_embeddings 512, type_vocab_size 2, layer_norm_eps 1e-12).
- */
-export function encoderConfig(config) {
-  if (config === null || typeof config !== 'object' || Array.isArray(config)) {
-    throw new Error(
-      `config.json: expected a JSON object, got ${Array.isArray(config) ? 'an array' : describe(config)}`,
-    );
-  }
-  const type = config.model_type;
-  if (type === 'distilbert') {
-    return {
-      arch: 'distilbert',
-      vocabSize: field(config, 'vocab_size', 30522),
-      hiddenSize: field(config, 'dim', 768),
-      numLayers: field(config, 'n_layers', 6),
-      numHeads: field(config, 'n_heads', 12),
-      intermediateSize: field(config, 'hidden_dim', 3072),
-      maxPositions: field(config, 'max_position_embeddings', 512),
-      typeVocabSize: 0,
-      activation: activation(field(config, 'activation', 'gelu', 'string'), 'activation'),
-      layerNormEps: 1e-12,
-    };
-  }
-  if (type === 'bert') {
-    const position = config.position_embedding_type ?? 'absolute';
-    if (position !== 'absolute')
-      throw new Error(`config.json: position_embedding_type '${position}' is not supported (only 'absolute')`);
-    if (config.is_decoder) throw new Error('config.json: is_decoder is set: only encoders are supported');
-    return {
-      arch: 'bert',
-      vocabSize: field(config, 'vocab_size', 30522),
-      hiddenSize: field(config, 'hidden_size', 768),
-      numLayers: field(config, 'num_hidden_layers', 12),
-      numHeads: field(config, 'num_attention_heads', 12),
-      intermediateSize: field(config, 'intermediate_size', 3072),
-      maxPositions: field(config, 'max_position_embeddings', 512),
-      typeVocabSize: field(config, 'type_vocab_size', 2),
-      activation: activation(field(config, 'hidden_act', 'gelu', 'string'), 'hidden_act'),
-      layerNormEps: field(config, 'layer_norm_eps', 1e-12, 'number'),
-    };
-  }
-  throw new Error(
-    `config.json: model_type ${type === undefined ? 'is missing' : `'${type}' is not supported`} (supported: distilbert, bert)`,
-  );
-}
-
-/** "dim 768, n_layers 6, ..." for messages: the config fields that decide the shapes. */
-function sizesOf(config) {
-  const names =
-    config.model_type === 'distilbert'
-      ? ['vocab_size', 'dim', 'n_heads', 'hidden_dim', 'max_position_embeddings']
-      : [
-          'vocab_size',
-          'hidden_size',
-          'num_attention_heads',
-          'intermediate_size',
-          'max_position_embeddings',
-          'type_vocab_size',
-        ];
-  return names
-    .filter((n) => config[n] !== undefined)
-    .map((n) => `${n} ${config[n]}`)
-    .join(', ');
-}
-
-// ---------------------------------------------------------------------------------------------
-// The checkpoint's tensors -> the model's parameter slots
-
-/**
- * The file's tensor for each parameter: the base model's name with the architecture's prefix or
- * without it, and old LayerNorm names (gamma/beta for weight/bias), as transformers'
- * from_pretrained accepts them. Throws for a missing tensor, a shape that disagrees with
- * config.json, or a dtype other than F32/F16/BF16. Returns the entries and the names left unread.
- */
-function matchTensors(specs, tensors, config, arch) {
-  const byName = new Map(tensors.map((t) => [t.name, t]));
-  const prefix = `${arch === 'distilbert' ? 'distilbert' : 'bert'}.`;
-  const used = new Set();
-  const entries = [];
-  for (const spec of specs) {
-    const names = [prefix + spec.name, spec.name];
-    if (/LayerNorm\.(weight|bias)$/.test(spec.name)) {
-      const old = spec.name.replace(/weight$/, 'gamma').replace(/bias$/, 'beta');
-      names.push(prefix + old, old);
-    }
-    const t = names.map((n) => byName.get(n)).find(Boolean);
-    if (!t) {
-      if (spec.optional) continue;
-      throw new Error(
-        `${WEIGHTS}: tensor '${spec.name}' is missing (looked for ${names.map((n) => `'${n}'`).join(', ')}); config.json (model_type ${arch}) needs it`,
-      );
-    }
-    if (t.shape.length !== spec.shape.length || t.shape.some((d, i) => d !== spec.shape[i])) {
-      throw new Error(
-        `${WEIGHTS}: tensor '${t.name}' has shape [${t.shape.join(', ')}]; config.json (${sizesOf(config)}) needs [${spec.shape.join(', ')}]`,
-      );
-    }
-    if (!FLOAT_DTYPES.includes(t.dtype)) {
-      throw new TypeError(`${WEIGHTS}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read`);
-    }
-    used.add(t.name);
-    entries.push({ slot: spec.slot, name: t.name, dtype: t.dtype, shape: t.shape, begin: t.begin, end: t.end });
-  }
-  const ignored = tensors.map((t) => t.name).filter((n) => !used.has(n));
-  return { entries, ignored };
-}
-
-/** Contiguous byte ranges [begin, end) (of the data section) that cover the entries, in file order. */
-function readRanges(entries) {
-  const sorted = [...entries].sort((a, b) => a.begin - b.begin);
-  const ranges = [];
-  for (const e of sorted) {
-    if (e.end === e.begin) continue;
-    const last = ranges.at(-1);
-    if (last && last[1] === e.begin) last[1] = e.end;
-    else ranges.push([e.begin, e.end]);
-  }
-  return ranges;
-}
 
 function checkWeightsFile(files) {
   if (files.has(WEIGHTS)) return;
@@ -236,7 +80,7 @@ function flatInts(rows, N, L, what, { bool = false } = {}) {
 
 export class PretrainedModel {
   /** @private */
-  constructor(A, handle, { config, encoder, tokenizer, hasPooler, residentBytes, ignoredTensors }) {
+  constructor(A, handle, { config, model, tokenizer, hasPooler, residentBytes, ignoredTensors }) {
     this.A = A;
     this.handle = handle;
     /** The parsed config.json. */
@@ -244,12 +88,12 @@ export class PretrainedModel {
     /** The tokenizer of the folder (tokenizer.json or vocab.txt), or null if it has neither. */
     this.tokenizer = tokenizer;
     /** 'distilbert' | 'bert' */
-    this.modelType = encoder.arch;
-    this.numLayers = encoder.numLayers;
-    this.numHeads = encoder.numHeads;
-    this.hiddenSize = encoder.hiddenSize;
+    this.modelType = model.modelType;
+    this.numLayers = model.numLayers;
+    this.numHeads = model.numHeads;
+    this.hiddenSize = model.hiddenSize;
     /** config.json's max_position_embeddings: the most tokens one sequence may have. */
-    this.maxPositions = encoder.maxPositions;
+    this.maxPositions = model.maxPositions;
     /** Whether forward returns poolerOutput (BERT checkpoints with pooler.dense). */
     this.hasPooler = hasPooler;
     /** Bytes of wasm memory the weights hold (float32). */
@@ -398,33 +242,24 @@ if (typeof Symbol.dispose === 'symbol') PretrainedModel.prototype[Symbol.dispose
 // ---------------------------------------------------------------------------------------------
 // Loading
 
-/** Reads the safetensors header of the weights file: { tensors, dataStart }. */
-async function readHeader(files) {
+/** The bytes of the safetensors header: its length from the first 8 bytes (checked in C++), then the header. */
+async function readHeader(raw, files) {
   const size = files.size(WEIGHTS);
-  const n = safetensorsHeaderLength((await files.read(WEIGHTS, 0, 8)).slice(), size, WEIGHTS);
-  return parseSafetensorsHeader((await files.read(WEIGHTS, 8, 8 + n)).slice(), size, WEIGHTS);
+  const n = unwrap(raw._safetensorsHeaderLength((await files.read(WEIGHTS, 0, 8)).slice(), size));
+  return (await files.read(WEIGHTS, 8, 8 + n)).slice();
 }
 
-/** Runs f; an error of the C++ side about a tensor gets the file's name in front. */
-function inWeightsFile(f) {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof Error && e.message.startsWith('tensor')) e.message = `${WEIGHTS}: ${e.message}`;
-    throw e;
-  }
-}
-
-/** Streams the entries' bytes into the model's arena; onProgress({loaded, total}) after each chunk. */
-async function streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress) {
+/** Streams the model's byte ranges into its arena; onProgress({loaded, total}) after each chunk. */
+async function streamWeights(raw, opened, files, progress) {
+  const { handle, stagingBytes, dataStart, ranges } = opened;
   for await (const { offset, bytes } of files.chunks(
     WEIGHTS,
-    readRanges(entries).map(([b, e]) => [dataStart + b, dataStart + e]),
+    ranges.map(([b, e]) => [dataStart + b, dataStart + e]),
     stagingBytes,
   )) {
     // the view is taken right before the copy: growing the heap detaches older views
     unwrap(raw._modelStagingView(handle)).set(bytes);
-    inWeightsFile(() => unwrap(raw._modelWrite(handle, offset - dataStart, bytes.length)));
+    unwrap(raw._modelWrite(handle, offset - dataStart, bytes.length));
     progress(bytes.length);
   }
 }
@@ -448,45 +283,39 @@ export const pretrainedMethods = {
     const raw = this.raw;
     const files = await openModelFiles(source, FN);
     try {
-      const config = await files.json('config.json');
-      const encoder = encoderConfig(config);
-      // the C++ side bounds every size
-      const specs = unwrap(raw._encoderParameters(encoder)); // its messages name config.json (src/js/names.js)
+      const configBytes = (await files.read('config.json')).slice();
       checkWeightsFile(files);
-      const tokenizer = await tokenizerFromFiles(files, {
-        maxLength: encoder.maxPositions,
-        tokenTypeIds: encoder.arch === 'bert',
-        trustPatterns,
-      });
-      const { tensors, dataStart } = await readHeader(files);
-      const { entries, ignored } = matchTensors(specs, tensors, config, encoder.arch);
-      const total = dataStart + entries.reduce((sum, e) => sum + e.end - e.begin, 0);
-      let loaded = dataStart;
-      const progress = (n) => {
-        loaded += n;
-        o.onProgress?.({ loaded, total });
-      };
-      progress(0);
-      // the C++ side checks the tensor table again before it allocates
-      const { handle, stagingBytes } = inWeightsFile(() =>
-        unwrap(raw._modelCreate(encoder, entries, files.size(WEIGHTS) - dataStart)),
-      );
-      let info;
+      const header = await readHeader(raw, files);
+      // config.json and the header read and validated by the C++ side, which then allocates
+      const opened = unwrap(raw._modelOpen(configBytes, header, files.size(WEIGHTS)));
       try {
-        await streamWeights(raw, handle, stagingBytes, files, entries, dataStart, progress);
-        info = inWeightsFile(() => unwrap(raw._modelFinish(handle)));
+        const config = JSON.parse(new TextDecoder().decode(configBytes)); // valid: the C++ side parsed it
+        const tokenizer = await tokenizerFromFiles(files, {
+          maxLength: opened.maxPositions,
+          tokenTypeIds: opened.typeVocabSize > 0,
+          trustPatterns,
+        });
+        const total = opened.dataStart + opened.ranges.reduce((sum, [b, e]) => sum + e - b, 0);
+        let loaded = opened.dataStart;
+        const progress = (n) => {
+          loaded += n;
+          o.onProgress?.({ loaded, total });
+        };
+        progress(0);
+        await streamWeights(raw, opened, files, progress);
+        const info = unwrap(raw._modelFinish(opened.handle));
+        return new PretrainedModel(this, opened.handle, {
+          config,
+          model: opened,
+          tokenizer,
+          hasPooler: info.hasPooler,
+          residentBytes: info.residentBytes,
+          ignoredTensors: opened.ignoredTensors,
+        });
       } catch (e) {
-        raw._modelDispose(handle);
+        raw._modelDispose(opened.handle);
         throw e;
       }
-      return new PretrainedModel(this, handle, {
-        config,
-        encoder,
-        tokenizer,
-        hasPooler: info.hasPooler,
-        residentBytes: info.residentBytes,
-        ignoredTensors: ignored,
-      });
     } catch (e) {
       if (e instanceof Error && !e.message.startsWith(FN)) e.message = `${FN}: ${e.message}`;
       throw e;

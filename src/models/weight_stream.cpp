@@ -110,16 +110,33 @@ void WeightStream::write(std::uint64_t offset, const std::uint8_t* bytes, std::s
       const std::size_t have = pos % size, take = std::min(size - have, left);
       std::memcpy(s.partial + have, p, take);
       p += take, left -= take, pos += take;
-      if (pos % size == 0) decode_weights(s.target.dtype, s.partial, s.target.dst + pos / size - 1, 1);
+      if (pos % size == 0) store(s.target, s.partial, pos / size - 1, 1);
     }
     // 2. whole elements
     const std::size_t whole = left / size;
-    decode_weights(s.target.dtype, p, s.target.dst + pos / size, whole);
+    store(s.target, p, pos / size, whole);
     p += whole * size, left -= whole * size, pos += whole * size;
     // 3. the start of an element that the next chunk completes
     std::memcpy(s.partial, p, left);
     pos += left;
     s.written = pos;
+  }
+}
+
+// Elements [first, first + count) of the target, at src, converted into place.
+void WeightStream::store(const WeightTarget& t, const std::uint8_t* src, std::size_t first, std::size_t count) {
+  if (!t.transposed) return decode_weights(t.dtype, src, t.dst + first, count);
+  // element i of the stored (rows, cols) matrix is (i / cols, i % cols): it goes to
+  // dst[(i % cols) * rows + i / cols]; converted a block at a time, then scattered
+  constexpr std::size_t block = 256;
+  float converted[block];
+  for (std::size_t done = 0; done < count; done += block) {
+    const std::size_t n = std::min(block, count - done);
+    decode_weights(t.dtype, src + done * dtype_bytes(t.dtype), converted, n);
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::size_t i = first + done + j;
+      t.dst[(i % t.cols) * t.rows + i / t.cols] = converted[j];
+    }
   }
 }
 

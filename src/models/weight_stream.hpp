@@ -28,12 +28,15 @@ float bfloat16_to_float(std::uint16_t bits);
 void decode_weights(WeightDtype dtype, const std::uint8_t* src, float* dst, std::size_t count);
 
 // One tensor to read: bytes [begin, end) of the data section, (end - begin) / dtype_bytes
-// elements written to dst.
+// elements written to dst; transposed: the elements are a (rows, cols) matrix written to dst as
+// its (cols, rows) transpose (GPT-2's Conv1D weights, stored (in, out)).
 struct WeightTarget {
   std::string name;  // for messages
   WeightDtype dtype = WeightDtype::F32;
   std::uint64_t begin = 0, end = 0;
   float* dst = nullptr;
+  bool transposed = false;
+  std::size_t rows = 0, cols = 0;  // the stored shape, when transposed
 };
 
 class WeightStream {
@@ -58,6 +61,7 @@ class WeightStream {
     std::uint8_t partial[4] = {};  // the bytes of an element split by a chunk boundary
   };
   std::vector<State> states_;  // sorted by begin
+  static void store(const WeightTarget& t, const std::uint8_t* src, std::size_t first, std::size_t count);
 };
 
 }  // namespace aw

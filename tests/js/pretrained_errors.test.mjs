@@ -379,101 +379,120 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
   assertHealthy('bert inputs');
 });
 
-// The raw glue, as a page's own code could call it: the C++ boundary validates everything again.
-test('the C++ boundary trusts nothing: config, tensor table, chunk order and ranges, handles', () => {
+// The raw glue, as a page's own code could call it: the C++ side reads config.json and the
+// header itself (src/models/checkpoint.cpp), and checks every chunk and handle.
+test('the C++ boundary trusts nothing: config bytes, header, chunk order and ranges, handles', () => {
   const raw = A.raw;
   const cfg = {
-    arch: 'distilbert',
-    vocabSize: 10,
-    hiddenSize: 4,
-    numLayers: 1,
-    numHeads: 2,
-    intermediateSize: 6,
-    maxPositions: 8,
-    typeVocabSize: 0,
-    activation: 'gelu',
-    layerNormEps: 1e-12,
+    model_type: 'distilbert',
+    vocab_size: 10,
+    dim: 4,
+    n_layers: 1,
+    n_heads: 2,
+    hidden_dim: 6,
+    max_position_embeddings: 8,
   };
-  const specs = raw._encoderParameters(cfg);
-  assert.equal(specs.length, 4 + 16); // word, position, LayerNorm weight and bias; 16 per layer
-  let offset = 0;
-  const entries = specs.map((s) => {
-    const bytes = s.shape.reduce((a, b) => a * b, 1) * 4;
-    const e = { slot: s.slot, name: s.name, dtype: 'F32', shape: s.shape, begin: offset, end: offset + bytes };
-    offset += bytes;
-    return e;
-  });
+  // the tensors of that model, back to back, F32
+  const P = 'transformer.layer.0.';
+  const shapes = [
+    ['embeddings.word_embeddings.weight', [10, 4]],
+    ['embeddings.position_embeddings.weight', [8, 4]],
+    ['embeddings.LayerNorm.weight', [4]],
+    ['embeddings.LayerNorm.bias', [4]],
+    ...['q_lin', 'k_lin', 'v_lin', 'out_lin'].flatMap((l) => [
+      [`${P}attention.${l}.weight`, [4, 4]],
+      [`${P}attention.${l}.bias`, [4]],
+    ]),
+    ...['sa_layer_norm', 'output_layer_norm'].flatMap((l) => [
+      [`${P}${l}.weight`, [4]],
+      [`${P}${l}.bias`, [4]],
+    ]),
+    [`${P}ffn.lin1.weight`, [6, 4]],
+    [`${P}ffn.lin1.bias`, [6]],
+    [`${P}ffn.lin2.weight`, [4, 6]],
+    [`${P}ffn.lin2.bias`, [4]],
+  ];
+  const table = (edit = (h) => h) => {
+    let offset = 0;
+    const header = {};
+    for (const [name, shape] of shapes) {
+      const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+      header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+      offset += bytes;
+    }
+    return { header: utf8(edit(header)), dataBytes: offset };
+  };
+  const good = table();
+  const size = 8 + good.header.length + good.dataBytes;
   const fails = (result, pattern, label) => {
     assert.equal(typeof result?.error, 'string', `${label}: expected an error`);
     assert.match(result.error, pattern, label);
     assert.equal(A.memoryStats().allocatedBytes, baseline, `${label}: nothing kept`);
   };
-  const edit = (i, change) => entries.map((e, j) => (j === i ? { ...e, ...change } : e));
-  fails(raw._modelCreate({ ...cfg, hiddenSize: '4' }, entries, offset), /hiddenSize must be a number/, 'string size');
+  const open = (config, t = good, fileSize = 8 + t.header.length + t.dataBytes) =>
+    raw._modelOpen(utf8(config), t.header, fileSize);
+  const edited = (name, change) =>
+    table((h) => {
+      Object.assign(h[name], change);
+      return h;
+    });
+  fails(raw._modelOpen('{}', good.header, size), /config\.json must have Uint8Array data/, 'config as a string');
   fails(
-    raw._modelCreate({ ...cfg, hiddenSize: 4.5 }, entries, offset),
-    /hiddenSize must be an integer/,
-    'fractional size',
+    raw._modelOpen(utf8(cfg), [1, 2], size),
+    /model\.safetensors: header must have Uint8Array data/,
+    'header as an array',
   );
-  fails(raw._modelCreate({ ...cfg, arch: 'gpt2' }, entries, offset), /arch 'gpt2' is not supported/, 'arch');
+  fails(open({ ...cfg, dim: '4' }), /config\.json: dim must be an integer, got "4"/, 'string size');
+  fails(open({ ...cfg, dim: 4.5 }), /config\.json: dim must be an integer, got number 4\.5/, 'fractional size');
+  fails(open({ ...cfg, model_type: 'gpt2' }), /model_type 'gpt2' is not supported/, 'model_type');
+  fails(raw._modelOpen(utf8(cfg), good.header, -1), /the file size must be an integer number of bytes/, 'size');
   fails(
-    raw._modelCreate(cfg, edit(2, { shape: [3] }), offset),
-    /tensor 'embeddings.LayerNorm.weight' has shape \[3\], the model needs \[4\]/,
-    'shape',
-  );
-  fails(
-    raw._modelCreate(cfg, edit(3, { end: entries[3].end - 4 }), offset),
-    /do not hold the 16 bytes of shape \[4\]/,
+    open(cfg, edited('embeddings.LayerNorm.bias', { shape: [3] })),
+    /shape \[3\] of F32 needs 12 bytes but data_offsets \[\d+, \d+\] hold 16 \(safetensors: TensorInvalidInfo\)/,
     'byte length',
   );
   fails(
-    raw._modelCreate(
-      cfg,
-      edit(5, { begin: entries[4].begin, end: entries[4].begin + entries[5].end - entries[5].begin }),
-      offset,
-    ),
-    /tensor 'transformer.layer.0.attention.k_lin.weight' overlaps tensor 'transformer.layer.0.attention.q_lin.weight'/,
+    open(cfg, edited(`${P}attention.k_lin.weight`, { data_offsets: [336, 400] })),
+    /tensor 'transformer\.layer\.0\.attention\.k_lin\.weight': data_offsets \[336, 400\]: it overlaps tensor/,
     'overlap',
   );
-  fails(raw._modelCreate(cfg, entries, offset - 4), /run past the \d+ bytes of data/, 'past the data');
+  fails(open(cfg, good, size - 4), /truncated file: the tensors need \d+ bytes of data but only \d+ follow/, 'past');
   fails(
-    raw._modelCreate(cfg, entries.slice(1), offset),
-    /tensor embeddings.word_embeddings.weight is missing/,
-    'missing',
-  );
-  fails(
-    raw._modelCreate(cfg, [...entries, { ...entries[0], begin: offset, end: offset + 160 }], offset + 160),
-    /a second tensor for embeddings.word_embeddings.weight/,
-    'duplicate',
-  );
-  fails(
-    raw._modelCreate(cfg, edit(0, { slot: 2 }), offset),
-    /slot 2 is not a parameter of this model/,
-    'token types of distilbert',
-  );
-  fails(raw._modelCreate(cfg, edit(0, { slot: 1e6 }), offset), /slot 1000000 is not a parameter/, 'slot out of range');
-  fails(
-    raw._modelCreate(cfg, edit(0, { dtype: 'I64' }), offset),
-    /tensor 'embeddings.word_embeddings.weight' has dtype I64; only F32, F16 and BF16 are read/,
+    open(cfg, edited('embeddings.word_embeddings.weight', { dtype: 'I32' })),
+    /model\.safetensors: tensor 'embeddings\.word_embeddings\.weight' has dtype I32; only F32, F16 and BF16 are read/,
     'dtype',
   );
-  fails(raw._modelCreate(cfg, edit(0, { begin: -8 }), offset), /begin must be an integer in \[0, /, 'negative offset');
-  fails(raw._modelCreate(cfg, 'entries', offset), /model tensors must be an array/, 'not an array');
+  fails(
+    open(cfg, edited('embeddings.word_embeddings.weight', { data_offsets: [-8, 152] })),
+    /data_offsets must be \[begin, end\] non-negative integers/,
+    'negative offset',
+  );
+  fails(
+    open({ ...cfg, dim: 8 }),
+    /tensor 'embeddings\.word_embeddings\.weight' has shape \[10, 4\]; config\.json \(vocab_size 10, dim 8, .*\) needs \[10, 8\]/,
+    'a config that disagrees',
+  );
+  assert.match(raw._safetensorsHeaderLength(new Uint8Array(4), 4).error, /HeaderTooSmall/);
 
-  const { handle, stagingBytes } = raw._modelCreate(cfg, entries, offset);
+  const { handle, stagingBytes, ranges, dataStart } = open(cfg);
   assert.ok(handle > 0 && stagingBytes > 0);
+  assert.deepEqual(ranges, [[0, good.dataBytes]]);
+  assert.equal(dataStart, 8 + good.header.length);
   const view = raw._modelStagingView(handle);
   view.set(new Uint8Array(64).fill(0x3f));
   assert.match(
     raw._modelWrite(handle, 64, 64).error,
     /bytes from 64 arrived, but the next expected byte is 0 \(writes must follow the file order\)/,
   );
-  assert.match(raw._modelWrite(handle, offset - 8, 64).error, /chunk \[\d+, \d+\) is outside the \d+ bytes of data/);
+  assert.match(
+    raw._modelWrite(handle, good.dataBytes - 8, 64).error,
+    /chunk \[\d+, \d+\) is outside the \d+ bytes of data/,
+  );
   assert.match(raw._modelWrite(handle, 0, stagingBytes + 1).error, /chunk length \d+ is not in \[0, \d+\]/);
   assert.equal(raw._modelWrite(handle, 0, 64), undefined);
   assert.match(
     raw._modelFinish(handle).error,
-    /tensor 'embeddings.word_embeddings.weight': only 64 of its 160 bytes were read \(truncated file\?\)/,
+    /model\.safetensors: tensor 'embeddings\.word_embeddings\.weight': only 64 of its 160 bytes were read \(truncated file\?\)/,
   );
   assert.match(
     raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error,

@@ -11,30 +11,48 @@ import { loadFixture, S1, S2 } from './fixtures.mjs';
 
 const GiB2 = 2 ** 31;
 
-/** A model created through the glue and never loaded: its arena holds vocabSize x 1024 floats (about 2 GiB by default). */
+/** A model opened through the glue and never loaded: its arena holds vocabSize x 1024 floats (about 2 GiB by default). */
 function ballast(raw, vocabSize = 520000) {
-  const cfg = {
-    arch: 'distilbert',
-    vocabSize,
-    hiddenSize: 1024,
-    numLayers: 1,
-    numHeads: 1,
-    intermediateSize: 1,
-    maxPositions: 1,
-    typeVocabSize: 0,
-    activation: 'gelu',
-    layerNormEps: 1e-12,
+  const config = {
+    model_type: 'distilbert',
+    vocab_size: vocabSize,
+    dim: 1024,
+    n_layers: 1,
+    n_heads: 1,
+    hidden_dim: 1,
+    max_position_embeddings: 1,
   };
+  const P = 'transformer.layer.0.';
+  const shapes = [
+    ['embeddings.word_embeddings.weight', [vocabSize, 1024]],
+    ['embeddings.position_embeddings.weight', [1, 1024]],
+    ['embeddings.LayerNorm.weight', [1024]],
+    ['embeddings.LayerNorm.bias', [1024]],
+    ...['q_lin', 'k_lin', 'v_lin', 'out_lin'].flatMap((l) => [
+      [`${P}attention.${l}.weight`, [1024, 1024]],
+      [`${P}attention.${l}.bias`, [1024]],
+    ]),
+    ...['sa_layer_norm', 'output_layer_norm'].flatMap((l) => [
+      [`${P}${l}.weight`, [1024]],
+      [`${P}${l}.bias`, [1024]],
+    ]),
+    [`${P}ffn.lin1.weight`, [1, 1024]],
+    [`${P}ffn.lin1.bias`, [1]],
+    [`${P}ffn.lin2.weight`, [1024, 1]],
+    [`${P}ffn.lin2.bias`, [1024]],
+  ];
   let offset = 0;
-  const entries = raw._encoderParameters(cfg).map((s) => {
-    const bytes = s.shape.reduce((a, b) => a * b, 1) * 4;
-    const e = { slot: s.slot, name: s.name, dtype: 'F32', shape: s.shape, begin: offset, end: offset + bytes };
+  const header = {};
+  for (const [name, shape] of shapes) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
-    return e;
-  });
-  const created = raw._modelCreate(cfg, entries, offset);
-  assert.equal(created.error, undefined, created.error);
-  return { handle: created.handle, bytes: offset };
+  }
+  const utf8 = (x) => new TextEncoder().encode(JSON.stringify(x));
+  const headerBytes = utf8(header);
+  const opened = raw._modelOpen(utf8(config), headerBytes, 8 + headerBytes.length + offset);
+  assert.equal(opened.error, undefined, opened.error);
+  return { handle: opened.handle, bytes: offset };
 }
 
 test('weights above 2 GiB: the same outputs, errors and memory accounting as in a fresh module', async () => {

@@ -1,10 +1,11 @@
-// Tests for src/models/encoder_config and src/models/encoder: the config's bounds and messages,
-// the parameter layout (names as transformers' state_dict, the query/key/value weights back to
-// back), and the forward against the library's TransformerEncoderLayer op (torch's
-// nn.TransformerEncoderLayer, post-norm, itself tested against float64): a BERT layer is that
-// layer with in_proj_weight = [W_q; W_k; W_v]. Then padding, attention weights, input checks and
-// threads. (The float64 reference of whole models from transformers' modeling files is in
-// tests/js/reference/encoder.mjs.)
+// Tests for src/models/model: the encoder forward (DistilBERT, BERT through their tables) against
+// the library's TransformerEncoderLayer op (torch's nn.TransformerEncoderLayer, post-norm,
+// itself tested against float64) on the weights in the checkpoint's layout: a BERT layer is that
+// layer with in_proj_weight = [W_q; W_k; W_v]; this checks the packing, the fused q/k/v rows and
+// the mask. Then padding, attention weights, input checks and threads. (The float64 reference
+// of whole models from transformers' modeling files is in tests/js/reference/encoder.mjs; the
+// block's own float64 tests in transformer_block_test.cpp; the config and tensor rules in
+// checkpoint_test.cpp.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -15,40 +16,44 @@
 
 #include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "models/encoder.hpp"
+#include "models/checkpoint.hpp"
+#include "models/model.hpp"
 #include "ops/transformer_encoder_layer.hpp"
 
 namespace {
 
-aw::EncoderConfig tiny(aw::EncoderArch arch) {
-  aw::EncoderConfig c;
-  c.arch = arch;
-  c.vocab_size = 50;
-  c.hidden_size = 12;  // 3 heads of 4
-  c.num_heads = 3;
-  c.num_layers = 2;
-  c.intermediate_size = 19;
-  c.max_positions = 16;
-  c.type_vocab_size = arch == aw::EncoderArch::Bert ? 2 : 0;
-  c.activation = aw::EncoderActivation::Gelu;
-  c.layer_norm_eps = 1e-12;
-  return c;
+// A tiny config of a registered architecture, read from config.json text: 3 heads of 4, 2 layers.
+aw::ModelConfig tiny(const std::string& model_type, const std::string& activation = "gelu") {
+  const std::string json =
+      model_type == "bert" ? R"({"model_type": "bert", "vocab_size": 50, "hidden_size": 12, "num_attention_heads": 3,
+               "num_hidden_layers": 2, "intermediate_size": 19, "max_position_embeddings": 16,
+               "type_vocab_size": 2, "hidden_act": ")" +
+                                 activation + R"("})"
+                           : R"({"model_type": "distilbert", "vocab_size": 50, "dim": 12, "n_heads": 3, "n_layers": 2,
+               "hidden_dim": 19, "max_position_embeddings": 16, "activation": ")" +
+                                 activation + R"("})";
+  return aw::read_config(json).config;
+}
+
+aw::Model make_model(const aw::ModelConfig& c, bool with_pooler) {
+  return aw::Model(*aw::find_architecture(c.model_type), c, with_pooler);
 }
 
 // Every parameter random: LayerNorm weights near 1, the rest in [-0.5, 0.5); then the linear
 // weights packed for forward(), unless the test reads them in the checkpoint's layout.
-void randomise(aw::Encoder& model, std::uint32_t seed, bool pack = true) {
+void randomise(aw::Model& model, std::uint32_t seed, bool pack = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
-  const auto& specs = model.layout().specs;
-  for (std::size_t s = 0; s < specs.size(); ++s) {
-    if (!specs[s].present) continue;
+  const auto& slots = model.layout().slots;
+  for (std::size_t s = 0; s < slots.size(); ++s) {
+    if (!slots[s].present) continue;
     std::size_t n = 1;
-    for (auto d : specs[s].shape) n *= static_cast<std::size_t>(d);
-    const bool norm_weight = specs[s].name.find("LayerNorm.weight") != std::string::npos ||
-                             specs[s].name.find("layer_norm.weight") != std::string::npos;
-    float* p = model.parameter(s);
-    for (std::size_t i = 0; i < n; ++i) p[i] = norm_weight ? 1.0f + u(rng) * 0.5f : u(rng);
+    for (auto d : slots[s].shape) n *= static_cast<std::size_t>(d);
+    const aw::Param p = slots[s].param;
+    const bool norm_weight =
+        p == aw::Param::EmbeddingNormWeight || p == aw::Param::AttentionNormWeight || p == aw::Param::MlpNormWeight;
+    float* values = model.parameter(s);
+    for (std::size_t i = 0; i < n; ++i) values[i] = norm_weight ? 1.0f + u(rng) * 0.5f : u(rng);
   }
   if (pack) model.pack_linear_weights();
 }
@@ -72,73 +77,11 @@ void check_close(const float* got, const float* want, std::size_t n, double rel,
 
 }  // namespace
 
-TEST_CASE("encoder config: every size bounded, named in the message; parameters must fit 2 GiB", "[models][encoder]") {
-  const auto with = [](auto change) {
-    aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
-    change(c);
-    return error_of([&] { aw::validate_encoder_config(c); });
-  };
-  CHECK(with([](auto&) {}) == "no error");
-  CHECK(with([](auto& c) { c.hidden_size = 0; }) ==
-        "encoder config: hidden size (dim / hidden_size) must be in [1, 16384], got 0");
-  CHECK(with([](auto& c) { c.num_heads = 5; }) ==
-        "encoder config: the number of heads 5 must divide the hidden size 12");
-  CHECK(with([](auto& c) { c.num_layers = 1000; }) ==
-        "encoder config: number of layers (n_layers / num_hidden_layers) must be in [1, 256], got 1000");
-  CHECK(with([](auto& c) { c.vocab_size = 5'000'000; }) ==
-        "encoder config: vocab_size must be in [1, 4000000], got 5000000");
-  CHECK(with([](auto& c) { c.type_vocab_size = 0; }) == "encoder config: type_vocab_size must be in [1, 1024], got 0");
-  CHECK(with([](auto& c) {
-          c.layer_norm_eps = NAN;
-        }).rfind("encoder config: layer_norm_eps must be a number in [0, 1)", 0) == 0);
-  CHECK(with([](auto& c) {
-          c.hidden_size = 16384;
-          c.num_heads = 16;
-          c.intermediate_size = 65536;
-          c.num_layers = 100;
-        }).find("the parameters would take") != std::string::npos);
-  aw::EncoderConfig d = tiny(aw::EncoderArch::DistilBert);
-  d.type_vocab_size = 2;
-  CHECK(error_of([&] { aw::validate_encoder_config(d); }) ==
-        "encoder config: type_vocab_size (distilbert has no token types) must be in [0, 0], got 2");
-}
-
-TEST_CASE("encoder parameters: transformers' names and shapes, query/key/value back to back", "[models][encoder]") {
-  const aw::EncoderConfig c = tiny(aw::EncoderArch::DistilBert);
-  const aw::ParameterLayout p = aw::encoder_parameters(c, false);
-  const auto& q = p.specs[p.layer(1, aw::LayerParam::QueryWeight)];
-  CHECK(q.name == "transformer.layer.1.attention.q_lin.weight");
-  CHECK(q.shape == aw::Shape{12, 12});
-  CHECK(p.specs[p.layer(1, aw::LayerParam::KeyWeight)].offset == q.offset + 144);
-  CHECK(p.specs[p.layer(1, aw::LayerParam::ValueWeight)].offset == q.offset + 288);
-  CHECK(p.specs[p.layer(1, aw::LayerParam::ValueBias)].offset ==
-        p.specs[p.layer(1, aw::LayerParam::QueryBias)].offset + 24);
-  CHECK(p.specs[p.layer(0, aw::LayerParam::FfnInWeight)].name == "transformer.layer.0.ffn.lin1.weight");
-  CHECK(p.specs[p.layer(0, aw::LayerParam::FfnInWeight)].shape == aw::Shape{19, 12});
-  CHECK_FALSE(p.specs[p.global(aw::GlobalParam::TokenTypeEmbeddings)].present);
-  CHECK_FALSE(p.specs[p.global(aw::GlobalParam::PoolerWeight)].present);
-  const aw::ParameterLayout b = aw::encoder_parameters(tiny(aw::EncoderArch::Bert), true);
-  CHECK(b.specs[b.layer(0, aw::LayerParam::AttentionNormBias)].name ==
-        "encoder.layer.0.attention.output.LayerNorm.bias");
-  CHECK(b.specs[b.layer(0, aw::LayerParam::FfnOutWeight)].name == "encoder.layer.0.output.dense.weight");
-  CHECK(b.specs[b.layer(0, aw::LayerParam::FfnOutWeight)].shape == aw::Shape{12, 19});
-  CHECK(b.specs[b.global(aw::GlobalParam::TokenTypeEmbeddings)].shape == aw::Shape{2, 12});
-  CHECK(b.specs[b.global(aw::GlobalParam::PoolerWeight)].optional);
-  std::size_t floats = 0;
-  for (const auto& s : b.specs) {
-    if (!s.present) continue;
-    std::size_t n = 1;
-    for (auto d : s.shape) n *= static_cast<std::size_t>(d);
-    floats += n;
-    CHECK(s.offset + n <= b.arena_floats);
-  }
-  CHECK(b.arena_floats < floats + 16 * b.specs.size() + 16);
-}
-
 TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEncoderLayer (gelu, eps, padding mask)",
-          "[models][encoder]") {
-  aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
-  aw::Encoder model(c, true), unpacked(c, true);  // the same weights; `unpacked` in the checkpoint's layout
+          "[models][model]") {
+  const aw::ModelConfig c = tiny("bert");
+  aw::Model model = make_model(c, true),
+            unpacked = make_model(c, true);  // the same weights; `unpacked` in the checkpoint's layout
   randomise(model, 7);
   randomise(unpacked, 7, false);
   const std::int64_t N = 2, L = 7, D = c.hidden_size, F = c.intermediate_size;
@@ -156,23 +99,21 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
   CHECK(out.pooler_output.shape == aw::Shape{N, D});
 
   const aw::ParameterLayout& p = model.layout();
+  const auto ref = [&](std::int64_t layer, aw::Param k, aw::Shape shape) {
+    return aw::TensorRef{unpacked.parameter(p.layer(layer, k)), shape};
+  };
   std::vector<std::uint8_t> ignore(mask.size());
   for (std::size_t i = 0; i < mask.size(); ++i) ignore[i] = mask[i] ? 0 : 1;  // torch's MHA polarity
   const aw::BoolTensorRef padding{ignore.data(), {N, L}};
   for (std::int64_t layer = 0; layer < c.num_layers; ++layer) {
-    auto ref = [&](aw::LayerParam k, aw::Shape shape) {
-      return aw::TensorRef{unpacked.parameter(p.layer(layer, k)), shape};
-    };
-    const aw::TensorRef in_w = ref(aw::LayerParam::QueryWeight, {3 * D, D}),
-                        in_b = ref(aw::LayerParam::QueryBias, {3 * D}),
-                        out_w = ref(aw::LayerParam::AttentionOutWeight, {D, D}),
-                        out_b = ref(aw::LayerParam::AttentionOutBias, {D}),
-                        w1 = ref(aw::LayerParam::FfnInWeight, {F, D}), b1 = ref(aw::LayerParam::FfnInBias, {F}),
-                        w2 = ref(aw::LayerParam::FfnOutWeight, {D, F}), b2 = ref(aw::LayerParam::FfnOutBias, {D}),
-                        n1w = ref(aw::LayerParam::AttentionNormWeight, {D}),
-                        n1b = ref(aw::LayerParam::AttentionNormBias, {D}),
-                        n2w = ref(aw::LayerParam::OutputNormWeight, {D}),
-                        n2b = ref(aw::LayerParam::OutputNormBias, {D});
+    const aw::TensorRef in_w = ref(layer, aw::Param::QkvWeight, {3 * D, D}),
+                        in_b = ref(layer, aw::Param::QkvBias, {3 * D}),
+                        out_w = ref(layer, aw::Param::OutWeight, {D, D}), out_b = ref(layer, aw::Param::OutBias, {D}),
+                        w1 = ref(layer, aw::Param::MlpInWeight, {F, D}), b1 = ref(layer, aw::Param::MlpInBias, {F}),
+                        w2 = ref(layer, aw::Param::MlpOutWeight, {D, F}), b2 = ref(layer, aw::Param::MlpOutBias, {D}),
+                        n1w = ref(layer, aw::Param::AttentionNormWeight, {D}),
+                        n1b = ref(layer, aw::Param::AttentionNormBias, {D}),
+                        n2w = ref(layer, aw::Param::MlpNormWeight, {D}), n2b = ref(layer, aw::Param::MlpNormBias, {D});
     aw::EncoderLayerParams lp;
     lp.self_attn.in_proj_weight = &in_w;
     lp.self_attn.in_proj_bias = &in_b;
@@ -185,7 +126,7 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
     lo.attn.batch_first = true;
     lo.attn.key_padding_mask_bool = &padding;
     lo.activation = aw::Activation::Gelu;
-    lo.eps = static_cast<float>(c.layer_norm_eps);
+    lo.eps = static_cast<float>(c.norm_eps);
     const aw::Tensor want = aw::transformer_encoder_layer(out.hidden_states[layer].ref(), lp, lo);
     INFO("layer " << layer);
     check_close(out.hidden_states[layer + 1].data.data(), want.data.data(), want.data.size(), 1e-5, "hidden state");
@@ -193,11 +134,10 @@ TEST_CASE("encoder forward: each BERT layer is torch's post-norm TransformerEnco
 }
 
 TEST_CASE("encoder forward: padded rows equal each text alone; attention rows sum to 1, padding keys get 0",
-          "[models][encoder]") {
-  for (auto arch : {aw::EncoderArch::DistilBert, aw::EncoderArch::Bert}) {
-    aw::EncoderConfig c = tiny(arch);
-    c.activation = arch == aw::EncoderArch::Bert ? aw::EncoderActivation::GeluTanh : aw::EncoderActivation::Relu;
-    aw::Encoder model(c, false);
+          "[models][model]") {
+  for (const std::string arch : {"distilbert", "bert"}) {
+    const aw::ModelConfig c = tiny(arch, arch == "bert" ? "gelu_new" : "relu");
+    aw::Model model = make_model(c, false);
     randomise(model, 11);
     const std::int64_t L = 9, D = c.hidden_size, H = c.num_heads;
     const std::vector<std::int32_t> batch_ids = {3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 0, 0, 0, 0};
@@ -225,8 +165,8 @@ TEST_CASE("encoder forward: padded rows equal each text alone; attention rows su
   }
 }
 
-TEST_CASE("encoder forward: inputs checked before computing, errors name the position", "[models][encoder]") {
-  aw::Encoder distil(tiny(aw::EncoderArch::DistilBert), false), bert(tiny(aw::EncoderArch::Bert), false);
+TEST_CASE("encoder forward: inputs checked before computing, errors name the position", "[models][model]") {
+  aw::Model distil = make_model(tiny("distilbert"), false), bert = make_model(tiny("bert"), false);
   randomise(distil, 1);
   randomise(bert, 2);
   const std::vector<std::int32_t> ids = {1, 2, 50, 3};
@@ -259,12 +199,12 @@ TEST_CASE("encoder forward: inputs checked before computing, errors name the pos
         "word_embeddings: ids[2] = 50 is not a token id in [0, 50)");
   const aw::Tensor rows = bert.word_embeddings(ids.data(), 2);
   CHECK(rows.shape == aw::Shape{2, 12});
-  CHECK(std::memcmp(rows.data.data() + 12,
-                    bert.parameter(bert.layout().global(aw::GlobalParam::WordEmbeddings)) + 2 * 12, 48) == 0);
+  CHECK(std::memcmp(rows.data.data() + 12, bert.parameter(bert.layout().global(aw::Param::WordEmbeddings)) + 2 * 12,
+                    48) == 0);
 }
 
-TEST_CASE("encoder forward: refused until the weights are packed", "[models][encoder]") {
-  aw::Encoder model(tiny(aw::EncoderArch::DistilBert), false);
+TEST_CASE("encoder forward: refused until the weights are packed", "[models][model]") {
+  aw::Model model = make_model(tiny("distilbert"), false);
   randomise(model, 3, false);
   const std::vector<std::int32_t> ids = {1, 2, 3};
   CHECK(error_of([&] {
@@ -274,10 +214,11 @@ TEST_CASE("encoder forward: refused until the weights are packed", "[models][enc
   CHECK(error_of([&] { model.forward({ids.data(), nullptr, nullptr, 1, 3}, {}); }) == "no error");
 }
 
-TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][encoder]") {
-  aw::EncoderConfig c = tiny(aw::EncoderArch::Bert);
-  c.hidden_size = 64, c.num_heads = 4, c.intermediate_size = 130, c.max_positions = 200;
-  aw::Encoder model(c, true);
+TEST_CASE("encoder forward: 1, 2 and 3 threads give the same bytes", "[models][model]") {
+  const aw::ModelConfig c = aw::read_config(R"({"model_type": "bert", "vocab_size": 50, "hidden_size": 64,
+      "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 130, "max_position_embeddings": 200})")
+                                .config;
+  aw::Model model = make_model(c, true);
   randomise(model, 5);
   std::vector<std::int32_t> ids(2 * 150);
   for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>(i * 7 % 50);

@@ -1,0 +1,425 @@
+// Reading a checkpoint through its architecture's table, as named steps: config.json -> the
+// ModelConfig (fields, defaults, types, unsupported values, bounds) -> the safetensors header ->
+// each tensor of the table found, its shape and dtype checked -> the parameter layout and the
+// reads. See checkpoint.hpp. JSON through nlohmann/json (see safetensors.cpp for why).
+#include "models/checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.hpp"
+#include "models/safetensors.hpp"
+
+namespace aw {
+namespace {
+
+using json = nlohmann::json;
+constexpr const char* kConfig = "config.json";
+
+// ---------------------------------------------------------------------------------------------
+// config.json
+
+// How messages show a JSON value that has the wrong type: a string quoted, the rest by type.
+std::string describe(const json& v) {
+  if (v.is_string()) return v.dump();
+  if (v.is_number()) return "number " + v.dump();
+  if (v.is_boolean()) return "boolean " + v.dump();
+  return v.type_name();
+}
+
+// An integer field: a JSON integer (or a float that is one, as JS reads 768.0), else TypeError.
+std::int64_t integer_field(const json& config, const SizeField& f) {
+  const auto it = config.find(f.key);
+  if (it == config.end() || it->is_null()) return f.fallback;
+  const json& v = *it;
+  if (v.is_number_integer() && (v.is_number_unsigned() ? v.get<std::uint64_t>() <= (std::uint64_t{1} << 53)
+                                                       : std::llabs(v.get<std::int64_t>()) <= (std::int64_t{1} << 53)))
+    return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (std::floor(d) == d && std::fabs(d) <= 9007199254740991.0) return static_cast<std::int64_t>(d);
+  }
+  fail(ErrorKind::Type, std::string(kConfig) + ": " + f.key + " must be an integer, got " + describe(v));
+}
+
+double number_field(const json& config, const char* key, double fallback) {
+  const auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    fail(ErrorKind::Type, std::string(kConfig) + ": " + key + " must be a number, got " + describe(*it));
+  return it->get<double>();
+}
+
+Activation activation_field(const json& config, const Architecture& a) {
+  const auto it = config.find(a.activation_key);
+  std::string name = a.activation_fallback;
+  if (it != config.end() && !it->is_null()) {
+    if (!it->is_string())
+      fail(ErrorKind::Type, std::string(kConfig) + ": " + a.activation_key + " must be a string, got " + describe(*it));
+    name = it->get<std::string>();
+  }
+  std::string names;
+  for (const auto& [n, act] : a.activations) {
+    if (name == n) return act;
+    names += (names.empty() ? "" : ", ") + std::string(n);
+  }
+  fail(ErrorKind::Shape,
+       std::string(kConfig) + ": " + a.activation_key + " '" + name + "' is not supported (supported: " + names + ")");
+}
+
+// A value for messages: strings in single quotes ('relative_key'), the rest as JSON.
+std::string quoted(const json& v) { return v.is_string() ? "'" + v.get<std::string>() + "'" : v.dump(); }
+
+void check_unsupported(const json& config, const Architecture& a) {
+  for (const Unsupported& u : a.unsupported) {
+    const auto it = config.find(u.key);
+    if (it == config.end() || it->is_null()) continue;
+    const json allowed = json::parse(u.allowed);
+    if (*it != allowed)
+      fail(ErrorKind::Shape, std::string(kConfig) + ": " + u.key + " " + quoted(*it) + " is not supported (only " +
+                                 quoted(allowed) + ")");
+  }
+}
+
+// The keys every registered architecture uses for a size, "dim / hidden_size": the field's names
+// in messages about a bound, which apply whatever the architecture.
+std::string keys_of(std::int64_t ModelConfig::*member) {
+  std::vector<std::string> keys;
+  for (const Architecture* a : architectures())
+    for (const SizeField& f : a->sizes)
+      if (f.member == member && std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
+  std::string out;
+  for (const auto& k : keys) out += (out.empty() ? "" : " / ") + k;
+  return out;
+}
+
+void check_size(std::int64_t value, std::int64_t lo, std::int64_t hi, std::int64_t ModelConfig::*member,
+                const char* what) {
+  if (value >= lo && value <= hi) return;
+  const std::string keys = keys_of(member);
+  fail(ErrorKind::Range, std::string(kConfig) + ": " + (what ? std::string(what) + " (" + keys + ")" : keys) +
+                             " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+                             std::to_string(value));
+}
+
+// Floats of every parameter in int64 (each size is bounded, so no product overflows).
+std::int64_t parameter_floats(const ParameterLayout& layout) {
+  std::int64_t floats = 0;
+  for (const ParameterSlot& s : layout.slots) {
+    if (!s.present) continue;
+    std::int64_t n = 1;
+    for (auto d : s.shape) n *= d;
+    floats += n;
+  }
+  return floats;
+}
+
+// The block every layer runs: the sizes from config.json, the rest from the table.
+BlockConfig block_of(const Architecture& a, const ModelConfig& c) {
+  BlockConfig b;
+  b.hidden_size = static_cast<std::size_t>(c.hidden_size);
+  b.num_heads = static_cast<std::size_t>(c.num_heads);
+  b.num_kv_heads = static_cast<std::size_t>(c.num_kv_heads);
+  b.head_dim = static_cast<std::size_t>(c.head_dim);
+  b.intermediate_size = static_cast<std::size_t>(c.intermediate_size);
+  b.norm = a.norm;
+  b.norm_placement = a.norm_placement;
+  b.norm_eps = static_cast<float>(c.norm_eps);
+  b.activation = c.activation;
+  b.gated_mlp = a.gated_mlp;
+  b.causal = a.causal;
+  b.rotary = a.rotary;
+  return b;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parameters and the tensors
+
+// The rows and columns of a parameter (1-D: cols 0).
+Shape param_shape(Param p, const ModelConfig& c) {
+  const std::int64_t D = c.hidden_size, Q = c.num_heads * c.head_dim, K = c.num_kv_heads * c.head_dim,
+                     Fm = c.block.gated_mlp ? 2 * c.intermediate_size : c.intermediate_size;
+  switch (p) {
+    case Param::WordEmbeddings:
+      return {c.vocab_size, D};
+    case Param::PositionEmbeddings:
+      return {c.max_positions, D};
+    case Param::TokenTypeEmbeddings:
+      return {c.type_vocab_size, D};
+    case Param::PoolerWeight:
+      return {D, D};
+    case Param::QkvWeight:
+      return {Q + 2 * K, D};
+    case Param::QkvBias:
+      return {Q + 2 * K};
+    case Param::OutWeight:
+      return {D, Q};
+    case Param::MlpInWeight:
+      return {Fm, D};
+    case Param::MlpInBias:
+      return {Fm};
+    case Param::MlpOutWeight:
+      return {D, c.intermediate_size};
+    default:  // norms, pooler and output biases
+      return {D};
+  }
+}
+
+// A part's first row and row count in its parameter.
+std::pair<std::int64_t, std::int64_t> part_rows(Part part, Param p, const ModelConfig& c) {
+  const std::int64_t Q = c.num_heads * c.head_dim, K = c.num_kv_heads * c.head_dim, F = c.intermediate_size;
+  switch (part) {
+    case Part::Query:
+      return {0, Q};
+    case Part::Key:
+      return {Q, K};
+    case Part::Value:
+      return {Q + K, K};
+    case Part::Gate:
+      return {0, F};
+    case Part::Up:
+      return {F, F};
+    case Part::Whole:
+      break;
+  }
+  return {0, param_shape(p, c)[0]};
+}
+
+// The shape a tensor must have in the file.
+Shape tensor_shape(const TensorRule& r, const ModelConfig& c) {
+  Shape s = param_shape(r.param, c);
+  s[0] = part_rows(r.part, r.param, c).second;
+  if (r.transposed) std::reverse(s.begin(), s.end());
+  return s;
+}
+
+std::string layer_name(const char* pattern, std::int64_t layer) {
+  std::string name = pattern;
+  const auto at = name.find("{}");
+  if (at != std::string::npos) name.replace(at, 2, std::to_string(layer));
+  return name;
+}
+
+// The names a tensor may have in a file: with the base model's prefix or without, and LayerNorm's
+// old gamma/beta for weight/bias (transformers' from_pretrained renames them).
+std::vector<std::string> accepted_names(const Architecture& a, const std::string& name) {
+  const std::string prefix = std::string(a.prefix) + ".";
+  std::vector<std::string> names = {prefix + name, name};
+  const auto ends_with = [&](const std::string& tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (ends_with("LayerNorm.weight") || ends_with("LayerNorm.bias")) {
+    const std::string old =
+        ends_with(".weight") ? name.substr(0, name.size() - 6) + "gamma" : name.substr(0, name.size() - 4) + "beta";
+    names.push_back(prefix + old);
+    names.push_back(old);
+  }
+  return names;
+}
+
+// Every (rule, layer) the architecture has, layers expanded, in table order.
+template <class F>
+void for_each_tensor(const Architecture& a, const ModelConfig& c, F&& f) {
+  for (const TensorRule& r : a.tensors)
+    if (!is_layer_param(r.param)) f(r, std::int64_t{-1});
+  for (std::int64_t l = 0; l < c.num_layers; ++l)
+    for (const TensorRule& r : a.tensors)
+      if (is_layer_param(r.param)) f(r, l);
+}
+
+std::string sizes_of(const std::vector<std::pair<std::string, std::int64_t>>& sizes) {
+  std::string out;
+  for (const auto& [k, v] : sizes) out += (out.empty() ? "" : ", ") + k + " " + std::to_string(v);
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bool with_optional) {
+  ParameterLayout layout;
+  layout.slots.resize(kGlobalParams + static_cast<std::size_t>(c.num_layers) * kLayerParams);
+  for (std::size_t g = 0; g < kGlobalParams; ++g) layout.slots[g].param = static_cast<Param>(g);
+  for (std::int64_t l = 0; l < c.num_layers; ++l)
+    for (std::size_t p = kGlobalParams; p < static_cast<std::size_t>(Param::Count); ++p) {
+      ParameterSlot& s = layout.slots[layout.layer(l, static_cast<Param>(p))];
+      s.param = static_cast<Param>(p);
+      s.layer = l;
+    }
+  // each parameter a tensor fills, in table order, at the next cache line
+  std::size_t next = 0;
+  for_each_tensor(a, c, [&](const TensorRule& r, std::int64_t layer) {
+    if (r.optional && !with_optional) return;
+    ParameterSlot& s = layout.slots[layer < 0 ? layout.global(r.param) : layout.layer(layer, r.param)];
+    if (s.present) return;  // another part of it placed it
+    s.present = true;
+    s.name = layer_name(r.name, layer);
+    s.shape = param_shape(r.param, c);
+    s.offset = next;
+    std::size_t n = 1;
+    for (auto d : s.shape) n *= static_cast<std::size_t>(d);
+    next = (next + n + 15) / 16 * 16;
+  });
+  layout.arena_floats = next;
+  return layout;
+}
+
+void validate_model_config(const Architecture& a, const ModelConfig& c) {
+  using L = ModelLimits;
+  using M = ModelConfig;
+  check_size(c.hidden_size, 1, L::hidden_size, &M::hidden_size, "hidden size");
+  check_size(c.num_heads, 1, c.hidden_size, &M::num_heads, "number of heads");
+  if (c.hidden_size % c.num_heads != 0)
+    fail(ErrorKind::Range, std::string(kConfig) + ": the number of heads " + std::to_string(c.num_heads) +
+                               " must divide the hidden size " + std::to_string(c.hidden_size));
+  check_size(c.num_kv_heads, 1, c.num_heads, &M::num_kv_heads, "number of key/value heads");
+  if (c.num_heads % c.num_kv_heads != 0)
+    fail(ErrorKind::Range, std::string(kConfig) + ": the number of key/value heads " + std::to_string(c.num_kv_heads) +
+                               " must divide the number of heads " + std::to_string(c.num_heads));
+  check_size(c.num_layers, 1, L::num_layers, &M::num_layers, "number of layers");
+  check_size(c.intermediate_size, 1, L::intermediate_size, &M::intermediate_size, "feed-forward size");
+  check_size(c.vocab_size, 1, L::vocab_size, &M::vocab_size, nullptr);
+  check_size(c.max_positions, 1, L::max_positions, &M::max_positions, nullptr);
+  const bool token_types = std::any_of(a.tensors.begin(), a.tensors.end(),
+                                       [](const TensorRule& r) { return r.param == Param::TokenTypeEmbeddings; });
+  if (token_types) check_size(c.type_vocab_size, 1, L::type_vocab_size, &M::type_vocab_size, nullptr);
+  if (!(std::isfinite(c.norm_eps) && c.norm_eps >= 0 && c.norm_eps < 1))
+    fail(ErrorKind::Range, std::string(kConfig) + ": " + (a.eps_key ? a.eps_key : "eps") +
+                               " must be a number in [0, 1), got " + std::to_string(c.norm_eps));
+  if (a.rotary && (c.head_dim % 2 != 0 || !(c.rope_theta > 0)))
+    fail(ErrorKind::Range, std::string(kConfig) + ": rotary positions need an even head size and rope_theta > 0, got " +
+                               std::to_string(c.head_dim) + " and " + std::to_string(c.rope_theta));
+  const std::int64_t floats = parameter_floats(parameter_layout(a, c, true));
+  if (floats > kMaxElements)
+    fail(ErrorKind::Range, std::string(kConfig) + ": the parameters would take " + std::to_string(floats) +
+                               " floats, more than the " + std::to_string(kMaxElements) +
+                               " (2 GiB) the wasm heap can hold");
+}
+
+ReadConfig read_config(const std::string& text) {
+  json config;
+  try {
+    config = json::parse(text);
+  } catch (const json::exception& e) {
+    fail(ErrorKind::Shape, std::string(kConfig) + ": invalid JSON: " + e.what());
+  }
+  if (!config.is_object())
+    fail(ErrorKind::Shape, std::string(kConfig) + ": expected a JSON object, got " +
+                               (config.is_array() ? "an array" : config.type_name()));
+  std::string supported;
+  for (const Architecture* a : architectures())
+    supported += (supported.empty() ? "" : ", ") + std::string(a->model_type);
+  const auto type = config.find("model_type");
+  if (type == config.end() || type->is_null())
+    fail(ErrorKind::Shape, std::string(kConfig) + ": model_type is missing (supported: " + supported + ")");
+  const std::string model_type = type->is_string() ? type->get<std::string>() : type->dump();
+  const Architecture* a = find_architecture(model_type);
+  if (!a)
+    fail(ErrorKind::Shape,
+         std::string(kConfig) + ": model_type '" + model_type + "' is not supported (supported: " + supported + ")");
+
+  ReadConfig r;
+  r.architecture = a;
+  ModelConfig& c = r.config;
+  c.model_type = model_type;
+  for (const SizeField& f : a->sizes) {
+    c.*f.member = integer_field(config, f);
+    if (config.contains(f.key) && f.member != &ModelConfig::num_layers) r.sizes.push_back({f.key, c.*f.member});
+  }
+  if (c.num_kv_heads == 0) c.num_kv_heads = c.num_heads;  // no key/value heads field: multi-head attention
+  if (c.num_heads > 0) c.head_dim = c.hidden_size / c.num_heads;
+  c.norm_eps = a->eps_key ? number_field(config, a->eps_key, a->eps_fallback) : a->eps_fallback;
+  c.activation = activation_field(config, *a);
+  check_unsupported(config, *a);
+  c.block = block_of(*a, c);
+  validate_model_config(*a, c);
+  return r;
+}
+
+CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
+                               const std::vector<std::pair<std::string, std::int64_t>>& sizes,
+                               const std::uint8_t* header_bytes, std::size_t n, std::uint64_t file_size) {
+  const std::string file = kWeightsFile;
+  const SafetensorsHeader header = parse_safetensors_header(header_bytes, n, file_size, file);
+  std::map<std::string, const SafetensorsTensor*> by_name;
+  for (const SafetensorsTensor& t : header.tensors) by_name[t.name] = &t;
+
+  // each tensor of the table: found under one of its names, of its shape and a float dtype
+  struct Found {
+    const TensorRule* rule;
+    std::int64_t layer;
+    const SafetensorsTensor* tensor;
+  };
+  std::vector<Found> found;
+  std::vector<std::string> optional_missing, optional_found;
+  for_each_tensor(a, c, [&](const TensorRule& r, std::int64_t layer) {
+    const std::string name = layer_name(r.name, layer);
+    const std::vector<std::string> names = accepted_names(a, name);
+    const SafetensorsTensor* t = nullptr;
+    for (const std::string& candidate : names)
+      if (const auto it = by_name.find(candidate); it != by_name.end()) {
+        t = it->second;
+        break;
+      }
+    if (!t) {
+      if (r.optional) return optional_missing.push_back(name);
+      std::string looked;
+      for (const std::string& candidate : names) looked += (looked.empty() ? "'" : ", '") + candidate + "'";
+      fail(ErrorKind::Shape, file + ": tensor '" + name + "' is missing (looked for " + looked + "); " + kConfig +
+                                 " (model_type " + a.model_type + ") needs it");
+    }
+    const Shape want = tensor_shape(r, c);
+    if (t->shape != want)
+      fail(ErrorKind::Shape, file + ": tensor '" + t->name + "' has shape " + shape_str(t->shape) + "; " + kConfig +
+                                 " (" + sizes_of(sizes) + ") needs " + shape_str(want));
+    parse_weight_dtype(t->dtype, file + ": tensor '" + t->name + "'");  // F32, F16 or BF16, else TypeError
+    if (r.optional) optional_found.push_back(name);
+    found.push_back({&r, layer, t});
+  });
+  if (!optional_found.empty() && !optional_missing.empty())
+    fail(ErrorKind::Shape,
+         file + ": tensor " + optional_missing.front() + " is missing (" + optional_found.front() + " is there)");
+
+  CheckpointPlan plan;
+  plan.architecture = &a;
+  plan.config = c;
+  plan.with_optional = !optional_found.empty();
+  plan.layout = parameter_layout(a, c, plan.with_optional);
+  plan.data_start = header.data_start;
+  plan.data_bytes = file_size - header.data_start;
+  std::set<std::string> used;
+  for (const Found& f : found) {
+    const ParameterSlot& slot =
+        plan.layout.slots[f.layer < 0 ? plan.layout.global(f.rule->param) : plan.layout.layer(f.layer, f.rule->param)];
+    const std::int64_t cols = slot.shape.size() == 2 ? slot.shape[1] : 1;
+    TensorRead read;
+    read.name = f.tensor->name;
+    read.dtype = parse_weight_dtype(f.tensor->dtype, read.name);
+    read.begin = f.tensor->begin;
+    read.end = f.tensor->end;
+    read.offset = slot.offset + static_cast<std::size_t>(part_rows(f.rule->part, f.rule->param, c).first * cols);
+    read.transposed = f.rule->transposed;
+    read.rows = static_cast<std::size_t>(f.tensor->shape[0]);
+    read.cols = f.tensor->shape.size() == 2 ? static_cast<std::size_t>(f.tensor->shape[1]) : 1;
+    plan.reads.push_back(std::move(read));
+    used.insert(f.tensor->name);
+  }
+  std::sort(plan.reads.begin(), plan.reads.end(),
+            [](const TensorRead& x, const TensorRead& y) { return x.begin < y.begin; });
+  for (const SafetensorsTensor& t : header.tensors)
+    if (!used.count(t.name)) plan.ignored.push_back(t.name);
+  return plan;
+}
+
+CheckpointPlan read_checkpoint(const std::string& config_json, const std::uint8_t* header, std::size_t header_bytes,
+                               std::uint64_t file_size) {
+  const ReadConfig r = read_config(config_json);
+  return read_checkpoint(*r.architecture, r.config, r.sizes, header, header_bytes, file_size);
+}
+
+}  // namespace aw

@@ -1,0 +1,237 @@
+// The model's forward as named steps: validate the input -> embed -> the block per layer ->
+// pool. See model.hpp.
+#include "models/model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+
+#include "core/error.hpp"
+#include "kernels/elementwise.hpp"
+#include "kernels/layer_norm.hpp"
+#include "kernels/matmul.hpp"
+
+namespace aw {
+namespace {
+
+// Messages name the function and its arguments as transformers does (input_ids, attention_mask,
+// token_type_ids), each through api_name: the JS bindings respell them (model.forward: inputIds,
+// src/js/names.js).
+std::string forward_fn() { return api_name("encoder.forward"); }
+
+void validate_input(const Model& model, const EncoderInput& in) {
+  const ModelConfig& c = model.config();
+  const std::string fn = forward_fn(), ids = api_name("input_ids");
+  if (in.batch < 1 || in.length < 1)
+    fail(ErrorKind::Range, fn + ": " + ids + " must hold at least one token, got shape [" + std::to_string(in.batch) +
+                               ", " + std::to_string(in.length) + "]");
+  if (in.length > c.max_positions)
+    fail(ErrorKind::Range, fn + ": " + ids + " has sequence length " + std::to_string(in.length) +
+                               ", longer than the model's " + api_name("max_position_embeddings") + " " +
+                               std::to_string(c.max_positions));
+  if (in.batch > kMaxElements / in.length)
+    fail(ErrorKind::Range,
+         fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) + " is too large");
+  const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
+  auto where = [&](std::size_t i) {
+    return " at [" + std::to_string(i / static_cast<std::size_t>(in.length)) + ", " +
+           std::to_string(i % static_cast<std::size_t>(in.length)) + "]";
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (in.input_ids[i] < 0 || in.input_ids[i] >= c.vocab_size)
+      fail(ErrorKind::Range, fn + ": " + ids + where(i) + " = " + std::to_string(in.input_ids[i]) +
+                                 " is not a token id in [0, " + std::to_string(c.vocab_size) + ")");
+  if (in.attention_mask)
+    for (std::size_t i = 0; i < n; ++i)
+      if (in.attention_mask[i] > 1)
+        fail(ErrorKind::Range, fn + ": " + api_name("attention_mask") + where(i) + " = " +
+                                   std::to_string(in.attention_mask[i]) + " must be 0 or 1");
+  if (in.token_type_ids) {
+    if (!model.has(Param::TokenTypeEmbeddings))
+      fail(ErrorKind::Type, fn + ": " + api_name("token_type_ids") + " are not an input of " + c.model_type +
+                                " (it has no token type embeddings)");
+    for (std::size_t i = 0; i < n; ++i)
+      if (in.token_type_ids[i] < 0 || in.token_type_ids[i] >= c.type_vocab_size)
+        fail(ErrorKind::Range, fn + ": " + api_name("token_type_ids") + where(i) + " = " +
+                                   std::to_string(in.token_type_ids[i]) + " is not in [0, " +
+                                   std::to_string(c.type_vocab_size) + ")");
+  }
+}
+
+// M (N, 1, 1, L): 0 where a key is a token, torch.finfo(float32).min where it is padding (as
+// transformers: a fully masked row then weighs its keys equally instead of giving NaN). Empty
+// when nothing is padding: the attention then reads no mask.
+Tensor key_padding_mask(const EncoderInput& in) {
+  const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
+  if (!in.attention_mask ||
+      std::all_of(in.attention_mask, in.attention_mask + n, [](std::uint8_t m) { return m == 1; }))
+    return {};
+  Tensor m = make_uninitialised_tensor({in.batch, 1, 1, in.length}, forward_fn() + ": attention mask");
+  for (std::size_t i = 0; i < n; ++i) m.data[i] = in.attention_mask[i] ? 0.0f : std::numeric_limits<float>::lowest();
+  return m;
+}
+
+// x[n, l] = LayerNorm(word[ids[n, l]] + position[l] + token_type[types[n, l]])      (N*L, D)
+void embed(const Model& model, const EncoderInput& in, float* x) {
+  const ParameterLayout& p = model.layout();
+  const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length),
+                    D = static_cast<std::size_t>(model.config().hidden_size);
+  const float* word = model.parameter(p.global(Param::WordEmbeddings));
+  const float* position = model.parameter(p.global(Param::PositionEmbeddings));
+  const bool types = model.has(Param::TokenTypeEmbeddings);
+  const float* token_type = types ? model.parameter(p.global(Param::TokenTypeEmbeddings)) : nullptr;
+  for (std::size_t n = 0; n < N; ++n)
+    for (std::size_t l = 0; l < L; ++l) {
+      const std::size_t t = n * L + l;
+      float* row = x + t * D;
+      kernels::add(word + static_cast<std::size_t>(in.input_ids[t]) * D, 1, position + l * D, 1, row, D);
+      if (types) {  // token type 0 when none are given (transformers' buffered zeros)
+        const std::size_t type = in.token_type_ids ? static_cast<std::size_t>(in.token_type_ids[t]) : 0;
+        kernels::add(row, 1, token_type + type * D, 1, row, D);
+      }
+    }
+  kernels::layer_norm(x, model.parameter(p.global(Param::EmbeddingNormWeight)),
+                      model.parameter(p.global(Param::EmbeddingNormBias)), x, N * L, D,
+                      static_cast<float>(model.config().norm_eps));
+}
+
+// BertPooler: tanh(x[:, 0] W_p^T + b_p)     (N, D)
+Tensor pool(const Model& model, const float* x, std::size_t N, std::size_t L) {
+  const ParameterLayout& p = model.layout();
+  const std::string fn = forward_fn();
+  const std::size_t D = static_cast<std::size_t>(model.config().hidden_size);
+  const auto i64 = [](std::size_t d) { return static_cast<std::int64_t>(d); };
+  Tensor first = make_uninitialised_tensor({i64(N), i64(D)}, fn + ": pooler input");
+  for (std::size_t n = 0; n < N; ++n) std::copy_n(x + n * L * D, D, first.data.data() + n * D);
+  Tensor out = make_uninitialised_tensor(first.shape, fn + ": pooler output");
+  linear({LinearFormat::Packed, model.parameter(p.global(Param::PoolerWeight)),
+          model.parameter(p.global(Param::PoolerBias)), D, D},
+         first.data.data(), out.data.data(), N);
+  for (float& y : out.data) y = std::tanh(y);
+  return out;
+}
+
+Tensor copy_of(const Tensor& t, const std::string& what) {
+  Tensor c = make_uninitialised_tensor(t.shape, what);
+  std::copy(t.data.begin(), t.data.end(), c.data.begin());
+  return c;
+}
+
+}  // namespace
+
+Model::Model(const Architecture& architecture, const ModelConfig& config, bool with_optional)
+    : architecture_(&architecture), config_(config), layout_(parameter_layout(architecture, config, with_optional)) {
+  try {
+    arena_.resize(layout_.arena_floats);
+  } catch (const std::bad_alloc&) {
+    fail(ErrorKind::Range,
+         "model: out of memory allocating " + std::to_string(layout_.arena_floats * 4) + " bytes for the weights");
+  }
+}
+
+Model::Model(const CheckpointPlan& plan) : Model(*plan.architecture, plan.config, plan.with_optional) {}
+
+std::vector<WeightTarget> Model::weight_targets(const std::vector<TensorRead>& reads) {
+  std::vector<WeightTarget> targets;
+  targets.reserve(reads.size());
+  for (const TensorRead& r : reads)
+    targets.push_back({r.name, r.dtype, r.begin, r.end, arena_.data() + r.offset, r.transposed, r.rows, r.cols});
+  return targets;
+}
+
+// The linear layers' weights (N_out, N_in), and the rows of each (the query, key and value
+// weights are one fused product).
+std::vector<std::pair<std::size_t, std::size_t>> Model::linear_weights() const {
+  const BlockConfig& b = config_.block;
+  std::vector<std::pair<std::size_t, std::size_t>> weights;  // (slot, rows)
+  for (std::int64_t l = 0; l < config_.num_layers; ++l) {
+    weights.push_back({layout_.layer(l, Param::QkvWeight), b.query_width() + 2 * b.key_value_width()});
+    weights.push_back({layout_.layer(l, Param::OutWeight), b.hidden_size});
+    weights.push_back({layout_.layer(l, Param::MlpInWeight), b.mlp_width()});
+    weights.push_back({layout_.layer(l, Param::MlpOutWeight), b.hidden_size});
+  }
+  if (has_pooler()) weights.push_back({layout_.global(Param::PoolerWeight), b.hidden_size});
+  return weights;
+}
+
+// Each linear weight (n, k), panel by panel in place: its rows t*P .. t*P + P - 1 copied out,
+// then packed back into the same floats (kernels/matmul.hpp, linear_pack_weight).
+void Model::pack_linear_weights() {
+  if (packed_) return;
+  const std::size_t P = kernels::linear_panel_width();
+  std::vector<float> rows;
+  for (const auto& [slot, n] : linear_weights()) {
+    const std::size_t k = static_cast<std::size_t>(layout_.slots[slot].shape.back());
+    rows.resize(P * k);
+    float* w = parameter(slot);
+    for (std::size_t t = 0; t + P <= n; t += P) {
+      std::copy_n(w + t * k, P * k, rows.data());
+      kernels::linear_pack_weight(rows.data(), w + t * k, P, k);
+    }
+  }
+  packed_ = true;
+}
+
+BlockWeights Model::layer_weights(std::int64_t l) const {
+  const BlockConfig& b = config_.block;
+  const LinearFormat format = packed_ ? LinearFormat::Packed : LinearFormat::Rows;
+  const auto slot = [&](Param p) { return layout_.layer(l, p); };
+  const auto weight = [&](Param w, Param bias, std::size_t out, std::size_t in) {
+    return LinearWeight{format, parameter(slot(w)), parameter_or_null(slot(bias)), out, in};
+  };
+  BlockWeights w;
+  w.qkv = weight(Param::QkvWeight, Param::QkvBias, b.query_width() + 2 * b.key_value_width(), b.hidden_size);
+  w.out = weight(Param::OutWeight, Param::OutBias, b.hidden_size, b.query_width());
+  w.mlp_in = weight(Param::MlpInWeight, Param::MlpInBias, b.mlp_width(), b.hidden_size);
+  w.mlp_out = weight(Param::MlpOutWeight, Param::MlpOutBias, b.hidden_size, b.intermediate_size);
+  w.attention_norm = {parameter_or_null(slot(Param::AttentionNormWeight)),
+                      parameter_or_null(slot(Param::AttentionNormBias))};
+  w.mlp_norm = {parameter_or_null(slot(Param::MlpNormWeight)), parameter_or_null(slot(Param::MlpNormBias))};
+  return w;
+}
+
+EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& options) const {
+  const std::string fn = forward_fn(), state_copy = fn + ": " + api_name("hidden_states");
+  if (!packed_) fail(ErrorKind::Shape, fn + ": the model's weights have not finished loading");
+  validate_input(*this, in);
+  const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length);
+  Tensor x = make_uninitialised_tensor({in.batch, in.length, config_.hidden_size}, fn + ": hidden state");
+  BlockScratch scratch = allocate_block_scratch(config_.block, N, L, fn);
+  const Tensor mask = key_padding_mask(in);
+  const TensorRef mask_ref = mask.ref();
+  BlockInput block_in;
+  block_in.batch = N;
+  block_in.length = L;
+  block_in.mask = mask.data.empty() ? nullptr : &mask_ref;  // (N, 1, 1, L) broadcast over heads and queries
+  block_in.output_attentions = options.output_attentions;
+
+  EncoderOutput out;
+  embed(*this, in, x.data.data());
+  if (options.output_hidden_states) out.hidden_states.push_back(copy_of(x, state_copy));
+  for (std::int64_t layer = 0; layer < config_.num_layers; ++layer) {
+    Tensor weights = transformer_block(config_.block, layer_weights(layer), block_in, scratch, x.data.data());
+    if (options.output_attentions) out.attentions.push_back(std::move(weights));
+    if (options.output_hidden_states) out.hidden_states.push_back(copy_of(x, state_copy));
+  }
+  if (has_pooler()) out.pooler_output = pool(*this, x.data.data(), N, L);
+  out.last_hidden_state = std::move(x);
+  return out;
+}
+
+Tensor Model::word_embeddings(const std::int32_t* ids, std::size_t count) const {
+  const std::string fn = api_name("word_embeddings");  // model.embeddings.word_embeddings(ids) in transformers
+  for (std::size_t i = 0; i < count; ++i)
+    if (ids[i] < 0 || ids[i] >= config_.vocab_size)
+      fail(ErrorKind::Range, fn + ": ids[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
+                                 " is not a token id in [0, " + std::to_string(config_.vocab_size) + ")");
+  const std::int64_t D = config_.hidden_size;
+  Tensor out = make_uninitialised_tensor({static_cast<std::int64_t>(count), D}, fn + ": result");
+  const float* word = parameter(layout_.global(Param::WordEmbeddings));
+  for (std::size_t i = 0; i < count; ++i)
+    std::copy_n(word + static_cast<std::size_t>(ids[i]) * static_cast<std::size_t>(D), D,
+                out.data.data() + i * static_cast<std::size_t>(D));
+  return out;
+}
+
+}  // namespace aw

@@ -1,0 +1,92 @@
+// A pretrained model for inference: an architecture's table (models/architecture), the
+// ModelConfig read from its config.json, and its weights resident in one float32 arena laid out
+// by the checkpoint reader (models/checkpoint). Every layer is the one transformer block
+// (models/transformer_block), whose linear weights are packed once, at load.
+//
+// The encoder forward (DistilBertModel, BertModel: transformers' modeling_distilbert.py /
+// modeling_bert.py, eval mode):
+//   x_0 = LayerNorm(word[ids] + position[0:L] (+ token_type[types]))         (N*L, D)
+//   x_l = block(x_{l-1})   post-norm, bidirectional, M = 0 for tokens and finfo(float32).min for
+//                          padding keys (N, 1, 1, L)
+//   pooler (bert, optional): tanh(x[:, 0] W_p^T + b_p)                        (N, D)
+// The causal forward with a KV cache (GPT-2, Llama) is the same loop over the same block with
+// a cache per layer (docs/architecture.md).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/tensor.hpp"
+#include "models/checkpoint.hpp"
+
+namespace aw {
+
+struct EncoderInput {
+  const std::int32_t* input_ids = nullptr;       // (N, L)
+  const std::uint8_t* attention_mask = nullptr;  // (N, L), 1 = token, 0 = padding; null: all tokens
+  const std::int32_t* token_type_ids = nullptr;  // (N, L), models with token types only; null: all 0
+  std::int64_t batch = 0, length = 0;            // N, L
+};
+
+struct EncoderOptions {
+  bool output_hidden_states = false;  // the embeddings output and every layer's output
+  bool output_attentions = false;     // every layer's attention weights
+};
+
+struct EncoderOutput {
+  Tensor last_hidden_state;           // (N, L, D)
+  std::vector<Tensor> hidden_states;  // num_layers + 1 of (N, L, D), embeddings first
+  std::vector<Tensor> attentions;     // num_layers of (N, H, L, L)
+  Tensor pooler_output;               // (N, D) when the model has a pooler, else empty
+};
+
+class Model {
+ public:
+  // Allocates the arena for a validated config (aw::Error Range when it does not fit); the
+  // parameters are uninitialised until written (parameter(), or the plan's reads through
+  // weight_targets and a WeightStream). with_optional: the architecture's optional tensors
+  // (BERT's pooler) have slots.
+  Model(const Architecture& architecture, const ModelConfig& config, bool with_optional);
+  explicit Model(const CheckpointPlan& plan);
+
+  const Architecture& architecture() const { return *architecture_; }
+  const ModelConfig& config() const { return config_; }
+  const ParameterLayout& layout() const { return layout_; }
+  bool has(Param p) const { return layout_.slots[layout_.global(p)].present; }
+  bool has_pooler() const { return has(Param::PoolerWeight); }
+  std::size_t resident_bytes() const { return arena_.size() * sizeof(float); }
+
+  // A parameter's floats, in the checkpoint's layout until pack_linear_weights().
+  float* parameter(std::size_t slot) { return arena_.data() + layout_.slots[slot].offset; }
+  const float* parameter(std::size_t slot) const { return arena_.data() + layout_.slots[slot].offset; }
+
+  // The plan's reads as targets in this model's arena (for a WeightStream).
+  std::vector<WeightTarget> weight_targets(const std::vector<TensorRead>& reads);
+
+  // Once every parameter is written: permutes the linear layers' weights in place into the
+  // packed layout of kernels::linear_packed (LinearFormat::Packed), which forward() reads. The
+  // arena stays the same size; only a panel's worth of scratch is used.
+  void pack_linear_weights();
+  // Validates the input (ids in [0, V), types in [0, T), mask values 0/1, 1 <= L <= P, N >= 1)
+  // before computing; aw::Error naming the argument otherwise.
+  EncoderOutput forward(const EncoderInput& input, const EncoderOptions& options) const;
+
+  // The learned input embeddings word[ids]: (count, D) (model.embeddings.word_embeddings(ids)).
+  Tensor word_embeddings(const std::int32_t* ids, std::size_t count) const;
+
+  // Layer l's parameters as the block takes them.
+  BlockWeights layer_weights(std::int64_t layer) const;
+
+ private:
+  const float* parameter_or_null(std::size_t slot) const {
+    return layout_.slots[slot].present ? parameter(slot) : nullptr;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> linear_weights() const;  // (slot, rows)
+
+  const Architecture* architecture_;
+  ModelConfig config_;
+  ParameterLayout layout_;
+  AlignedVector<float> arena_;
+  bool packed_ = false;  // the linear weights are packed (pack_linear_weights)
+};
+
+}  // namespace aw

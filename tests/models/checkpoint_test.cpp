@@ -1,0 +1,351 @@
+// Tests for src/models/checkpoint (with src/models/architectures and src/models/safetensors): the
+// one reader of a checkpoint. config.json through the architecture tables (model_type, types,
+// defaults, unsupported fields, every bound named in its message); the parameter layout
+// (transformers' names, fused q/k/v rows back to back); the tensors of a safetensors header
+// (prefixed or bare names, old LayerNorm names, heads left unread, missing / misshapen / wrong
+// dtype tensors, the optional pooler all or none, the format's own rules); and, with a table
+// that is not registered, a Conv1D weight stored (in, out) transposed at load and a gated MLP's
+// gate and up rows, streamed through a WeightStream into a model's arena.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "models/checkpoint.hpp"
+#include "models/model.hpp"
+#include "models/safetensors.hpp"
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const aw::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+aw::ErrorKind kind_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const aw::Error& e) {
+    return e.kind();
+  }
+  FAIL("no error");
+  return aw::ErrorKind::Shape;
+}
+
+const std::string kDistil =
+    R"("model_type": "distilbert", "vocab_size": 50, "dim": 12, "n_heads": 3, "n_layers": 2, "hidden_dim": 19, "max_position_embeddings": 16)";
+const std::string kBert =
+    R"("model_type": "bert", "vocab_size": 50, "hidden_size": 12, "num_attention_heads": 3, "num_hidden_layers": 1, "intermediate_size": 19, "max_position_embeddings": 16, "type_vocab_size": 2)";
+
+std::string with(const std::string& base, const std::string& extra) { return "{" + base + ", " + extra + "}"; }
+
+struct FileTensor {
+  std::string name;
+  aw::Shape shape;
+  std::string dtype = "F32";
+};
+
+// A safetensors file's header for these tensors (back to back, in this order) and its size.
+struct File {
+  std::string header;
+  std::uint64_t size = 0;
+  const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(header.data()); }
+};
+
+File file_of(const std::vector<FileTensor>& tensors) {
+  std::string json = "{";
+  std::uint64_t offset = 0;
+  for (const FileTensor& t : tensors) {
+    std::uint64_t n = t.dtype == "F32" || t.dtype == "I32" ? 4 : t.dtype == "I64" ? 8 : 2;
+    std::string shape;
+    for (auto d : t.shape) {
+      n *= static_cast<std::uint64_t>(d);
+      shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    }
+    json += (json.size() > 1 ? "," : "") + std::string("\"") + t.name + "\":{\"dtype\":\"" + t.dtype +
+            "\",\"shape\":[" + shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
+            std::to_string(offset + n) + "]}";
+    offset += n;
+  }
+  json += "}";
+  return {json, 8 + json.size() + offset};
+}
+
+// Every tensor a tiny DistilBERT (kDistil) needs, under `prefix`, and the masked-LM head's.
+std::vector<FileTensor> distilbert_tensors(const std::string& prefix = "distilbert.") {
+  std::vector<FileTensor> t = {{prefix + "embeddings.word_embeddings.weight", {50, 12}},
+                               {prefix + "embeddings.position_embeddings.weight", {16, 12}},
+                               {prefix + "embeddings.LayerNorm.weight", {12}},
+                               {prefix + "embeddings.LayerNorm.bias", {12}}};
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = prefix + "transformer.layer." + std::to_string(l) + ".";
+    for (const char* lin : {"q_lin", "k_lin", "v_lin", "out_lin"}) {
+      t.push_back({p + "attention." + lin + ".weight", {12, 12}});
+      t.push_back({p + "attention." + lin + ".bias", {12}});
+    }
+    for (const char* norm : {"sa_layer_norm", "output_layer_norm"}) {
+      t.push_back({p + norm + ".weight", {12}});
+      t.push_back({p + norm + ".bias", {12}});
+    }
+    t.push_back({p + "ffn.lin1.weight", {19, 12}});
+    t.push_back({p + "ffn.lin1.bias", {19}});
+    t.push_back({p + "ffn.lin2.weight", {12, 19}});
+    t.push_back({p + "ffn.lin2.bias", {12}});
+  }
+  t.push_back({"vocab_projector.weight", {50, 12}});
+  t.push_back({"vocab_projector.bias", {50}});
+  return t;
+}
+
+aw::CheckpointPlan read(const std::string& config, const File& f) {
+  return aw::read_checkpoint(config, f.bytes(), f.header.size(), f.size);
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: config.json's model_type, JSON types and unsupported fields", "[models][checkpoint]") {
+  const auto config_error = [](const std::string& json) { return error_of([&] { aw::read_config(json); }); };
+  CHECK(config_error(with(kDistil, R"("activation": "gelu")")) == "no error");
+  CHECK(config_error("{\"model_type\": \"distilbert\",").rfind("config.json: invalid JSON: ", 0) == 0);
+  CHECK(config_error("[1, 2]") == "config.json: expected a JSON object, got an array");
+  CHECK(config_error(R"({"model_type": "gpt2"})") ==
+        "config.json: model_type 'gpt2' is not supported (supported: distilbert, bert)");
+  CHECK(config_error(R"({"dim": 18})") == "config.json: model_type is missing (supported: distilbert, bert)");
+  CHECK(config_error(with(kDistil, R"("activation": "silu")")) ==
+        "config.json: activation 'silu' is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
+  CHECK(config_error(R"({"model_type": "distilbert", "dim": "18"})") ==
+        "config.json: dim must be an integer, got \"18\"");
+  CHECK(kind_of([] { aw::read_config(R"({"model_type": "distilbert", "dim": 1.5})"); }) == aw::ErrorKind::Type);
+  CHECK(config_error(with(kBert, R"("position_embedding_type": "relative_key")")) ==
+        "config.json: position_embedding_type 'relative_key' is not supported (only 'absolute')");
+  CHECK(config_error(with(kBert, R"("is_decoder": true)")) ==
+        "config.json: is_decoder true is not supported (only false)");
+  CHECK(config_error(with(kBert, R"("layer_norm_eps": "small")")) ==
+        "config.json: layer_norm_eps must be a number, got \"small\"");
+  // defaults: transformers' DistilBertConfig / BertConfig
+  const aw::ModelConfig d = aw::read_config(R"({"model_type": "distilbert"})").config;
+  CHECK(d.vocab_size == 30522);
+  CHECK(d.hidden_size == 768);
+  CHECK(d.num_layers == 6);
+  CHECK(d.intermediate_size == 3072);
+  CHECK(d.norm_eps == 1e-12);
+  CHECK(d.block.norm_placement == aw::NormPlacement::Post);
+  const aw::ModelConfig b = aw::read_config(with(kBert, R"("hidden_act": "gelu_new", "layer_norm_eps": 1e-7)")).config;
+  CHECK(b.type_vocab_size == 2);
+  CHECK(b.activation == aw::Activation::GeluTanh);
+  CHECK(b.norm_eps == 1e-7);
+  CHECK(b.num_kv_heads == 3);
+  CHECK(b.head_dim == 4);
+  CHECK(b.block.query_width() == 12);
+}
+
+TEST_CASE("checkpoint: every size bounded before allocating, named in the message", "[models][checkpoint]") {
+  const auto error = [](const std::string& extra) { return error_of([&] { aw::read_config(with(kDistil, extra)); }); };
+  CHECK(error(R"("dim": 0)") == "config.json: hidden size (dim / hidden_size) must be in [1, 16384], got 0");
+  CHECK(error(R"("n_heads": 5)") == "config.json: the number of heads 5 must divide the hidden size 12");
+  CHECK(error(R"("n_layers": 1000)") ==
+        "config.json: number of layers (n_layers / num_hidden_layers) must be in [1, 256], got 1000");
+  CHECK(error(R"("vocab_size": 1000000000000)") ==
+        "config.json: vocab_size must be in [1, 4000000], got 1000000000000");
+  CHECK(error(R"("hidden_dim": -3)") ==
+        "config.json: feed-forward size (hidden_dim / intermediate_size) must be in [1, 65536], got -3");
+  CHECK(error(R"("max_position_embeddings": 1099511627776)") ==
+        "config.json: max_position_embeddings must be in [1, 65536], got 1099511627776");
+  CHECK(
+      error(R"("dim": 16384, "n_heads": 16, "hidden_dim": 65536, "n_layers": 100)").find("the parameters would take") !=
+      std::string::npos);
+  CHECK(kind_of([] { aw::read_config(with(kDistil, R"("dim": 0)")); }) == aw::ErrorKind::Range);
+  CHECK(error_of([] { aw::read_config(with(kBert, R"("type_vocab_size": 0)")); }) ==
+        "config.json: type_vocab_size must be in [1, 1024], got 0");
+}
+
+TEST_CASE("checkpoint: the layout -- transformers' names and shapes, q/k/v rows back to back", "[models][checkpoint]") {
+  const aw::ReadConfig r = aw::read_config(with(kDistil, "\"activation\": \"gelu\""));
+  const aw::ParameterLayout p = aw::parameter_layout(*r.architecture, r.config, true);
+  const aw::ParameterSlot& qkv = p.slots[p.layer(1, aw::Param::QkvWeight)];
+  CHECK(qkv.present);
+  CHECK(qkv.name == "transformer.layer.1.attention.q_lin.weight");
+  CHECK(qkv.shape == aw::Shape{36, 12});
+  CHECK(qkv.offset % 16 == 0);
+  CHECK(p.slots[p.layer(0, aw::Param::MlpInWeight)].shape == aw::Shape{19, 12});
+  CHECK_FALSE(p.slots[p.global(aw::Param::TokenTypeEmbeddings)].present);
+  CHECK_FALSE(p.slots[p.global(aw::Param::PoolerWeight)].present);
+  std::size_t floats = 0, present = 0;
+  for (const auto& s : p.slots) {
+    if (!s.present) continue;
+    std::size_t n = 1;
+    for (auto d : s.shape) n *= static_cast<std::size_t>(d);
+    floats += n, ++present;
+    CHECK(s.offset + n <= p.arena_floats);
+  }
+  CHECK(p.arena_floats < floats + 16 * present + 16);
+
+  // the reads: k_lin's rows follow q_lin's in the fused slot
+  const File f = file_of(distilbert_tensors());
+  const aw::CheckpointPlan plan = read(with(kDistil, "\"activation\": \"gelu\""), f);
+  const auto offset_of = [&](const std::string& name) {
+    for (const auto& t : plan.reads)
+      if (t.name == name) return t.offset;
+    FAIL("no read of " << name);
+    return std::size_t{0};
+  };
+  const std::size_t q = offset_of("distilbert.transformer.layer.1.attention.q_lin.weight");
+  CHECK(q == plan.layout.slots[plan.layout.layer(1, aw::Param::QkvWeight)].offset);
+  CHECK(offset_of("distilbert.transformer.layer.1.attention.k_lin.weight") == q + 144);
+  CHECK(offset_of("distilbert.transformer.layer.1.attention.v_lin.weight") == q + 288);
+  CHECK(offset_of("distilbert.transformer.layer.1.attention.v_lin.bias") ==
+        offset_of("distilbert.transformer.layer.1.attention.q_lin.bias") + 24);
+}
+
+TEST_CASE("checkpoint: the tensors -- prefixed or bare, old names, heads unread; missing, shapes, dtypes",
+          "[models][checkpoint]") {
+  const std::string config = with(kDistil, "\"activation\": \"gelu\"");
+  const aw::CheckpointPlan plan = read(config, file_of(distilbert_tensors()));
+  CHECK(plan.reads.size() == 4 + 2 * 16);
+  CHECK(plan.ignored == std::vector<std::string>{"vocab_projector.weight", "vocab_projector.bias"});  // file order
+  CHECK(plan.data_start == 8 + file_of(distilbert_tensors()).header.size());
+  for (std::size_t i = 1; i < plan.reads.size(); ++i) CHECK(plan.reads[i].begin >= plan.reads[i - 1].end);
+  // bare names (a DistilBertModel's own save) and the old gamma/beta of LayerNorm
+  std::vector<FileTensor> bare = distilbert_tensors("");
+  for (auto& t : bare)
+    if (t.name == "embeddings.LayerNorm.weight") t.name = "embeddings.LayerNorm.gamma";
+  CHECK(read(config, file_of(bare)).reads.size() == 36);
+
+  const auto error = [&](const std::function<void(std::vector<FileTensor>&)>& change, const std::string& cfg = "") {
+    std::vector<FileTensor> t = distilbert_tensors();
+    change(t);
+    return error_of([&] { read(cfg.empty() ? config : cfg, file_of(t)); });
+  };
+  const std::string W = "distilbert.transformer.layer.1.ffn.lin1.weight";
+  CHECK(error([&](auto& t) { t.erase(std::find_if(t.begin(), t.end(), [&](auto& x) { return x.name == W; })); }) ==
+        "model.safetensors: tensor 'transformer.layer.1.ffn.lin1.weight' is missing (looked for "
+        "'distilbert.transformer.layer.1.ffn.lin1.weight', 'transformer.layer.1.ffn.lin1.weight'); config.json "
+        "(model_type distilbert) needs it");
+  CHECK(error([](auto&) {}, with(kDistil, R"("hidden_dim": 36)")) ==
+        "model.safetensors: tensor 'distilbert.transformer.layer.0.ffn.lin1.weight' has shape [19, 12]; config.json "
+        "(vocab_size 50, dim 12, n_heads 3, hidden_dim 36, max_position_embeddings 16) needs [36, 12]");
+  CHECK(error([&](auto& t) {
+          for (auto& x : t)
+            if (x.name == W) x.dtype = "I32";
+        }) == "model.safetensors: tensor '" + W + "' has dtype I32; only F32, F16 and BF16 are read");
+  CHECK(kind_of([&] {
+          std::vector<FileTensor> t = distilbert_tensors();
+          t[0].dtype = "I64";
+          read(config, file_of(t));
+        }) == aw::ErrorKind::Type);
+  // the format's own rules come first
+  File truncated = file_of(distilbert_tensors());
+  truncated.size -= 100;
+  CHECK(error_of([&] { read(config, truncated); }).find("model.safetensors: truncated file: the tensors need") == 0);
+  const std::uint8_t zip[8] = {'P', 'K', 3, 4, ' ', 'a', ' ', 'z'};
+  CHECK(error_of([&] { aw::safetensors_header_length(zip, 8, 64, "model.safetensors"); }).find("HeaderTooLarge") !=
+        std::string::npos);
+  CHECK(error_of([&] { aw::safetensors_header_length(zip, 4, 4, "model.safetensors"); }) ==
+        "model.safetensors: truncated file: 4 bytes, fewer than the 8 of the header length (safetensors: "
+        "HeaderTooSmall)");
+}
+
+TEST_CASE("checkpoint: BERT's optional pooler comes whole or not at all", "[models][checkpoint]") {
+  std::vector<FileTensor> t = {{"bert.embeddings.word_embeddings.weight", {50, 12}},
+                               {"bert.embeddings.position_embeddings.weight", {16, 12}},
+                               {"bert.embeddings.token_type_embeddings.weight", {2, 12}},
+                               {"bert.embeddings.LayerNorm.weight", {12}},
+                               {"bert.embeddings.LayerNorm.bias", {12}}};
+  const std::string p = "bert.encoder.layer.0.";
+  for (const char* lin : {"attention.self.query", "attention.self.key", "attention.self.value",
+                          "attention.output.dense", "attention.output.LayerNorm", "output.LayerNorm"}) {
+    const bool square = std::strstr(lin, "LayerNorm") == nullptr;
+    if (square)
+      t.push_back({p + lin + ".weight", {12, 12}});
+    else
+      t.push_back({p + lin + ".weight", {12}});
+    t.push_back({p + lin + ".bias", {12}});
+  }
+  t.push_back({p + "intermediate.dense.weight", {19, 12}});
+  t.push_back({p + "intermediate.dense.bias", {19}});
+  t.push_back({p + "output.dense.weight", {12, 19}});
+  t.push_back({p + "output.dense.bias", {12}});
+  const std::string config = "{" + kBert + "}";
+  CHECK_FALSE(aw::Model(read(config, file_of(t))).has_pooler());
+  t.push_back({"bert.pooler.dense.weight", {12, 12}});
+  CHECK(error_of([&] { read(config, file_of(t)); }) ==
+        "model.safetensors: tensor pooler.dense.bias is missing (pooler.dense.weight is there)");
+  t.push_back({"bert.pooler.dense.bias", {12}});
+  const aw::CheckpointPlan plan = read(config, file_of(t));
+  CHECK(aw::Model(plan).has_pooler());
+  CHECK(plan.reads.size() == t.size());
+}
+
+TEST_CASE("checkpoint: a table's Conv1D weight is transposed at load, gate and up rows fill one gated weight",
+          "[models][checkpoint]") {
+  // A table that is not registered: GPT-2's c_attn stored (D, 3D), a gated MLP, no biases.
+  const aw::Architecture arch{
+      "test",
+      "transformer",
+      {},
+      nullptr,
+      1e-5,
+      "hidden_act",
+      "silu",
+      {{"silu", aw::Activation::Silu}},
+      {},
+      aw::NormKind::RmsNorm,
+      aw::NormPlacement::Pre,
+      true,
+      true,
+      false,
+      {
+          {"wte.weight", aw::Param::WordEmbeddings},
+          {"h.{}.attn.c_attn.weight", aw::Param::QkvWeight, aw::Part::Whole, false, true},
+          {"h.{}.attn.c_proj.weight", aw::Param::OutWeight},
+          {"h.{}.ln_1.weight", aw::Param::AttentionNormWeight},
+          {"h.{}.ln_2.weight", aw::Param::MlpNormWeight},
+          {"h.{}.mlp.gate.weight", aw::Param::MlpInWeight, aw::Part::Gate},
+          {"h.{}.mlp.up.weight", aw::Param::MlpInWeight, aw::Part::Up},
+          {"h.{}.mlp.down.weight", aw::Param::MlpOutWeight},
+      },
+  };
+  aw::ModelConfig c;
+  c.model_type = "test";
+  c.vocab_size = 5, c.hidden_size = 4, c.num_layers = 1, c.num_heads = 2, c.num_kv_heads = 2, c.head_dim = 2;
+  c.intermediate_size = 3, c.max_positions = 8;
+  c.block.gated_mlp = true;
+  const File f = file_of({{"transformer.wte.weight", {5, 4}},
+                          {"transformer.h.0.attn.c_attn.weight", {4, 12}},  // (in, out)
+                          {"transformer.h.0.attn.c_proj.weight", {4, 4}},
+                          {"transformer.h.0.ln_1.weight", {4}},
+                          {"transformer.h.0.ln_2.weight", {4}},
+                          {"transformer.h.0.mlp.gate.weight", {3, 4}},
+                          {"transformer.h.0.mlp.up.weight", {3, 4}},
+                          {"transformer.h.0.mlp.down.weight", {4, 3}}});
+  const aw::CheckpointPlan plan = aw::read_checkpoint(arch, c, {}, f.bytes(), f.header.size(), f.size);
+  aw::Model model(plan);
+  CHECK(model.layout().slots[model.layout().layer(0, aw::Param::MlpInWeight)].shape == aw::Shape{6, 4});
+  CHECK_FALSE(model.layout().slots[model.layout().layer(0, aw::Param::QkvBias)].present);
+  // the data section: element i of every tensor holds the value i + 1000 * (tensor index)
+  std::vector<std::uint8_t> data(f.size - 8 - f.header.size());
+  for (std::size_t t = 0; t < plan.reads.size(); ++t)
+    for (std::uint64_t b = plan.reads[t].begin, i = 0; b < plan.reads[t].end; b += 4, ++i) {
+      const float v = float(i + 1000 * t);
+      std::memcpy(data.data() + b, &v, 4);
+    }
+  aw::WeightStream stream(model.weight_targets(plan.reads));
+  for (std::size_t at = 0; at < data.size(); at += 7)  // chunks that split elements
+    stream.write(at, data.data() + at, std::min<std::size_t>(7, data.size() - at));
+  REQUIRE(stream.first_incomplete() == nullptr);
+  const float* qkv = model.parameter(model.layout().layer(0, aw::Param::QkvWeight));  // (12, 4) = c_attn^T
+  for (std::size_t o = 0; o < 12; ++o)
+    for (std::size_t i = 0; i < 4; ++i) CHECK(qkv[o * 4 + i] == float(i * 12 + o + 1000));
+  const float* mlp_in = model.parameter(model.layout().layer(0, aw::Param::MlpInWeight));  // gate rows, then up rows
+  CHECK(mlp_in[0] == 5000.0f);
+  CHECK(mlp_in[11] == 5011.0f);
+  CHECK(mlp_in[12] == 6000.0f);
+  CHECK(mlp_in[23] == 6011.0f);
+}
