@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { library } from './helpers.mjs';
-import { loadFixture, S1 } from './fixtures.mjs';
+import { distilbertHeader, loadFixture, S1 } from './fixtures.mjs';
 
 const A = await library();
 const good = await loadFixture('distilbert-f32'); // prefixed names, masked-LM head
@@ -383,45 +383,9 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
 // header itself (src/models/checkpoint.cpp), and checks every chunk and handle.
 test('the C++ boundary trusts nothing: config bytes, header, chunk order and ranges, handles', () => {
   const raw = A.raw;
-  const cfg = {
-    model_type: 'distilbert',
-    vocab_size: 10,
-    dim: 4,
-    n_layers: 1,
-    n_heads: 2,
-    hidden_dim: 6,
-    max_position_embeddings: 8,
-  };
-  // the tensors of that model, back to back, F32
   const P = 'transformer.layer.0.';
-  const shapes = [
-    ['embeddings.word_embeddings.weight', [10, 4]],
-    ['embeddings.position_embeddings.weight', [8, 4]],
-    ['embeddings.LayerNorm.weight', [4]],
-    ['embeddings.LayerNorm.bias', [4]],
-    ...['q_lin', 'k_lin', 'v_lin', 'out_lin'].flatMap((l) => [
-      [`${P}attention.${l}.weight`, [4, 4]],
-      [`${P}attention.${l}.bias`, [4]],
-    ]),
-    ...['sa_layer_norm', 'output_layer_norm'].flatMap((l) => [
-      [`${P}${l}.weight`, [4]],
-      [`${P}${l}.bias`, [4]],
-    ]),
-    [`${P}ffn.lin1.weight`, [6, 4]],
-    [`${P}ffn.lin1.bias`, [6]],
-    [`${P}ffn.lin2.weight`, [4, 6]],
-    [`${P}ffn.lin2.bias`, [4]],
-  ];
-  const table = (edit = (h) => h) => {
-    let offset = 0;
-    const header = {};
-    for (const [name, shape] of shapes) {
-      const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-      header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-      offset += bytes;
-    }
-    return { header: utf8(edit(header)), dataBytes: offset };
-  };
+  const table = (edit) => distilbertHeader({}, edit);
+  const cfg = table().config;
   const good = table();
   const size = 8 + good.header.length + good.dataBytes;
   const fails = (result, pattern, label) => {

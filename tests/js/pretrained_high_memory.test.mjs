@@ -7,52 +7,26 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from 'attention-wasm';
-import { loadFixture, S1, S2 } from './fixtures.mjs';
+import { distilbertHeader, loadFixture, S1, S2 } from './fixtures.mjs';
 
 const GiB2 = 2 ** 31;
 
 /** A model opened through the glue and never loaded: its arena holds vocabSize x 1024 floats (about 2 GiB by default). */
 function ballast(raw, vocabSize = 520000) {
-  const config = {
-    model_type: 'distilbert',
-    vocab_size: vocabSize,
+  const { config, header, dataBytes } = distilbertHeader({
+    vocab: vocabSize,
     dim: 1024,
-    n_layers: 1,
-    n_heads: 1,
-    hidden_dim: 1,
-    max_position_embeddings: 1,
-  };
-  const P = 'transformer.layer.0.';
-  const shapes = [
-    ['embeddings.word_embeddings.weight', [vocabSize, 1024]],
-    ['embeddings.position_embeddings.weight', [1, 1024]],
-    ['embeddings.LayerNorm.weight', [1024]],
-    ['embeddings.LayerNorm.bias', [1024]],
-    ...['q_lin', 'k_lin', 'v_lin', 'out_lin'].flatMap((l) => [
-      [`${P}attention.${l}.weight`, [1024, 1024]],
-      [`${P}attention.${l}.bias`, [1024]],
-    ]),
-    ...['sa_layer_norm', 'output_layer_norm'].flatMap((l) => [
-      [`${P}${l}.weight`, [1024]],
-      [`${P}${l}.bias`, [1024]],
-    ]),
-    [`${P}ffn.lin1.weight`, [1, 1024]],
-    [`${P}ffn.lin1.bias`, [1]],
-    [`${P}ffn.lin2.weight`, [1024, 1]],
-    [`${P}ffn.lin2.bias`, [1024]],
-  ];
-  let offset = 0;
-  const header = {};
-  for (const [name, shape] of shapes) {
-    const bytes = shape.reduce((a, b) => a * b, 1) * 4;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const utf8 = (x) => new TextEncoder().encode(JSON.stringify(x));
-  const headerBytes = utf8(header);
-  const opened = raw._modelOpen(utf8(config), headerBytes, 8 + headerBytes.length + offset);
+    ffn: 1,
+    positions: 1,
+    heads: 1,
+  });
+  const opened = raw._modelOpen(
+    new TextEncoder().encode(JSON.stringify(config)),
+    header,
+    8 + header.length + dataBytes,
+  );
   assert.equal(opened.error, undefined, opened.error);
-  return { handle: opened.handle, bytes: offset };
+  return { handle: opened.handle, bytes: dataBytes };
 }
 
 test('weights above 2 GiB: the same outputs, errors and memory accounting as in a fresh module', async () => {
