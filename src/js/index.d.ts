@@ -1,4 +1,6 @@
-// Type declarations for attention-wasm (hand-written; see README.md for examples).
+// Type declarations for attention-wasm (hand-written): the API's reference. Examples: README.md, docs/.
+// `[Symbol.dispose]` and `using` need TypeScript's esnext.disposable lib (TypeScript 5.2+).
+/// <reference lib="esnext.disposable" />
 
 /**
  * Element type of a tensor: float32 data, a boolean mask stored as bytes (1 = true), or int32
@@ -30,14 +32,50 @@ export interface AnyTensorLike<D extends TensorData = TensorData> {
   shape: readonly number[];
 }
 
+/** Nested arrays of any depth: what `toArray()` gives when the rank is not known to the types. */
+export type NestedArray<E> = E | NestedArray<E>[];
+/** The same, read only: what `Tensor.fromArray` takes. */
+export type ReadonlyNestedArray<E> = E | readonly ReadonlyNestedArray<E>[];
+
+/**
+ * Nested arrays by depth: `ArrayOfRank<number>[2]` is `number[][]`, `[0]` a number, and an unknown
+ * depth (`[number]`) any `NestedArray`.
+ */
+export interface ArrayOfRank<E> {
+  [rank: number]: NestedArray<E>;
+  0: E;
+  1: E[];
+  2: E[][];
+  3: E[][][];
+  4: E[][][][];
+}
+
+/** The depth of nested arrays: `RankOf<number[][]>` is 2 (up to 4; deeper: `number`). */
+export type RankOf<A> = A extends readonly (infer B)[]
+  ? B extends readonly (infer C)[]
+    ? C extends readonly (infer D)[]
+      ? D extends readonly (infer E)[]
+        ? E extends readonly unknown[]
+          ? number
+          : 4
+        : 3
+      : 2
+    : 1
+  : 0;
+
+/** The element type `toArray()` gives: booleans for a mask, else numbers. */
+export type ElementOf<D extends TensorData> = D extends Uint8Array ? boolean : number;
+
 /**
  * A dense row-major tensor. Results are always fresh JS-owned typed arrays, never views of the
  * wasm heap (nor of an input): there is nothing to free. `D` is the type of `data`: `Tensor`
  * (the default, what most functions return) is a float tensor and can be passed wherever a
  * `TensorLike` is taken; `new Tensor(uint8Array, shape)` is a `Tensor<Uint8Array>`, a boolean
- * mask; `Tensor<Int32Array>` holds indices (`topk`'s, which `embedding` takes as ids).
+ * mask; `Tensor<Int32Array>` holds indices (`topk`'s, which `embedding` takes as ids). `R` is the
+ * rank where the types know it (`Tensor.fromArray([[1, 2]])`, `A.rand(2, 3)`, a model's outputs),
+ * else `number`; it types `toArray()`.
  */
-export class Tensor<D extends TensorData = Float32Array> {
+export class Tensor<D extends TensorData = Float32Array, R extends number = number> {
   /**
    * @param data values in row-major order (`Uint8Array` for a boolean mask, `Int32Array` for indices)
    * @param shape defaults to `[data.length]`
@@ -53,8 +91,13 @@ export class Tensor<D extends TensorData = Float32Array> {
   readonly size: number;
   /** Wraps and checks any `{data, shape}` object. */
   static from<D extends TensorData>(value: { data: D; shape: readonly number[] }): Tensor<D>;
-  /** A float32 tensor from rectangular nested arrays, e.g. `Tensor.fromArray([[1, 2], [3, 4]])`. */
-  static fromArray(nested: number | number[] | number[][] | number[][][] | number[][][][]): Tensor;
+  /**
+   * A float32 tensor from rectangular nested arrays of numbers, e.g. `Tensor.fromArray([[1, 2], [3, 4]])`
+   * (shape `[2, 2]`); a number gives a 0-d tensor. What to pass where a tensor is expected and
+   * you have JS arrays.
+   * @throws TypeError for ragged arrays or elements that are not numbers
+   */
+  static fromArray<A extends ReadonlyNestedArray<number>>(nested: A): Tensor<Float32Array, RankOf<A>>;
   /**
    * The element at a full index, torch's `t[i, j, ...].item()`: one integer per dim (none for a
    * 0-d tensor), each in `[-size, size)` of its dim; **negative indices count from the end**
@@ -63,8 +106,11 @@ export class Tensor<D extends TensorData = Float32Array> {
    *   and the shape); TypeError for an index that is not a number
    */
   get(...index: number[]): D extends Uint8Array ? boolean : number;
-  /** Nested arrays (a number for a 0-d tensor; booleans for a mask). */
-  toArray(): unknown;
+  /**
+   * Nested arrays, torch's `t.tolist()`: `number[][]` for a matrix, a number for a 0-d tensor,
+   * booleans for a mask; typed by rank where the types know it.
+   */
+  toArray(): ArrayOfRank<ElementOf<D>>[R];
   /**
    * As PyTorch prints it (`String(t)`, `console.log(`${t}`)`): `tensor([[ 0.3374, -0.1778, ...]])`,
    * any rank; see {@link formatTensor}.
@@ -158,6 +204,11 @@ export interface ScaledDotProductAttentionOptions {
   returnIntermediates?: boolean;
 }
 
+/**
+ * What `scaledDotProductAttention` returns: `output`, `weights` with `returnWeights`, and every
+ * step with `returnIntermediates`. The call's result type says which are there when the option
+ * is written `true` (`{ returnWeights: true }`).
+ */
 export interface ScaledDotProductAttentionResult {
   /** (N..., Hq, L, Ev) */
   output: Tensor;
@@ -170,6 +221,12 @@ export interface ScaledDotProductAttentionResult {
   /** (N..., Hq, L, S): scaled plus the mask (-inf where excluded) */
   masked?: Tensor;
 }
+
+/** The result with `returnWeights: true`: the weights are there. */
+export type ScaledDotProductAttentionWithWeights = ScaledDotProductAttentionResult & { weights: Tensor };
+
+/** The result with `returnIntermediates: true`: every step is there. */
+export type ScaledDotProductAttentionWithIntermediates = Required<ScaledDotProductAttentionResult>;
 
 /** Options of `new A.MultiheadAttention({...})` (torch.nn.MultiheadAttention's arguments). */
 export interface MultiheadAttentionOptions {
@@ -218,7 +275,7 @@ export interface MultiheadAttentionResult {
   output: Tensor;
   /**
    * (N, L, S) averaged or (N, numHeads, L, S); unbatched (L, S) / (numHeads, L, S); null when
-   * needWeights is false. A query row with nothing to attend to (fully masked) has weights 0 and
+   * needWeights is false (the call's type says which when the option is written as a literal). A query row with nothing to attend to (fully masked) has weights 0 and
    * attention output 0 (so its output row is outProjBias); torch's need_weights path gives NaN there.
    */
   weights: Tensor | null;
@@ -300,6 +357,18 @@ export interface MultiheadAttention extends Module {
    * unbatched (L, E), (S, kdim), (S, vdim).
    * @throws Error naming the argument and shapes when they do not fit; TypeError for a wrong dtype.
    */
+  forward(
+    query: TensorLike,
+    key: TensorLike,
+    value: TensorLike,
+    options: MultiheadAttentionForwardOptions & { needWeights: false },
+  ): MultiheadAttentionResult & { weights: null };
+  forward(
+    query: TensorLike,
+    key: TensorLike,
+    value: TensorLike,
+    options?: MultiheadAttentionForwardOptions & { needWeights?: true },
+  ): MultiheadAttentionResult & { weights: Tensor };
   forward(
     query: TensorLike,
     key: TensorLike,
@@ -418,10 +487,10 @@ export class AttentionWasm {
   /**
    * Ends the threaded build's worker threads (a no-op for the single-thread build); the instance
    * keeps working on one thread. Not needed for Node to exit: the workers do not keep it alive.
-   * Where the runtime has `Symbol.dispose`, `A[Symbol.dispose]` is the same function (not declared
-   * here, so that the types work without TypeScript's esnext lib).
    */
   dispose(): void;
+  /** The same as `dispose()` (where the runtime has `Symbol.dispose`): `using A = await init(...)`. */
+  [Symbol.dispose](): void;
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
   /**
@@ -441,15 +510,15 @@ export class AttentionWasm {
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-exact with torch's CPU generator. */
-  rand(...size: number[]): Tensor;
-  rand(size: readonly number[]): Tensor;
+  rand<const S extends number[]>(...size: S): Tensor<Float32Array, S['length']>;
+  rand<const S extends readonly number[]>(size: S): Tensor<Float32Array, S['length']>;
   /**
    * `torch.randn(*size)`: standard normal float32 by torch's CPU algorithm: equal to torch's portable
    * CPU build bit for bit, except within 2 ulp in the last block of 16 when the size is not a
-   * multiple of 16 (README, Random numbers).
+   * multiple of 16 (docs/api.md, Random numbers).
    */
-  randn(...size: number[]): Tensor;
-  randn(size: readonly number[]): Tensor;
+  randn<const S extends number[]>(...size: S): Tensor<Float32Array, S['length']>;
+  randn<const S extends readonly number[]>(size: S): Tensor<Float32Array, S['length']>;
   /** `torch.matmul(input, other)` with broadcasting of batch dims; 1-D operands as torch. */
   matmul(input: TensorLike, other: TensorLike): Tensor;
   /** `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out). */
@@ -469,6 +538,18 @@ export class AttentionWasm {
     query: TensorLike,
     key: TensorLike,
     value: TensorLike,
+    options: ScaledDotProductAttentionOptions & { returnIntermediates: true },
+  ): ScaledDotProductAttentionWithIntermediates;
+  scaledDotProductAttention(
+    query: TensorLike,
+    key: TensorLike,
+    value: TensorLike,
+    options: ScaledDotProductAttentionOptions & { returnWeights: true },
+  ): ScaledDotProductAttentionWithWeights;
+  scaledDotProductAttention(
+    query: TensorLike,
+    key: TensorLike,
+    value: TensorLike,
     options?: ScaledDotProductAttentionOptions,
   ): ScaledDotProductAttentionResult;
   /**
@@ -481,7 +562,7 @@ export class AttentionWasm {
    *   model's {@link PretrainedModel.maxPositions})
    * @throws RangeError if a size is negative or too large
    */
-  positionalEncoding(maxLength: number, dModel: number): Tensor;
+  positionalEncoding(maxLength: number, dModel: number): Tensor<Float32Array, 2>;
   /**
    * `torch.nn.functional.layer_norm(input, normalized_shape, weight, bias, eps)`: normalises over
    * the trailing dims `normalizedShape` (biased variance):
@@ -753,10 +834,10 @@ export interface ForwardInput {
   attentionMask?: TokenIds | readonly TokenIds[] | null;
   /** BERT only: 0 for the first text, 1 for the second; default all 0 */
   tokenTypeIds?: TokenIds | readonly TokenIds[] | null;
-  /** `tokenizer.encode`'s other fields, ignored here */
-  tokens?: readonly string[];
-  offsets?: readonly (readonly [number, number])[];
-  sequenceIds?: readonly (0 | 1 | null)[];
+  /** `tokenizer.encode`'s (one text) or `encodeBatch`'s (one row per text) other fields: ignored here */
+  tokens?: readonly string[] | readonly (readonly string[])[];
+  offsets?: readonly (readonly [number, number])[] | readonly (readonly (readonly [number, number])[])[];
+  sequenceIds?: readonly (0 | 1 | null)[] | readonly (readonly (0 | 1 | null)[])[];
 }
 
 export interface ForwardOptions {
@@ -768,13 +849,13 @@ export interface ForwardOptions {
 
 export interface EncoderOutput {
   /** [N, L, hiddenSize] */
-  lastHiddenState: Tensor;
+  lastHiddenState: Tensor<Float32Array, 3>;
   /** n_layers + 1 of [N, L, hiddenSize], the embeddings output first; with outputHiddenStates */
-  hiddenStates?: Tensor[];
+  hiddenStates?: Tensor<Float32Array, 3>[];
   /** n_layers of [N, heads, L, L]; with outputAttentions */
-  attentions?: Tensor[];
+  attentions?: Tensor<Float32Array, 4>[];
   /** [N, hiddenSize]: tanh(dense(h[:, 0])), for BERT checkpoints with a pooler */
-  poolerOutput?: Tensor;
+  poolerOutput?: Tensor<Float32Array, 2>;
 }
 
 export interface EmbedOptions {
@@ -797,8 +878,13 @@ export class PretrainedModel {
   private constructor();
   /** The parsed config.json. */
   readonly config: Record<string, unknown>;
-  /** The folder's tokenizer (tokenizer.json or vocab.txt), null if it had neither. */
-  readonly tokenizer: TextTokenizer | null;
+  /**
+   * The folder's tokenizer (tokenizer.json or vocab.txt), as `AutoTokenizer.from_pretrained(dir)`.
+   * @throws Error when the folder had neither file, naming the files it needs (see `hasTokenizer`)
+   */
+  readonly tokenizer: TextTokenizer;
+  /** Whether the folder had a tokenizer: if not, reading `tokenizer` throws, and `embed` too. */
+  readonly hasTokenizer: boolean;
   readonly modelType: 'distilbert' | 'bert';
   readonly numLayers: number;
   readonly numHeads: number;
@@ -816,21 +902,32 @@ export class PretrainedModel {
   readonly disposed: boolean;
   /**
    * `model(input_ids, attention_mask, token_type_ids, output_hidden_states, output_attentions)`.
+   * `input`: one text's ids, or `tokenizer.encode(text)` / `tokenizer.encodeBatch(texts)` as they
+   * are (a batch padded to one length).
    * @throws RangeError for ids out of the vocabulary, a sequence longer than maxPositions, rows of
-   *   different lengths, an empty input; TypeError for token type ids given to DistilBERT
+   *   different lengths, an empty input; TypeError for token type ids given to DistilBERT, and
+   *   for a string (tokenize it first: `model.forward(model.tokenizer.encode(text))`)
    */
   forward<O extends ForwardOptions = {}>(
     input: TokenIds | ForwardInput,
     options?: O,
   ): EncoderOutput &
-    (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor[] } : unknown) &
-    (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
+    (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor<Float32Array, 3>[] } : unknown) &
+    (O extends { outputAttentions: true } ? { attentions: Tensor<Float32Array, 4>[] } : unknown);
   /** `model.embeddings.word_embeddings(ids)`: the learned input embeddings, [ids.length, hiddenSize]. */
-  wordEmbeddings(ids: TokenIds): Tensor;
-  /** Sentence embeddings, [texts.length, hiddenSize]. */
-  embed(texts: string | readonly string[], options?: EmbedOptions): Tensor;
+  wordEmbeddings(ids: TokenIds): Tensor<Float32Array, 2>;
+  /**
+   * Sentence embeddings, [texts.length, hiddenSize], as sentence-transformers' `encode`: each text
+   * tokenized (the folder's tokenizer), run in batches, pooled over its tokens. One string is one
+   * text: `embed('a text')` is `[1, hiddenSize]`.
+   * @throws Error when the folder had no tokenizer; RangeError for an empty text, or one longer
+   *   than the model's maximum without `truncation`
+   */
+  embed(texts: string | readonly string[], options?: EmbedOptions): Tensor<Float32Array, 2>;
   /** Frees the weights; later calls throw. Idempotent. */
   dispose(): void;
+  /** The same as `dispose()`: `using model = await A.loadPretrained(dir)` frees the weights at the block's end. */
+  [Symbol.dispose](): void;
 }
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */

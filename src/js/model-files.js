@@ -155,7 +155,14 @@ export async function openModelFiles(source, fn) {
     try {
       stat = await fs.promises.stat(source);
     } catch (e) {
-      throw new Error(`${fn}: cannot open the model folder ${source}: ${e.message}`);
+      const error =
+        e.code === 'ENOENT'
+          ? new Error(
+              `${fn}: there is no folder ${source}: only local folders are read, nothing is downloaded; pass the path of a model folder you have (as save_pretrained() writes it, or downloaded once, e.g. huggingface-cli download NAME --local-dir DIR)`,
+            )
+          : new Error(`${fn}: cannot open the model folder ${source}: ${e.message}`);
+      error.code = e.code;
+      throw error;
     }
     if (!stat.isDirectory())
       throw new TypeError(

@@ -10,7 +10,7 @@
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
-import { tokenizerFromFiles } from './tokenizer.js';
+import { tokenizerFromFiles, SHIPPED_TOKENIZERS } from './tokenizer.js';
 
 const FN = 'loadPretrained';
 const WEIGHTS = 'model.safetensors';
@@ -80,13 +80,15 @@ function flatInts(rows, N, L, what, { bool = false } = {}) {
 
 export class PretrainedModel {
   /** @private */
-  constructor(A, handle, { config, model, tokenizer, hasPooler, residentBytes, ignoredTensors }) {
+  constructor(A, handle, { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors }) {
     this.A = A;
     this.handle = handle;
     /** The parsed config.json. */
     this.config = config;
-    /** The tokenizer of the folder (tokenizer.json or vocab.txt), or null if it has neither. */
-    this.tokenizer = tokenizer;
+    this.ownTokenizer = tokenizer;
+    this.where = where;
+    /** Whether the folder had a tokenizer (tokenizer.json or vocab.txt): `tokenizer` throws if not. */
+    this.hasTokenizer = tokenizer !== null;
     /** 'distilbert' | 'bert' */
     this.modelType = model.modelType;
     this.numLayers = model.numLayers;
@@ -106,6 +108,14 @@ export class PretrainedModel {
 
   check(fn) {
     if (this.disposed) throw new Error(`${fn}: the model has been disposed`);
+  }
+
+  /** The folder's tokenizer (tokenizer.json or vocab.txt); an Error naming the files when it had neither. */
+  get tokenizer() {
+    if (this.ownTokenizer) return this.ownTokenizer;
+    throw new Error(
+      `model.tokenizer: ${this.where} had no tokenizer: add the model's tokenizer.json, or vocab.txt (with tokenizer_config.json), to the folder and load it again, or tokenize with loadTokenizer(...) and pass the ids (model.hasTokenizer says whether there is one)`,
+    );
   }
 
   /**
@@ -138,6 +148,10 @@ export class PretrainedModel {
         mask = idRows(input.attentionMask, 'attentionMask');
       if (input.tokenTypeIds !== undefined && input.tokenTypeIds !== null)
         types = idRows(input.tokenTypeIds, 'tokenTypeIds');
+    } else if (typeof input === 'string') {
+      throw new TypeError(
+        `${fn}: input is a string; tokenize it first: model.forward(model.tokenizer.encode(text)), or model.embed(texts) for sentence embeddings`,
+      );
     } else {
       throw new TypeError(
         `${fn}: input must be token ids (number[] | Int32Array) or { inputIds, attentionMask, tokenTypeIds }, got ${describe(input)}`,
@@ -178,7 +192,8 @@ export class PretrainedModel {
    * run as one batch (batchSize at a time), then pooled over the tokens their attention mask
    * keeps: 'mean' (sum of h * mask / max(sum of mask, 1e-9)) or 'cls' (the first token); with
    * `normalize`, divided by max(L2 norm, 1e-12). Tensor [texts.length, hiddenSize].
-   * @param texts string | string[]
+   * @param texts string[], or one string: one text, [1, hiddenSize] (as sentence-transformers'
+   *   encode takes a string, though it returns a vector)
    */
   embed(texts, options) {
     const fn = 'model.embed';
@@ -192,7 +207,7 @@ export class PretrainedModel {
     const batchSize = o.batchSize ?? 32;
     if (!Number.isInteger(batchSize) || batchSize < 1)
       throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
-    if (!this.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
+    const tokenizer = this.tokenizer; // an Error naming the files when the folder had none
     const list = typeof texts === 'string' ? [texts] : texts;
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => typeof t === 'string')) {
       throw new TypeError(`${fn}: texts must be a string or a non-empty array of strings, got ${describe(texts)}`);
@@ -200,7 +215,7 @@ export class PretrainedModel {
     const D = this.hiddenSize;
     const out = new Float32Array(list.length * D);
     for (let start = 0; start < list.length; start += batchSize) {
-      const batch = this.tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
+      const batch = tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
       if (this.modelType === 'distilbert') delete batch.tokenTypeIds;
       const h = this.forward(batch).lastHiddenState; // [n, L, D]
       const [n, L] = h.shape;
@@ -264,6 +279,14 @@ async function streamWeights(raw, opened, files, progress) {
   }
 }
 
+/** For a folder that is not there: what loadTokenizer, unlike loadPretrained, can do without one. */
+function shippedHint(source) {
+  const calls = SHIPPED_TOKENIZERS.map((n) => `loadTokenizer('${n}')`).join(' or ');
+  return SHIPPED_TOKENIZERS.includes(source)
+    ? `. Only its tokenizer ships in the package (loadTokenizer('${source}') needs no folder); the model's weights must be a local copy of its folder`
+    : `. The one exception is a tokenizer: ${calls} reads a vocabulary shipped in the package`;
+}
+
 export const pretrainedMethods = {
   /**
    * Loads a Hugging Face model folder (config.json, model.safetensors, tokenizer.json and/or
@@ -281,7 +304,10 @@ export const pretrainedMethods = {
     }
     const trustPatterns = boolOption(o.trustPatterns, `${FN}: trustPatterns`);
     const raw = this.raw;
-    const files = await openModelFiles(source, FN);
+    const files = await openModelFiles(source, FN).catch((e) => {
+      if (typeof source === 'string' && e instanceof Error && e.code === 'ENOENT') e.message += shippedHint(source);
+      throw e;
+    });
     try {
       const configBytes = (await files.read('config.json')).slice();
       checkWeightsFile(files);
@@ -308,6 +334,7 @@ export const pretrainedMethods = {
           config,
           model: opened,
           tokenizer,
+          where: files.where,
           hasPooler: info.hasPooler,
           residentBytes: info.residentBytes,
           ignoredTensors: opened.ignoredTensors,

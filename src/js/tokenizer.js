@@ -67,6 +67,9 @@ const SHIPPED = {
   },
 };
 
+/** The Hugging Face names whose tokenizers ship in the package (loadTokenizer needs no folder for them). */
+export const SHIPPED_TOKENIZERS = Object.freeze(Object.keys(SHIPPED));
+
 /** A shipped vocabulary's text: read from disk in Node (its fetch has no file: URLs), else fetched. */
 async function shippedVocabulary(url) {
   const fs = url.protocol === 'file:' ? globalThis.process?.getBuiltinModule?.('node:fs') : null;
@@ -519,7 +522,7 @@ export async function loadTokenizer(source, options = {}) {
     files = await openModelFiles(source, FN);
   } catch (e) {
     if (typeof source === 'string')
-      e.message += ` (vocabularies shipped in the package: ${Object.keys(SHIPPED).join(', ')})`;
+      e.message += `; the vocabularies shipped in the package need no folder: ${SHIPPED_TOKENIZERS.join(', ')}`;
     throw e;
   }
   try {

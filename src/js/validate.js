@@ -74,11 +74,24 @@ function readShape(shape, where) {
   return { dims, numel: checkShape(dims, where) };
 }
 
+/** What to do with plain JS arrays where a tensor of `kinds` is expected. */
+function fromArrayHint(kinds) {
+  return kinds.includes('Uint8Array')
+    ? 'make one from nested arrays with Tensor.fromArray(rows) (float, added to the scores) or new Tensor(Uint8Array.from(rows.flat()), shape) (boolean)'
+    : kinds.includes('Float32Array')
+      ? 'make one from nested arrays with Tensor.fromArray(rows)'
+      : `make one as { data: ${kinds[0]}.from(values), shape }`;
+}
+
 /**
  * A tensor argument of one of the typed array kinds `kinds` ("Float32Array", ...), read once.
  * `withShape`: a message about the data's type shows the shape too.
  */
 function tensorArg(value, where, kinds, expected, withShape = false) {
+  if (Array.isArray(value))
+    throw new TypeError(
+      `${where} must have ${expected} data, got ${describe(value)}, not a tensor: ${fromArrayHint(kinds)}`,
+    );
   if (value === null || typeof value !== 'object') {
     throw new TypeError(`${where} must be a Tensor ({data: ${expected}, shape}), got ${describe(value)}`);
   }
@@ -87,7 +100,8 @@ function tensorArg(value, where, kinds, expected, withShape = false) {
   if (!kinds.includes(typedArrayTag(data))) {
     throw new TypeError(
       `${where} must have ${expected} data, got ${describe(data)}` +
-        (withShape && Array.isArray(shape) ? ` with shape ${shapeString(shape)}` : ''),
+        (withShape && Array.isArray(shape) ? ` with shape ${shapeString(shape)}` : '') +
+        (Array.isArray(data) ? `: ${fromArrayHint(kinds)}` : ''),
     );
   }
   const { dims, numel } = readShape(shape, where);

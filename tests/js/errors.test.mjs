@@ -23,7 +23,7 @@ const cases = [
     'matmul Array data',
     () => A.matmul({ data: [1, 2], shape: [2] }, f([2])),
     TypeError,
-    /^matmul: input must have Float32Array data, got Array\(2\) with shape \[2\]$/,
+    /^matmul: input must have Float32Array data, got Array\(2\) with shape \[2\]: make one from nested arrays with Tensor\.fromArray\(rows\)$/,
   ],
   [
     'matmul Float64Array data',

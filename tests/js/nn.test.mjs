@@ -160,7 +160,7 @@ test('argument errors: TypeError, RangeError, Error naming function, argument an
   // layerNorm
   assert.throws(() => A.layerNorm([1, 2], [2]), {
     name: 'TypeError',
-    message: /^layerNorm: input must have Float32Array data, got undefined/,
+    message: /^layerNorm: input must have Float32Array data, got Array\(2\), not a tensor: .*Tensor\.fromArray/,
   });
   assert.throws(() => A.layerNorm(x, '3'), {
     name: 'TypeError',

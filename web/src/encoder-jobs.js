@@ -101,7 +101,7 @@ export const encoderJobs = {
     model = null;
     const t0 = performance.now();
     const loaded = await A.loadPretrained(files, { onProgress: progress });
-    if (!loaded.tokenizer) {
+    if (!loaded.hasTokenizer) {
       loaded.dispose();
       throw new Error(
         'loadPretrained: the folder has neither tokenizer.json nor vocab.txt: E4.6 needs the tokenizer to turn the sentences into ids',

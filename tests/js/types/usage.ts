@@ -35,6 +35,7 @@ import {
   type TopkOptions,
   type TopkResult,
   type CosineSimilarityOptions,
+  type NestedArray,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 import 'attention-wasm/tokenizer-check';
@@ -73,7 +74,17 @@ const nested = Tensor.fromArray([
 ]);
 const fromLike: Tensor = Tensor.from({ data: new Float32Array(2), shape: [2] });
 const maskFrom = Tensor.from({ data: new Uint8Array(2), shape: [1, 2] });
-const asArray: unknown = nested.toArray();
+const asArray: number[][] = nested.toArray(); // typed by rank where the types know it
+const scalar: number = Tensor.fromArray(3).toArray();
+const cube: number[][][] = Tensor.fromArray([[[1], [2]]]).toArray();
+const anyRank: NestedArray<number> = t.toArray(); // a constructed tensor's rank is not known
+const maskValues: NestedArray<boolean> = mask.toArray();
+const randRank: number[][] = A.rand(2, 3).toArray();
+const randnRank: number[] = A.randn([4]).toArray();
+// @ts-expect-error: a matrix's toArray() is number[][], not number[]
+const wrongRank: number[] = nested.toArray();
+// @ts-expect-error: a mask's elements are booleans
+const maskNumbers: NestedArray<number> = mask.toArray();
 const fmt: FormatOptions = { precision: 2, lineWidth: 60 };
 const printed: string[] = [
   t.toString(),
@@ -122,6 +133,16 @@ const q = A.randn(2, 4, 8),
 const r: ScaledDotProductAttentionResult = A.scaledDotProductAttention(q, k, val, sdpaOptions);
 const sdpaOut: Tensor = r.output;
 const maybe: (Tensor | undefined)[] = [r.weights, r.scores, r.scaled, r.masked];
+// the result's type follows returnWeights / returnIntermediates
+const withWeights: Tensor = A.scaledDotProductAttention(q, k, val, { returnWeights: true }).weights;
+const steps = A.scaledDotProductAttention(q, k, val, { returnIntermediates: true, isCausal: true });
+const allSteps: Tensor[] = [steps.output, steps.scores, steps.scaled, steps.masked, steps.weights];
+// @ts-expect-error: without returnWeights the weights may be absent
+const noWeights: Tensor = A.scaledDotProductAttention(q, k, val).weights;
+// @ts-expect-error: returnWeights false: no weights
+const falseWeights: Tensor = A.scaledDotProductAttention(q, k, val, { returnWeights: false }).weights;
+// @ts-expect-error: a misspelt option is still an error with returnWeights
+A.scaledDotProductAttention(q, k, val, { returnWeights: true, isCasual: true });
 A.scaledDotProductAttention(q, k, val, { attnMask: { data: new Float32Array(24), shape: [4, 6] }, scale: 1 });
 A.scaledDotProductAttention(q, k, val, { isCausal: true });
 A.scaledDotProductAttention(q, k, val);
@@ -169,6 +190,14 @@ const mhaOut: MultiheadAttentionResult = mha.forward(A.randn(1, 3, 8), A.randn(1
 });
 mha.forward(q, q, q);
 const mhaWeights: Tensor | null = mhaOut.weights;
+const defaultWeights: Tensor = mha.forward(q, q, q, { isCausal: true }).weights; // needWeights defaults to true
+const noMhaWeights: null = mha.forward(q, q, q, { needWeights: false }).weights;
+declare const ask: boolean;
+const maybeMhaWeights: Tensor | null = mha.forward(q, q, q, { needWeights: ask }).weights;
+// @ts-expect-error: needWeights false gives null weights
+const absentWeights: Tensor = mha.forward(q, q, q, { needWeights: false }).weights;
+// @ts-expect-error: with needWeights unknown, the weights may be null
+const unsureWeights: Tensor = mha.forward(q, q, q, { needWeights: ask }).weights;
 const mhaParams: (Tensor | null | undefined)[] = [
   mha.inProjWeight,
   mha.qProjWeight,
@@ -307,6 +336,23 @@ const all = model.forward(
 const hidden: Tensor[] = all.hiddenStates; // present when asked for
 const attentions: Tensor[] = all.attentions;
 const viaEncode = model.forward(enc);
+const viaBatch = model.forward(tokenizer.encodeBatch(['a river bank', 'bank'])); // encodeBatch's result as it is
+const ranked: number[][][] = viaBatch.lastHiddenState.toArray();
+const heads: number[][][][] = all.attentions[0].toArray();
+const ownTokenizer: TextTokenizer = model.tokenizer; // throws (with the files it needs) when the folder had none
+const hasTokenizer: boolean = model.hasTokenizer;
+const one: number[][] = model.embed('one text').toArray(); // one string is one text: [1, hiddenSize]
+// @ts-expect-error: a string is not token ids (tokenize it first)
+model.forward('a text');
+{
+  using scoped = await A.loadPretrained(folder); // [Symbol.dispose] frees the weights at the block's end
+  scoped.forward([101, 102]);
+}
+{
+  using library = await init();
+  library.manualSeed(1);
+}
+const disposeFn: () => void = model[Symbol.dispose];
 const input: ForwardInput = { inputIds: [Int32Array.from([101, 102])] };
 const last: Tensor = model.forward(input).lastHiddenState;
 const pooled: Tensor | undefined = out.poolerOutput;
@@ -373,6 +419,30 @@ new AttentionWasm();
 await init({ wasm: new Uint8Array(8) });
 
 export const used = [
+  scalar,
+  cube,
+  anyRank,
+  maskValues,
+  randRank,
+  randnRank,
+  wrongRank,
+  maskNumbers,
+  withWeights,
+  allSteps,
+  noWeights,
+  falseWeights,
+  defaultWeights,
+  noMhaWeights,
+  maybeMhaWeights,
+  absentWeights,
+  unsureWeights,
+  viaBatch,
+  ranked,
+  heads,
+  ownTokenizer,
+  hasTokenizer,
+  one,
+  disposeFn,
   f32,
   maskData,
   shape,
