@@ -6,7 +6,7 @@
 #  - the toolchain: a Debian trixie root in build/trixie (debootstrap --variant=minbase) with
 #    trixie's emscripten 3.1.69 (clang 19, binaryen 120), cmake and make; it needs trixie's glibc,
 #    so the wasm builds run inside the root (scripts/in-trixie.sh). bookworm's emscripten 3.1.6
-#    is not used: it cannot emit relaxed SIMD that engines accept (README, "Toolchain").
+#    is not used: it cannot emit relaxed SIMD that engines accept (docs/toolchain.md).
 #  - xsimd 13.2 headers (trixie's libxsimd-dev, installed in the root) copied into build/deps for
 #    the native build (bookworm's 8.1 has no wasm arch)
 #  - npm dev dependencies (bundlers for the consumer tests, the page's, the benchmark's peers)

@@ -20,7 +20,7 @@ using Shape = std::vector<std::int64_t>;
 
 // xsimd's aligned allocator, except that resize(n) leaves the new elements uninitialised instead
 // of zeroing them. Input copies, kernel outputs and scratch are written in full before they are
-// read; zeroing them would cost a memset per call (README, performance).
+// read; zeroing them would cost a memset per call (docs/performance.md, Where the time goes).
 // Where zeros are meant, say so: assign(n, 0.0f), make_tensor. With AW_POISON_UNINITIALISED
 // (the sanitizer build) new floats are NaN instead, so that reading memory nobody wrote shows up
 // as NaN in the tests.

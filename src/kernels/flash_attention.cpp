@@ -159,7 +159,7 @@ inline batch clamp_below(batch s, batch floor) {
 }
 
 // 2^(s - M) for s <= M, M an integer with |M| < 2^22 (the running max, rounded up). NaN stays
-// NaN. (Why not xsimd::exp2, and the derivation: README, performance.)
+// NaN. (Why not xsimd::exp2, and the derivation: docs/performance.md, Kernel details.)
 //   2^(s - M) = 2^n * 2^f,  n = round(s - M), f = s - (n + M) in [-1/2, 1/2]
 //   t = s + c with c = 2^23 + 127 - M (exact): its rounding to an integer puts n + 127 in t's
 //     low mantissa bits; t << 23 moves them to the exponent field: 2^n. t - c = n + M exactly.

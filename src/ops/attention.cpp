@@ -230,7 +230,7 @@ void run_fused(const Attention& a, const std::string& fn) {
   const std::size_t threads = thread_count();
   const std::size_t per_thread = static_cast<std::size_t>(kernels::flash_attention_scratch_size(a.d.E, a.d.Ev));
   AlignedVector<float> scratch = allocate_scratch(per_thread * threads, "the attention tiles", fn, a);
-  // Small calls stay on the calling thread: waking the pool costs more (README, threads).
+  // Small calls stay on the calling thread: waking the pool costs more (docs/performance.md, Threads).
   const double flops = 2.0 * static_cast<double>(a.plan.heads) * static_cast<double>(a.d.L) *
                        static_cast<double>(a.d.S) * static_cast<double>(a.d.E + a.d.Ev);
   const bool on_pool = threads > 1 && flops >= 64e6;

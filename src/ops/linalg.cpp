@@ -11,7 +11,7 @@ namespace aw {
 namespace {
 
 // Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
-// pool's threads costs more: README, threads), else about 4 blocks per thread, of whole tiles of
+// pool's threads costs more: docs/performance.md, Threads), else about 4 blocks per thread, of whole tiles of
 // the kernels' register tile rows (4). worker < thread_count() is the thread running the block.
 template <typename Rows>
 void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {

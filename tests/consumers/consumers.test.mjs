@@ -1,8 +1,8 @@
 // The package in the tools JS developers use, each with its default configuration (issue 14):
 // every consumer is a scratch project with the `npm pack` tarball of the current build installed,
-// building the same app (app/main.js: the README's example, document 000's omega_24) with the tool's
-// usual command; browser apps then run in Chromium and Firefox (tests/browsers.mjs), Node apps
-// in Node 20, 22 and 24 (tests/nodes.mjs). Each must print the document's omega_24
+// building the same app (app/main.js: document 000's omega_24) with the tool's usual command;
+// browser apps then run in Chromium and Firefox (tests/browsers.mjs), Node apps in Node 20, 22
+// and 24 (tests/nodes.mjs). Each must print the document's omega_24
 // (tests/web/oracles.mjs), no tool may print a warning naming the package, and a bundle of the
 // default entry point must not hold the threaded build. The threads opt-in
 // (attention-wasm/threads, app/threads-*.js) is built by each bundler too and run in a
@@ -289,7 +289,7 @@ test('Rollup: the threads opt-in (the Worker a second input), cross-origin isola
 });
 
 // ------------------------------------------------------------------------------------------------
-// esbuild: one command (README), then the .wasm files and the tokenizer's vocabulary (and for
+// esbuild: one command (docs/bundlers.md), then the .wasm files and the tokenizer's vocabulary (and for
 // threads the threaded glue) copied beside the bundle: esbuild leaves new URL('x.wasm',
 // import.meta.url) alone.
 function esbuildProject(name, entries, copied, files = entries.includes('main.js') ? PAGES : THREADS_PAGES) {

@@ -37,7 +37,7 @@ function context64(q, keys, values, S, dk, dv) {
 
 test('E0.9 multi-head: per-head query (3, 24), keys (3, 6, 24), values (3, 6, 28), 3 x 28 context of x_2', () => {
   const x = embeddedSentence();
-  // --- the lines of README's "Multi-head attention, the document's way" ---
+  // --- the document's multi-head steps, as a user writes them with the library ---
   A.manualSeed(123);
   A.rand(24, 16);
   A.rand(24, 16);

@@ -1,4 +1,4 @@
-// A user's app: `import { init } from 'attention-wasm'`, the README's example, its result shown
+// A user's app: `import { init } from 'attention-wasm'`, document 000's omega_24, its result shown
 // on the page (browsers) or printed (Node); and the tokenizer shipped in the package (its
 // vocabulary is a file the bundler must emit too). Every consumer in tests/consumers builds this
 // file unchanged with its bundler's defaults.

@@ -1,4 +1,4 @@
-// The README's example as a TypeScript user writes it, type-checked (never run) against the
+// The consumer app as a TypeScript user writes it, type-checked (never run) against the
 // packed package's declarations, resolved through its `exports` (moduleResolution bundler and
 // node16). The @ts-expect-error lines must stay errors, or the types have decayed to `any`.
 import { init, Tensor, type AttentionWasm, type InitOptions } from 'attention-wasm';

@@ -1,4 +1,4 @@
-// The README's example, shared by the consumer apps: document 000's omega_24 with the library `A`
+// The consumer apps' program: document 000's omega_24 with the library `A`
 // (an init() result) and its Tensor class. torch.manual_seed(123); the sentence [0, 4, 5, 2, 1, 3]
 // embedded with randn(6, 16); torch.manual_seed(123) again; W_query, W_key = rand(24, 16);
 // omega_24 = query_2 . keys[4], printed as torch prints it ("tensor(...)").
