@@ -64,7 +64,8 @@ test('model.forward of a string points to model.tokenizer.encode', async () => {
     // what the message says works, with encode's and encodeBatch's results as they are
     const one = model.forward(model.tokenizer.encode('a river bank')).lastHiddenState;
     const batch = model.forward(model.tokenizer.encodeBatch(['a river bank', 'bank'])).lastHiddenState;
-    assert.deepEqual(Array.from(batch.data.subarray(0, one.size)), Array.from(one.data));
+    const first = batch.data.subarray(0, one.size); // the batch's first row is the text alone (to rounding)
+    assert.ok(one.data.every((x, i) => Math.abs(x - first[i]) <= 1e-5 * Math.max(1, Math.abs(x))));
   } finally {
     model.dispose();
   }

@@ -16,7 +16,7 @@ const q = A.linear(x, Wq),
   k = A.linear(x, Wk),
   v = A.linear(x, Wv);
 const { output, weights } = A.scaledDotProductAttention(q, k, v, { returnWeights: true });
-const shapes: number[][] = [output.shape, weights?.shape ?? []];
+const shapes: number[][] = [output.shape, weights.shape]; // returnWeights: true, so weights is a Tensor
 const omega24: Tensor = A.matmul(new Tensor(q.data.slice(24, 48), [24]), new Tensor(k.data.slice(96, 120), [24]));
 const simd: 'relaxed' | 'simd128' = A.buildInfo().simd;
 
