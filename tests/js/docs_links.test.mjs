@@ -3,7 +3,7 @@
 // heading anchors). Links to other sites are not fetched (no network in tests).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { root, documentFiles, readDocument, links, anchors } from './docs.mjs';
 
@@ -60,4 +60,25 @@ test('anchors are made as GitHub makes them', () => {
       'tests-1',
     ],
   );
+});
+
+test('code comments cite docs/ for their measurements, never the README', () => {
+  // The README is the user's document and changes shape; "(README, performance)" in a comment
+  // would point at nothing. Sources may name README.md itself (as what it is), not a section of it.
+  const problems = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(root + dir, { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(c|h)pp$|\.(m?js|ts|sh)$/.test(entry.name)) {
+        readFileSync(root + path, 'utf8')
+          .split('\n')
+          .forEach((line, i) => {
+            if (/\bREADME\b(?!\.md)/.test(line)) problems.push(`${path}:${i + 1}: ${line.trim()}`);
+          });
+      }
+    }
+  };
+  for (const dir of ['src', 'scripts', 'web/src']) walk(dir);
+  assert.deepEqual(problems, []);
 });
