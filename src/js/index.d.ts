@@ -718,11 +718,13 @@ export interface LoadTokenizerOptions {
 export type TokenIds = readonly number[] | Int32Array;
 
 /**
- * One text or pair, tokenized: `tokenTypeIds` when the model takes them (BERT; DistilBERT does
- * not); `offsets` and `sequenceIds` with `returnOffsets`.
+ * One text or pair, tokenized: the fields of {@link EncodedBatch} for one row (`model.forward`
+ * takes either as it is); `tokenTypeIds` when the model takes them (BERT; DistilBERT does not);
+ * `offsets` and `sequenceIds` with `returnOffsets`.
  */
 export interface EncodedText {
-  ids: number[];
+  /** The token ids, special tokens included (transformers' `input_ids`). */
+  inputIds: number[];
   tokens: string[];
   attentionMask: number[];
   /** 0 for [CLS] A [SEP], 1 for B [SEP] (the template's type ids). */
@@ -825,11 +827,13 @@ export class TextTokenizer {
  */
 export function loadTokenizer(source: ModelSource, options?: LoadTokenizerOptions): Promise<TextTokenizer>;
 
-/** A padded batch (rows of one length) or one text's ids; `tokenizer.encode`'s result works too. */
+/**
+ * A padded batch (rows of one length) or one text's ids: `tokenizer.encode(text)`'s and
+ * `tokenizer.encodeBatch(texts)`'s results are ForwardInputs as they are.
+ */
 export interface ForwardInput {
-  inputIds?: TokenIds | readonly TokenIds[];
-  /** `tokenizer.encode`'s name for inputIds */
-  ids?: TokenIds | readonly TokenIds[];
+  /** One text's token ids, or rows of them (a batch padded to one length) */
+  inputIds: TokenIds | readonly TokenIds[];
   /** 1 = token, 0 = padding; default all 1 */
   attentionMask?: TokenIds | readonly TokenIds[] | null;
   /** BERT only: 0 for the first text, 1 for the second; default all 0 */

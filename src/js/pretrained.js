@@ -122,7 +122,7 @@ export class PretrainedModel {
    * The encoder's forward pass (eval mode), as transformers' model(input_ids, attention_mask,
    * token_type_ids, output_hidden_states, output_attentions).
    * @param input number[] | Int32Array (one text's ids), or { inputIds, attentionMask?, tokenTypeIds? }
-   *   with rows (a padded batch) or one row; tokenizer.encode's { ids, attentionMask, ... } works too
+   *   with rows (a padded batch) or one row; tokenizer.encode's and encodeBatch's results work as they are
    * @param options { outputHiddenStates, outputAttentions }
    */
   forward(input, options) {
@@ -137,13 +137,13 @@ export class PretrainedModel {
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
     } else if (input !== null && typeof input === 'object') {
-      const known = ['inputIds', 'ids', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds'];
+      const known = ['inputIds', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds'];
       const unknown = Object.keys(input).filter((k) => !known.includes(k));
       if (unknown.length)
         throw new TypeError(
           `${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, tokenTypeIds)`,
         );
-      ids = idRows(input.inputIds ?? input.ids, 'inputIds');
+      ids = idRows(input.inputIds, 'inputIds');
       if (input.attentionMask !== undefined && input.attentionMask !== null)
         mask = idRows(input.attentionMask, 'attentionMask');
       if (input.tokenTypeIds !== undefined && input.tokenTypeIds !== null)

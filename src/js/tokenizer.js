@@ -275,8 +275,8 @@ export class TextTokenizer {
   }
 
   /**
-   * One text, or a pair of texts, -> { ids, tokens, attentionMask, tokenTypeIds?, offsets?,
-   * sequenceIds? } with the special tokens, as transformers' tokenizer(text, text_pair). A result
+   * One text, or a pair of texts, -> { inputIds, tokens, attentionMask, tokenTypeIds?, offsets?,
+   * sequenceIds? } with the special tokens (encodeBatch's fields, one row), as transformers' tokenizer(text, text_pair). A result
    * longer than maxLength is a RangeError unless `truncation`: true or 'longest_first' (cut the
    * longer text first), 'only_first' or 'only_second' (tokenizers' truncation strategies); a text
    * with no tokens (empty, or only spaces) is a RangeError.
@@ -331,7 +331,7 @@ export class TextTokenizer {
     const texts = [a, b];
     const tokens = items.map((t) => (typeof t === 'string' ? t : texts[t.sequence][t.index]));
     const ids = tokens.map((t) => this.#id(t));
-    const out = { ids, tokens, attentionMask: new Array(ids.length).fill(1) };
+    const out = { inputIds: ids, tokens, attentionMask: new Array(ids.length).fill(1) };
     if (this.returnsTokenTypeIds)
       out.tokenTypeIds = types ?? items.map((t) => (typeof t === 'string' ? 0 : t.sequence));
     if (returnOffsets) {
@@ -433,16 +433,19 @@ export class TextTokenizer {
         throw e;
       }
     });
-    const L = Math.max(...encoded.map((e) => e.ids.length));
+    const L = Math.max(...encoded.map((e) => e.inputIds.length));
     const pad = (row, value) => [...row, ...new Array(L - row.length).fill(value)];
     const batch = {
-      inputIds: encoded.map((e) => pad(e.ids, this.padId)),
+      inputIds: encoded.map((e) => pad(e.inputIds, this.padId)),
       attentionMask: encoded.map((e) => pad(e.attentionMask, 0)),
       tokens: encoded.map((e) => e.tokens),
     };
     if (this.returnsTokenTypeIds) batch.tokenTypeIds = encoded.map((e) => pad(e.tokenTypeIds, 0));
     if (rest.returnOffsets) {
-      batch.offsets = encoded.map((e) => [...e.offsets, ...Array.from({ length: L - e.ids.length }, () => [0, 0])]);
+      batch.offsets = encoded.map((e) => [
+        ...e.offsets,
+        ...Array.from({ length: L - e.inputIds.length }, () => [0, 0]),
+      ]);
       batch.sequenceIds = encoded.map((e) => pad(e.sequenceIds, null));
     }
     return batch;

@@ -41,7 +41,7 @@ before(async () => {
   ({ tarball, files: packedFiles } = pack(work.dir));
   // what the shipped tokenizer gives in Node, for the apps' own encode() to match
   const { loadTokenizer } = await import('../../dist/node.js');
-  tokens = (await loadTokenizer('bert-base-uncased')).encode('The bank of the river.').ids;
+  tokens = (await loadTokenizer('bert-base-uncased')).encode('The bank of the river.').inputIds;
 });
 after(async () => {
   await closeBrowsers();

@@ -42,7 +42,7 @@ export const round2 = (x) => Math.round(x * 100) / 100;
  */
 export function e46(model, forwardOptions) {
   const tok = model.tokenizer;
-  const le = (seq) => model.wordEmbeddings(tok.encode(seq).ids); // [L, dim]
+  const le = (seq) => model.wordEmbeddings(tok.encode(seq).inputIds); // [L, dim]
   const te = (seq) => model.forward(tok.encode(seq), forwardOptions).lastHiddenState; // [1, L, dim]
   const row = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
   const s1 = tok.encode(S1);
@@ -51,7 +51,7 @@ export function e46(model, forwardOptions) {
     leBank: row(le('bank'), 1).slice(0, 5),
     s1Bank: row(te(S1), 11).slice(0, 5),
     s2Bank: row(te(S2), 11).slice(0, 5),
-    learnedEmbeddings: model.wordEmbeddings(s1.ids),
+    learnedEmbeddings: model.wordEmbeddings(s1.inputIds),
     lastHiddenState: model.forward(s1, forwardOptions).lastHiddenState,
   };
 }

@@ -49,7 +49,7 @@ test("E4.6 assertions on a tiny random DistilBERT against the float64 reference 
   const reference = (seq) =>
     referenceEncoder(
       { arch: 'distilbert', config: fx.config, weights: fx.weights },
-      { inputIds: [tok.encode(seq).ids] },
+      { inputIds: [tok.encode(seq).inputIds] },
     );
   const D = fx.config.dim,
     word = fx.weights.get('embeddings.word_embeddings.weight').data;
@@ -66,10 +66,13 @@ test("E4.6 assertions on a tiny random DistilBERT against the float64 reference 
     leBank: Array.from(word.subarray(2924 * D, 2924 * D + 5)).map(round2),
     s1Bank: bankRow(S1),
     s2Bank: bankRow(S2),
-    learnedEmbeddings: formatTensor(wordRows(s1.ids), { threshold }),
-    lastHiddenState: formatTensor(new Tensor(Float32Array.from(reference(S1).lastHiddenState), [1, s1.ids.length, D]), {
-      threshold,
-    }),
+    learnedEmbeddings: formatTensor(wordRows(s1.inputIds), { threshold }),
+    lastHiddenState: formatTensor(
+      new Tensor(Float32Array.from(reference(S1).lastHiddenState), [1, s1.inputIds.length, D]),
+      {
+        threshold,
+      },
+    ),
   };
   assertE46(e46(model), expected, { threshold });
   // and the assertions fail when a number is off by one printed digit

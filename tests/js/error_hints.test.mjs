@@ -28,7 +28,7 @@ test('loadPretrained of a hub name or a missing folder: only local folders are r
     message:
       /^loadTokenizer: there is no folder gpt2: only local folders are read, nothing is downloaded; .*the vocabularies shipped in the package need no folder: bert-base-uncased, distilbert-base-uncased$/,
   });
-  assert.equal((await loadTokenizer('distilbert-base-uncased')).encode('bank').ids[1], 2924);
+  assert.equal((await loadTokenizer('distilbert-base-uncased')).encode('bank').inputIds[1], 2924);
 });
 
 test('a model whose folder has no tokenizer: one error naming the files it needs when the tokenizer is used', async () => {
@@ -41,7 +41,7 @@ test('a model whose folder has no tokenizer: one error naming the files it needs
     assert.throws(() => model.tokenizer.encode(S1), { name: 'Error', message });
     assert.throws(() => model.embed(['a river bank']), { name: 'Error', message });
     // the weights work with ids from another tokenizer
-    const ids = (await loadTokenizer('distilbert-base-uncased')).encode('a river bank').ids;
+    const ids = (await loadTokenizer('distilbert-base-uncased')).encode('a river bank').inputIds;
     assert.deepEqual(model.forward(ids).lastHiddenState.shape, [1, ids.length, model.hiddenSize]);
   } finally {
     model.dispose();

@@ -64,16 +64,16 @@ for (const name of ENCODER_FIXTURES) {
       let worst = 0;
       for (const text of [S1, S2, 'bank']) {
         const enc = model.tokenizer.encode(text);
-        const input = { inputIds: [enc.ids] };
+        const input = { inputIds: [enc.inputIds] };
         if (enc.tokenTypeIds) input.tokenTypeIds = [enc.tokenTypeIds];
         worst = Math.max(worst, checkAgainstReference(model, fx, input, `${name} '${text}'`).worst);
         // ids alone (number[]) give the same as the object form
-        const plain = model.forward(enc.ids).lastHiddenState;
-        assert.deepEqual(plain.shape, [1, enc.ids.length, model.hiddenSize]);
+        const plain = model.forward(enc.inputIds).lastHiddenState;
+        assert.deepEqual(plain.shape, [1, enc.inputIds.length, model.hiddenSize]);
         for (const same of [
-          Int32Array.from(enc.ids),
-          { inputIds: [Int32Array.from(enc.ids)] },
-          { inputIds: enc.ids, attentionMask: enc.attentionMask },
+          Int32Array.from(enc.inputIds),
+          { inputIds: [Int32Array.from(enc.inputIds)] },
+          { inputIds: enc.inputIds, attentionMask: enc.attentionMask },
         ]) {
           assert.deepEqual(Array.from(model.forward(same).lastHiddenState.data), Array.from(plain.data));
         }
@@ -82,8 +82,8 @@ for (const name of ENCODER_FIXTURES) {
         // a sentence pair: token types 0 then 1
         const a = model.tokenizer.encode('a man fishing'),
           b = model.tokenizer.encode('on a river bank');
-        const ids = [...a.ids, ...b.ids.slice(1)],
-          types = [...a.ids.map(() => 0), ...b.ids.slice(1).map(() => 1)];
+        const ids = [...a.inputIds, ...b.inputIds.slice(1)],
+          types = [...a.inputIds.map(() => 0), ...b.inputIds.slice(1).map(() => 1)];
         worst = Math.max(
           worst,
           checkAgainstReference(model, fx, { inputIds: [ids], tokenTypeIds: [types] }, `${name} pair`).worst,
@@ -102,7 +102,7 @@ test('a padded batch gives the same rows as one text at a time, and matches the 
     const model = await A.loadPretrained(fx.dir);
     const texts = [S1, 'bank', S2, 'a river'];
     const batch = model.tokenizer.encodeBatch(texts);
-    const L = Math.max(...texts.map((t) => model.tokenizer.encode(t).ids.length));
+    const L = Math.max(...texts.map((t) => model.tokenizer.encode(t).inputIds.length));
     assert.deepEqual(
       batch.inputIds.map((r) => r.length),
       texts.map(() => L),
@@ -113,7 +113,7 @@ test('a padded batch gives the same rows as one text at a time, and matches the 
     texts.forEach((text, n) => {
       const enc = model.tokenizer.encode(text);
       const single = model.forward(enc);
-      const l = enc.ids.length;
+      const l = enc.inputIds.length;
       const row = out.lastHiddenState.data.subarray(n * L * D, n * L * D + l * D);
       assertMatches(row, Array.from(single.lastHiddenState.data), `${name}: batch row ${n} vs alone`);
       if (single.poolerOutput)
@@ -131,7 +131,7 @@ test('wordEmbeddings(ids): the learned embeddings, rows of word_embeddings exact
   for (const name of ['distilbert-f32', 'distilbert-f16', 'bert-bf16']) {
     const fx = await loadFixture(name);
     const model = await A.loadPretrained(fx.dir);
-    const { ids } = model.tokenizer.encode(S1);
+    const { inputIds: ids } = model.tokenizer.encode(S1);
     const le = model.wordEmbeddings(ids);
     assert.ok(le instanceof Tensor);
     const D = model.hiddenSize;
@@ -210,7 +210,7 @@ test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] 
     const model = await A.loadPretrained(source);
     assert.deepEqual(Array.from(model.forward(input).lastHiddenState.data), want, label);
     assert.deepEqual(
-      model.tokenizer.encode(S1).ids,
+      model.tokenizer.encode(S1).inputIds,
       [101, 4339, 1037, 5961, 2055, 1037, 2158, 5645, 2006, 1037, 2314, 2924, 1012, 102],
       label,
     );
@@ -328,7 +328,7 @@ test('many calls, valid and invalid, and load/dispose cycles: the wasm heap and 
     const enc = model.tokenizer.encode(S1);
     for (let i = 0; i < n; i++) {
       model.forward(enc, { outputHiddenStates: i % 2 === 0, outputAttentions: i % 3 === 0 });
-      model.wordEmbeddings(enc.ids);
+      model.wordEmbeddings(enc.inputIds);
       try {
         model.forward([101, 1e6]);
       } catch {

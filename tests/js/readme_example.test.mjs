@@ -112,7 +112,7 @@ test("docs/api-helpers.md: the pretrained-model program prints a head's top-3 to
   const A = await library();
   const model = await A.loadPretrained(fx.dir);
   const enc = model.tokenizer.encode('Write a poem about a man fishing on a river bank.');
-  const L = enc.ids.length,
+  const L = enc.inputIds.length,
     bank = enc.tokens.indexOf('bank');
   const attention = model.forward(enc, { outputAttentions: true }).attentions[model.numLayers - 1].data;
   const row = Array.from(attention.subarray(bank * L, (bank + 1) * L));

@@ -45,13 +45,13 @@ test("E4.6's tokens with the shipped vocabulary: [CLS] write a poem about a man 
   ]);
   assert.equal(e1.tokens[11], 'bank');
   assert.equal(e2.tokens[11], 'bank');
-  assert.equal(e1.ids[11], 2924);
-  assert.equal(e2.ids[11], 2924);
+  assert.equal(e1.inputIds[11], 2924);
+  assert.equal(e2.inputIds[11], 2924);
   assert.deepEqual(e1.attentionMask, new Array(14).fill(1));
   assert.equal(e1.tokenTypeIds, undefined, 'DistilBERT takes no token type ids');
   // extract_le('bank'): [CLS] bank [SEP], bank at index 1
-  assert.deepEqual(tok.encode('bank').ids, [101, 2924, 102]);
-  assert.deepEqual(tok.encode('Bank').ids, [101, 2924, 102], 'uncased');
+  assert.deepEqual(tok.encode('bank').inputIds, [101, 2924, 102]);
+  assert.deepEqual(tok.encode('Bank').inputIds, [101, 2924, 102], 'uncased');
 });
 
 test('the shipped vocabulary: the ids every BERT user knows', () => {
@@ -85,7 +85,7 @@ test('the BERT pipeline: lower case, accents stripped, CJK and punctuation split
     ),
   );
   assert.deepEqual(bert.encode('bank').tokenTypeIds, [0, 0, 0], 'BERT returns token type ids');
-  assert.equal(bert.decode(bert.encode('the river bank').ids, { skipSpecialTokens: true }), 'the river bank');
+  assert.equal(bert.decode(bert.encode('the river bank').inputIds, { skipSpecialTokens: true }), 'the river bank');
 });
 
 test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength from the model', async () => {
@@ -97,7 +97,7 @@ test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength fro
   for (const text of [S1, S2, "Héllo, WORLD! 世界 don't re-enter 3.14 naïve café", 'tab\tand\nnewline']) {
     assert.deepEqual(a.encode(text), b.encode(text), text);
     assert.deepEqual(a.encode(text), tok.encode(text), text);
-    assert.deepEqual(fromFiles.encode(text).ids, tok.encode(text).ids, text);
+    assert.deepEqual(fromFiles.encode(text).inputIds, tok.encode(text).inputIds, text);
   }
   // the fixtures' config.json says max_position_embeddings 40 (tokenizer_config.json: 512)
   assert.equal(a.maxLength, 40);
@@ -112,11 +112,11 @@ test('too long: RangeError unless { truncation: true }, which keeps the first to
     message: /the text has 602 tokens, more than the model's maximum of 512 \(pass \{ truncation: true \}/,
   });
   const cut = tok.encode(long, { truncation: true });
-  assert.equal(cut.ids.length, 512);
+  assert.equal(cut.inputIds.length, 512);
   assert.equal(cut.tokens[0], '[CLS]');
   assert.equal(cut.tokens[511], '[SEP]');
-  assert.deepEqual(cut.ids.slice(1, 7), [1996, 2314, 2924, 1996, 2314, 2924]);
-  assert.equal(tok.encode('a '.repeat(510)).ids.length, 512, 'exactly the maximum is fine');
+  assert.deepEqual(cut.inputIds.slice(1, 7), [1996, 2314, 2924, 1996, 2314, 2924]);
+  assert.equal(tok.encode('a '.repeat(510)).inputIds.length, 512, 'exactly the maximum is fine');
   assert.throws(() => tok.encodeBatch([S1, long]), RangeError);
   assert.equal(tok.encodeBatch([S1, long], { truncation: true }).inputIds[1].length, 512);
 });

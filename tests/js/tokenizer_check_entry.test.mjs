@@ -58,7 +58,7 @@ test('the default entry point: listed and literal patterns load without the anal
   literals.decoder = { type: 'Replace', pattern: { String: '▁' }, content: ' ' };
   const sentencePiece = await loadTokenizer({ 'tokenizer.json': asFile(literals) });
   assert.deepEqual(sentencePiece.encode(' a b...').tokens, ['▁a▁b…']);
-  assert.equal(sentencePiece.decode(sentencePiece.encode(' a b...').ids), ' a b…');
+  assert.equal(sentencePiece.decode(sentencePiece.encode(' a b...').inputIds), ' a b…');
 
   // an unknown pattern, safe or not, is refused before anything runs: the message names the fix
   for (const [pattern, edit, path] of [
@@ -77,7 +77,7 @@ test('the default entry point: listed and literal patterns load without the anal
     });
   }
   // the shipped vocabulary has no pattern
-  assert.equal((await loadTokenizer('bert-base-uncased')).encode('a bank').ids.length, 4);
+  assert.equal((await loadTokenizer('bert-base-uncased')).encode('a bank').inputIds.length, 4);
 });
 
 test('the default entry point: { trustPatterns: true } runs a file’s patterns unchecked (loadTokenizer, loadPretrained)', async () => {

@@ -23,7 +23,7 @@ try {
 if (tokenizer) {
   for (const text of texts) {
     try {
-      result.encodes.push(tokenizer.encode(text, { truncation: true }).ids.length);
+      result.encodes.push(tokenizer.encode(text, { truncation: true }).inputIds.length);
     } catch (e) {
       result.encodes.push(`${e?.name}: ${String(e?.message).slice(0, 200)}`);
     }
@@ -35,5 +35,5 @@ if (tokenizer) {
   }
 }
 const shipped = await loadTokenizer('bert-base-uncased');
-result.healthy = shipped.encode('Question?', { textPair: 'Answer' }).ids.join() === '101,3160,1029,102,3437,102';
+result.healthy = shipped.encode('Question?', { textPair: 'Answer' }).inputIds.join() === '101,3160,1029,102,3437,102';
 console.log(JSON.stringify(result));

@@ -179,6 +179,6 @@ test(
       `# ${results.length} mutated files: ${refused} refused at load, ${results.length - refused} loaded and used; slowest case ${(slowest.ms / 1000).toFixed(1)} s (${slowest.label})`,
     );
     const tok = await loadTokenizer('bert-base-uncased');
-    assert.deepEqual(tok.encode('Question?', { textPair: 'Answer' }).ids, [101, 3160, 1029, 102, 3437, 102]);
+    assert.deepEqual(tok.encode('Question?', { textPair: 'Answer' }).inputIds, [101, 3160, 1029, 102, 3437, 102]);
   },
 );

@@ -21,7 +21,7 @@ const words = (n, from = 0) =>
 
 test("tokenizer('Question?', 'Answer'): [CLS] question ? [SEP] answer [SEP], token types 0 0 0 0 1 1", () => {
   const e = bert.encode('Question?', { textPair: 'Answer' });
-  assert.deepEqual(e.ids, [101, 3160, 1029, 102, 3437, 102]);
+  assert.deepEqual(e.inputIds, [101, 3160, 1029, 102, 3437, 102]);
   assert.deepEqual(e.tokens, ['[CLS]', 'question', '?', '[SEP]', 'answer', '[SEP]']);
   assert.deepEqual(e.tokenTypeIds, [0, 0, 0, 0, 1, 1]);
   assert.deepEqual(e.attentionMask, [1, 1, 1, 1, 1, 1]);
@@ -29,10 +29,10 @@ test("tokenizer('Question?', 'Answer'): [CLS] question ? [SEP] answer [SEP], tok
   assert.equal(bert.specialTokenCount, 2);
   // DistilBERT: the same ids, no token types (DistilBertTokenizer.model_input_names)
   const d = distil.encode('Question?', { textPair: 'Answer' });
-  assert.deepEqual(d.ids, e.ids);
+  assert.deepEqual(d.inputIds, e.inputIds);
   assert.equal(d.tokenTypeIds, undefined);
   // one text as before
-  assert.deepEqual(bert.encode('Question?').ids, [101, 3160, 1029, 102]);
+  assert.deepEqual(bert.encode('Question?').inputIds, [101, 3160, 1029, 102]);
   assert.deepEqual(bert.encode('Question?').tokenTypeIds, [0, 0, 0, 0]);
 });
 
@@ -45,7 +45,7 @@ test('one text encodes exactly as the library encodes it', () => {
   ]) {
     const lib = bert.hf.encode(text, { return_token_type_ids: true });
     const e = bert.encode(text);
-    assert.deepEqual(e.ids, lib.ids, text);
+    assert.deepEqual(e.inputIds, lib.ids, text);
     assert.deepEqual(e.tokens, lib.tokens, text);
     assert.deepEqual(e.tokenTypeIds, lib.token_type_ids, text);
   }
@@ -116,7 +116,7 @@ test('truncation through encode: each branch, with the special tokens taken off 
     const want = ['[CLS]', ...a.split(' ').slice(0, k1), '[SEP]', ...b.split(' ').slice(0, k2), '[SEP]'];
     assert.deepEqual(e.tokens, want, `${n1}, ${n2}, ${truncation}`);
     assert.deepEqual(e.tokenTypeIds, [...new Array(k1 + 2).fill(0), ...new Array(k2 + 1).fill(1)]);
-    assert.equal(e.ids.length, Math.min(maxLength, n1 + n2 + 3));
+    assert.equal(e.inputIds.length, Math.min(maxLength, n1 + n2 + 3));
   }
   // too long without truncation; a strategy that cannot cut enough; only_second without a pair
   assert.throws(() => bert.encode(words(8), { textPair: words(8), maxLength }), {
@@ -140,7 +140,7 @@ test('truncation through encode: each branch, with the special tokens taken off 
   // the model's maximum by default (512): a long context cut, the question kept
   const context = 'the river bank '.repeat(300);
   const e = bert.encode('where is the bank?', { textPair: context, truncation: 'only_second' });
-  assert.equal(e.ids.length, 512);
+  assert.equal(e.inputIds.length, 512);
   assert.deepEqual(e.tokens.slice(0, 7), ['[CLS]', 'where', 'is', 'the', 'bank', '?', '[SEP]']);
   assert.throws(() => bert.encode('where?', { textPair: context }), {
     message: /the pair has 905 tokens, more than the model's maximum of 512/,
@@ -312,5 +312,5 @@ test('bad arguments: clear errors naming them', () => {
     name: 'TypeError',
     message: /textPairs must be an array of 1 strings/,
   });
-  assert.deepEqual(bert.encode('a b').ids, [101, 1037, 1038, 102], 'the tokenizer works on');
+  assert.deepEqual(bert.encode('a b').inputIds, [101, 1037, 1038, 102], 'the tokenizer works on');
 });

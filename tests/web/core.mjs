@@ -317,7 +317,7 @@ export async function assertE46Loaded(b, model) {
     '------------------- Embedding vectors for "bank" -------------------',
   );
   // the cosines between the three vectors (float64 here, printed to 4 decimals)
-  const le = rowOf(model.wordEmbeddings(model.tokenizer.encode('bank').ids), 1);
+  const le = rowOf(model.wordEmbeddings(model.tokenizer.encode('bank').inputIds), 1);
   const te = [S1, S2].map((s) => rowOf(model.forward(model.tokenizer.encode(s), E46_FORWARD).lastHiddenState, 11));
   const cos = numbersIn(
     (await out(b, 'cosines'))

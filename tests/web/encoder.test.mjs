@@ -65,10 +65,10 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
   const tokenizer = await loadTokenizer('distilbert-base-uncased');
   assert.equal(block(result, 'tokens (s1):'), E4.tokens, 'the token list, wrapped as the notebook prints it');
   assert.deepEqual(pyStrings(block(result, 'tokens (s1):')), DOCUMENT.tokens);
-  assert.deepEqual(numbersIn(block(result, 'token_ids (s1):')), tokenizer.encode(S1).ids);
+  assert.deepEqual(numbersIn(block(result, 'token_ids (s1):')), tokenizer.encode(S1).inputIds);
   assert.match(block(result, 'token_ids (s1):'), /^tensor\(\[ *\d+(, +\d+)*,\n {8}/, "torch's int64 print, wrapped");
   assert.deepEqual(pyStrings(block(result, 'tokens (s2):')), tokenizer.encode(S2).tokens);
-  assert.deepEqual(numbersIn(block(result, 'token_ids (s2):')), tokenizer.encode(S2).ids);
+  assert.deepEqual(numbersIn(block(result, 'token_ids (s2):')), tokenizer.encode(S2).inputIds);
   // the snippet indexes the word where the tokenizer put it; the explanation says what weights would add
   const index = tokenizer.encode(S1).tokens.indexOf('bank');
   assert.ok((await text('pre.code')).includes(`s1_te_bank = extract_te(s1, tokenizer, model)[${index}]`));
@@ -113,7 +113,7 @@ test("the model explorer: a layers x heads model view for the fixture's sizes, t
   assert.equal(await grid.locator('.map img').count(), model.numLayers * model.numHeads);
   assert.equal(await grid.getAttribute('data-selected'), '0,0');
   const enc = model.tokenizer.encode(S1),
-    L = enc.ids.length;
+    L = enc.inputIds.length;
   const { attentions, hiddenStates } = model.forward(enc, FORWARD);
   /** The large map against head h of layer l: its caption, and the attention it exports (JSON). */
   const checkHead = async (l, h) => {
@@ -224,7 +224,7 @@ test('editing a sentence re-runs the lines and the explorer; superseded requests
   await b.page.locator('#explorer [name=sentence]').selectOption('1');
   await b.page.waitForFunction(
     (n) => document.querySelector('#explorer .head figure.heatmap')?.dataset.rows === String(n),
-    enc.ids.length,
+    enc.inputIds.length,
   );
   await card().locator('[name=s2]').fill(S2);
   await b.page.waitForFunction(() =>

@@ -113,7 +113,7 @@ export const CASES = [
     async run(A, fixture) {
       const model = await A.loadPretrained(fixture);
       try {
-        const ids = model.tokenizer.encode('Write a poem about a man fishing on a river bank.').ids;
+        const ids = model.tokenizer.encode('Write a poem about a man fishing on a river bank.').inputIds;
         const { lastHiddenState, attentions } = model.forward(ids, { outputAttentions: true });
         const parts = [lastHiddenState.data, ...attentions.map((a) => a.data)];
         const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));

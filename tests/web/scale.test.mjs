@@ -168,7 +168,7 @@ test('512 tokens: the other sentence and back redraw both views with no task ove
 test("512 tokens: the head's JSON equals Node's attention for that layer and head and the number read out; PNG and SVG are its picture", async () => {
   const s1 = await b.page.locator('[data-example="E4.6"] [name=s1]').inputValue();
   const enc = model.tokenizer.encode(s1);
-  assert.equal(enc.ids.length, 512);
+  assert.equal(enc.inputIds.length, 512);
   const { attentions } = model.forward(enc, FORWARD);
   const [l, h] = (await explorer().locator('.attention').getAttribute('data-head')).split(',').map(Number);
   const json = await savedJson(b.page, head());

@@ -83,10 +83,10 @@ export const encoderJobs = {
     const tokenizer = await shipped;
     const w = encode(tokenizer, word, 'word');
     return {
-      word: { token: w.tokens[1], id: w.ids[1], pieces: w.tokens.slice(1, -1) },
+      word: { token: w.tokens[1], id: w.inputIds[1], pieces: w.tokens.slice(1, -1) },
       sentences: texts.map((text, n) => {
-        const { tokens, ids } = encode(tokenizer, text, `sentence ${n + 1}`);
-        return { tokens, ids, index: ids.indexOf(w.ids[1]) };
+        const { tokens, inputIds: ids } = encode(tokenizer, text, `sentence ${n + 1}`);
+        return { tokens, ids, index: ids.indexOf(w.inputIds[1]) };
       }),
     };
   },
@@ -132,20 +132,20 @@ export const encoderJobs = {
   e46(A, { texts, word }) {
     const m = current();
     const w = encode(m.tokenizer, word, 'word');
-    const learned = rowOf(m.wordEmbeddings(w.ids), 1);
-    const wordId = w.ids[1];
+    const learned = rowOf(m.wordEmbeddings(w.inputIds), 1);
+    const wordId = w.inputIds[1];
     let prints = null;
     const sentences = texts.map((text, n) => {
       const enc = encode(m.tokenizer, text, `sentence ${n + 1}`);
       const out = forward(m, enc, { outputAttentions: true, outputHiddenStates: true });
       const hidden = out.lastHiddenState; // (1, L, D)
-      const embeddings = m.wordEmbeddings(enc.ids); // (L, D)
+      const embeddings = m.wordEmbeddings(enc.inputIds); // (L, D)
       if (n === 0) prints = { learned: String(embeddings), hidden: String(hidden) };
-      const index = enc.ids.indexOf(wordId);
+      const index = enc.inputIds.indexOf(wordId);
       const contextual = index >= 0 ? rowOf(hidden, index) : null;
       return {
         tokens: enc.tokens,
-        ids: enc.ids,
+        ids: enc.inputIds,
         index,
         contextual,
         cosLearned: contextual && cosine(learned, contextual),

@@ -11,7 +11,7 @@ const result = {
   omega24: omega24(A, Tensor),
   simd: A.buildInfo().simd,
   threads: A.threads,
-  tokens: tokenizer.encode('The bank of the river.').ids,
+  tokens: tokenizer.encode('The bank of the river.').inputIds,
 };
 if (typeof document === 'object') document.querySelector('#result').textContent = JSON.stringify(result);
 else console.log(JSON.stringify(result));

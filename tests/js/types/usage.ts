@@ -328,7 +328,7 @@ catastrophicBacktracking('(a+)+$');
 const enc: EncodedText = tokenizer.encode('Write a poem about a man fishing on a river bank.', { truncation: true });
 const batch: EncodedBatch = tokenizer.encodeBatch(['a river bank', 'bank']);
 const maybeTypes: number[] | undefined = enc.tokenTypeIds;
-const out: EncoderOutput = model.forward(enc.ids);
+const out: EncoderOutput = model.forward(enc.inputIds);
 const all = model.forward(
   { inputIds: batch.inputIds, attentionMask: batch.attentionMask },
   { outputHiddenStates: true, outputAttentions: true },
@@ -337,6 +337,11 @@ const hidden: Tensor[] = all.hiddenStates; // present when asked for
 const attentions: Tensor[] = all.attentions;
 const viaEncode = model.forward(enc);
 const viaBatch = model.forward(tokenizer.encodeBatch(['a river bank', 'bank'])); // encodeBatch's result as it is
+const oneShape: ForwardInput[] = [enc, batch, tokenizer.encode('a', { textPair: 'b', returnOffsets: true })];
+// @ts-expect-error: encode's ids are inputIds, as encodeBatch's
+tokenizer.encode('bank').ids;
+// @ts-expect-error: a ForwardInput needs inputIds
+model.forward({ attentionMask: [1, 1] });
 const ranked: number[][][] = viaBatch.lastHiddenState.toArray();
 const heads: number[][][][] = all.attentions[0].toArray();
 const ownTokenizer: TextTokenizer = model.tokenizer; // throws (with the files it needs) when the folder had none
@@ -356,7 +361,7 @@ const disposeFn: () => void = model[Symbol.dispose];
 const input: ForwardInput = { inputIds: [Int32Array.from([101, 102])] };
 const last: Tensor = model.forward(input).lastHiddenState;
 const pooled: Tensor | undefined = out.poolerOutput;
-const le: Tensor = model.wordEmbeddings(enc.ids);
+const le: Tensor = model.wordEmbeddings(enc.inputIds);
 const embedOptions: EmbedOptions = { pooling: 'mean', normalize: true, batchSize: 8 };
 const sentences: Tensor = model.embed(['a', 'b'], embedOptions);
 // @ts-expect-error a model's maximum positions are `maxPositions`
@@ -381,11 +386,11 @@ const modelFacts = [
 const summarised: string = formatTensor(last, { threshold: 1000, edgeitems: 3 });
 model.dispose();
 // @ts-expect-error: hiddenStates may be absent unless outputHiddenStates is true
-const notAsked: Tensor[] = model.forward(enc.ids).hiddenStates;
+const notAsked: Tensor[] = model.forward(enc.inputIds).hiddenStates;
 // @ts-expect-error: pooling is 'mean' | 'cls'
 model.embed('x', { pooling: 'max' });
 // @ts-expect-error: the option is outputAttentions
-model.forward(enc.ids, { outputAttention: true });
+model.forward(enc.inputIds, { outputAttention: true });
 // @ts-expect-error: a number is not a model folder
 await A.loadPretrained(42);
 // @ts-expect-error: models come from loadPretrained
@@ -419,6 +424,7 @@ new AttentionWasm();
 await init({ wasm: new Uint8Array(8) });
 
 export const used = [
+  oneShape,
   scalar,
   cube,
   anyRank,
