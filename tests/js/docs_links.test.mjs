@@ -17,6 +17,11 @@ test('the documentation files link to the README and each other', () => {
   for (const doc of files.slice(1)) assert.ok(readme.has(doc), `the README links ${doc}`);
 });
 
+test('the README stays a short user document (at most 300 lines; internals go in docs/)', () => {
+  const lines = readDocument('README.md').split('\n').length;
+  assert.ok(lines <= 300, `README.md has ${lines} lines`);
+});
+
 for (const file of documentFiles()) {
   test(`${file}: every relative link and #anchor resolves`, () => {
     const problems = [];

@@ -1,7 +1,7 @@
 // Tensor: printing as torch prints (torch/_tensor_str.py: _Formatter, _vector_str,
 // _tensor_str_with_formatter, _add_suffixes, _str_intern) and indexing with get() at any rank.
 // The expected strings follow those functions' rules for the inputs, each rule named beside its
-// case; the seed documents' own printed tensors are checked in seed000.test.mjs and e46.
+// case; the documents' own printed tensors are checked in document000.test.mjs and e46.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tensor, formatTensor } from 'attention-wasm';
