@@ -43,7 +43,7 @@
 //   logits (N, L, V); hiddenStates n_layers + 1 of (N, L, D); attentions n_layers of (N, H, L, T)
 //   with T = P + L keys; a cache { length: T, layers: [{ key, value }] } of (N, H_kv, T, head_dim).
 import assert from 'node:assert/strict';
-import { geluTanh, gelu, relu } from './ops.mjs';
+import { geluTanh, gelu, relu, linear as linearOp, layerNorm as layerNormOp } from './ops.mjs';
 
 export const FINFO_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
 
@@ -103,19 +103,8 @@ export function positionIdsFromMask(attentionMask) {
   });
 }
 
-// y (rows, out) = x (rows, in) W^T (+ b), W (out, in): nn.Linear
-function linear(x, rows, w, b) {
-  const [out, inp] = w.shape;
-  const y = new Float64Array(rows * out);
-  for (let r = 0; r < rows; r++) {
-    for (let o = 0; o < out; o++) {
-      let s = b ? b.data[o] : 0;
-      for (let i = 0; i < inp; i++) s += x[r * inp + i] * w.data[o * inp + i];
-      y[r * out + o] = s;
-    }
-  }
-  return y;
-}
+// y (rows, out) = x (rows, in) W^T (+ b), W (out, in): nn.Linear, the one reference's (ops.mjs)
+const linear = (x, rows, w, b) => linearOp({ data: x, shape: [rows, w.shape[1]] }, w, b).data;
 
 // y (rows, out) = x (rows, in) W + b, W (in, out): pytorch_utils.Conv1D
 function conv1d(x, rows, w, b) {
@@ -131,20 +120,8 @@ function conv1d(x, rows, w, b) {
   return y;
 }
 
-// nn.LayerNorm (biased variance) and LlamaRMSNorm over rows of D
-function layerNorm(x, D, w, b, eps) {
-  const y = new Float64Array(x.length);
-  for (let r = 0; r * D < x.length; r++) {
-    let mean = 0,
-      variance = 0;
-    for (let i = 0; i < D; i++) mean += x[r * D + i];
-    mean /= D;
-    for (let i = 0; i < D; i++) variance += (x[r * D + i] - mean) ** 2;
-    const inv = 1 / Math.sqrt(variance / D + eps);
-    for (let i = 0; i < D; i++) y[r * D + i] = (x[r * D + i] - mean) * inv * w.data[i] + b.data[i];
-  }
-  return y;
-}
+// nn.LayerNorm (biased variance; the one reference's, ops.mjs) and LlamaRMSNorm over rows of D
+const layerNorm = (x, D, w, b, eps) => layerNormOp({ data: x, shape: [x.length / D, D] }, 1, w, b, eps).data;
 function rmsNorm(x, D, w, eps) {
   const y = new Float64Array(x.length);
   for (let r = 0; r * D < x.length; r++) {
