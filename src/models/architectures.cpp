@@ -1,7 +1,10 @@
 // The architectures, as data (see architecture.hpp). Field names and defaults from transformers'
-// configuration_distilbert.py / configuration_bert.py; tensor names from the base models'
-// state_dict in modeling_distilbert.py (DistilBertModel: embeddings, transformer.layer.N) and
-// modeling_bert.py (BertModel: embeddings, encoder.layer.N, pooler).
+// configuration_distilbert.py / configuration_bert.py / configuration_gpt2.py /
+// configuration_llama.py / configuration_qwen2.py; tensor names from the models' state_dict in
+// modeling_distilbert.py (DistilBertModel: embeddings, transformer.layer.N), modeling_bert.py
+// (BertModel: embeddings, encoder.layer.N, pooler), modeling_gpt2.py (GPT2LMHeadModel:
+// transformer.{wte, wpe, h.N, ln_f}, lm_head), modeling_llama.py and modeling_qwen2.py
+// (LlamaForCausalLM / Qwen2ForCausalLM: model.{embed_tokens, layers.N, norm}, lm_head).
 #include "models/architecture.hpp"
 
 namespace aw {
@@ -118,13 +121,173 @@ const Architecture kBert{
     },
 };
 
+// GPT2LMHeadModel: pre-norm GPT2Block (ln_1, ln_2), learned positions, c_attn fused q/k/v and
+// every Conv1D weight stored (in, out), gelu_new; ln_f, then lm_head tied to wte
+// (tie_word_embeddings defaults to true). Cross-attention and the attention-scaling variants are
+// not implemented.
+const Architecture kGpt2{
+    "gpt2",
+    "transformer",
+    {
+        {"vocab_size", &M::vocab_size, 50257},
+        {"n_embd", &M::hidden_size, 768},
+        {"n_layer", &M::num_layers, 12},
+        {"n_head", &M::num_heads, 12},
+        {"n_inner", &M::intermediate_size, kDerived},
+        {"n_positions", &M::max_positions, 1024},
+    },
+    "layer_norm_epsilon",
+    1e-5,
+    "activation_function",
+    "gelu_new",
+    kEncoderActivations,
+    {{"scale_attn_weights", "true"}, {"scale_attn_by_inverse_layer_idx", "false"}, {"add_cross_attention", "false"}},
+    NormKind::LayerNorm,
+    NormPlacement::Pre,
+    false,
+    true,
+    false,
+    {
+        {"wte.weight", Param::WordEmbeddings},
+        {"wpe.weight", Param::PositionEmbeddings},
+        {"h.{}.ln_1.weight", Param::AttentionNormWeight},
+        {"h.{}.ln_1.bias", Param::AttentionNormBias},
+        {"h.{}.attn.c_attn.weight", Param::QkvWeight, Part::Whole, false, true},
+        {"h.{}.attn.c_attn.bias", Param::QkvBias},
+        {"h.{}.attn.c_proj.weight", Param::OutWeight, Part::Whole, false, true},
+        {"h.{}.attn.c_proj.bias", Param::OutBias},
+        {"h.{}.ln_2.weight", Param::MlpNormWeight},
+        {"h.{}.ln_2.bias", Param::MlpNormBias},
+        {"h.{}.mlp.c_fc.weight", Param::MlpInWeight, Part::Whole, false, true},
+        {"h.{}.mlp.c_fc.bias", Param::MlpInBias},
+        {"h.{}.mlp.c_proj.weight", Param::MlpOutWeight, Part::Whole, false, true},
+        {"h.{}.mlp.c_proj.bias", Param::MlpOutBias},
+    },
+    {
+        {"final_norm",
+         {norm_step(NormKind::LayerNorm, "transformer.ln_f.weight", "transformer.ln_f.bias")},
+         HeadInput::Tokens,
+         true},
+        {"lm_head", {dense_step("lm_head.weight", nullptr, HeadSize::Vocab, true)}},
+    },
+    "tie_word_embeddings",
+    true,
+};
+
+// The Llama family's tensors; Qwen2 adds the q/k/v biases.
+#define AW_LLAMA_LAYER_TENSORS                                                                                      \
+  {"embed_tokens.weight", Param::WordEmbeddings}, {"layers.{}.input_layernorm.weight", Param::AttentionNormWeight}, \
+      {"layers.{}.self_attn.q_proj.weight", Param::QkvWeight, Part::Query},                                         \
+      {"layers.{}.self_attn.k_proj.weight", Param::QkvWeight, Part::Key},                                           \
+      {"layers.{}.self_attn.v_proj.weight", Param::QkvWeight, Part::Value},                                         \
+      {"layers.{}.self_attn.o_proj.weight", Param::OutWeight},                                                      \
+      {"layers.{}.post_attention_layernorm.weight", Param::MlpNormWeight},                                          \
+      {"layers.{}.mlp.gate_proj.weight", Param::MlpInWeight, Part::Gate},                                           \
+      {"layers.{}.mlp.up_proj.weight", Param::MlpInWeight, Part::Up}, {                                             \
+    "layers.{}.mlp.down_proj.weight", Param::MlpOutWeight                                                           \
+  }
+
+// The final RMSNorm (model.norm), then lm_head or embed_tokens (tie_word_embeddings).
+const std::vector<Head> kLlamaHeads = {
+    {"final_norm", {norm_step(NormKind::RmsNorm, "model.norm.weight", nullptr)}, HeadInput::Tokens, true},
+    {"lm_head", {dense_step("lm_head.weight", nullptr, HeadSize::Vocab, true)}},
+};
+
+const std::vector<std::pair<const char*, Activation>> kLlamaActivations = {
+    {"silu", Activation::Silu},
+    {"swish", Activation::Silu},
+    {"gelu", Activation::Gelu},
+    {"gelu_pytorch_tanh", Activation::GeluTanh},
+};
+
+// LlamaForCausalLM: pre-norm LlamaDecoderLayer with RMSNorm, rotary positions (rope_theta,
+// rope_scaling default / linear / llama3), grouped-query attention (num_key_value_heads),
+// head_dim (D / H when absent), SwiGLU MLP, no biases; lm_head untied by default.
+const Architecture kLlama{
+    "llama",
+    "model",
+    {
+        {"vocab_size", &M::vocab_size, 32000},
+        {"hidden_size", &M::hidden_size, 4096},
+        {"num_hidden_layers", &M::num_layers, 32},
+        {"num_attention_heads", &M::num_heads, 32},
+        {"num_key_value_heads", &M::num_kv_heads, kDerived},
+        {"head_dim", &M::head_dim, kDerived},
+        {"intermediate_size", &M::intermediate_size, 11008},
+        {"max_position_embeddings", &M::max_positions, 2048},
+    },
+    "rms_norm_eps",
+    1e-6,
+    "hidden_act",
+    "silu",
+    kLlamaActivations,
+    {{"attention_bias", "false"}, {"mlp_bias", "false"}},
+    NormKind::RmsNorm,
+    NormPlacement::Pre,
+    true,
+    true,
+    true,
+    {AW_LLAMA_LAYER_TENSORS},
+    kLlamaHeads,
+    "tie_word_embeddings",
+    false,
+    10000.0,
+};
+
+// Qwen2ForCausalLM: Llama's layer with biases on q, k and v (modeling_qwen2.py Qwen2Attention);
+// the sliding window (use_sliding_window) is not implemented.
+const Architecture kQwen2{
+    "qwen2",
+    "model",
+    {
+        {"vocab_size", &M::vocab_size, 151936},
+        {"hidden_size", &M::hidden_size, 4096},
+        {"num_hidden_layers", &M::num_layers, 32},
+        {"num_attention_heads", &M::num_heads, 32},
+        {"num_key_value_heads", &M::num_kv_heads, 32},
+        {"intermediate_size", &M::intermediate_size, 22016},
+        {"max_position_embeddings", &M::max_positions, 32768},
+    },
+    "rms_norm_eps",
+    1e-6,
+    "hidden_act",
+    "silu",
+    kLlamaActivations,
+    {{"use_sliding_window", "false"}},
+    NormKind::RmsNorm,
+    NormPlacement::Pre,
+    true,
+    true,
+    true,
+    {
+        AW_LLAMA_LAYER_TENSORS,
+        {"layers.{}.self_attn.q_proj.bias", Param::QkvBias, Part::Query},
+        {"layers.{}.self_attn.k_proj.bias", Param::QkvBias, Part::Key},
+        {"layers.{}.self_attn.v_proj.bias", Param::QkvBias, Part::Value},
+    },
+    kLlamaHeads,
+    "tie_word_embeddings",
+    false,
+    10000.0,
+};
+#undef AW_LLAMA_LAYER_TENSORS
+
 // Built when the module starts (a function-local static would allocate on first use, which the
 // tests of failed loads would see as memory kept).
-const std::vector<const Architecture*> kArchitectures = {&kDistilBert, &kBert};
+const std::vector<const Architecture*> kArchitectures = {&kDistilBert, &kBert, &kGpt2, &kLlama, &kQwen2};
 
 }  // namespace
 
 const std::vector<const Architecture*>& architectures() { return kArchitectures; }
+
+const Head* find_head(const Architecture& architecture, const char* name, std::size_t* index) {
+  for (std::size_t h = 0; h < architecture.heads.size(); ++h)
+    if (std::string(architecture.heads[h].name) == name) {
+      if (index) *index = h;
+      return &architecture.heads[h];
+    }
+  return nullptr;
+}
 
 const Architecture* find_architecture(const std::string& model_type) {
   for (const Architecture* a : architectures())

@@ -54,6 +54,60 @@ double number_field(const json& config, const char* key, double fallback) {
   return it->get<double>();
 }
 
+bool bool_field(const json& config, const char* key, bool fallback) {
+  const auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return fallback;
+  if (!it->is_boolean())
+    fail(ErrorKind::Type, std::string(kConfig) + ": " + key + " must be true or false, got " + describe(*it));
+  return it->get<bool>();
+}
+
+// rope_scaling (transformers' modeling_rope_utils.py: rope_config_validation and
+// ROPE_INIT_FUNCTIONS): null, or an object whose rope_type (formerly "type") is default, linear
+// (factor) or llama3 (factor, low_freq_factor, high_freq_factor, original_max_position_embeddings,
+// each required as _validate_llama3_parameters requires them); any other type is an Error naming it.
+RopeScaling rope_scaling_field(const json& config) {
+  RopeScaling r;
+  const auto it = config.find("rope_scaling");
+  if (it == config.end() || it->is_null()) return r;
+  const std::string where = std::string(kConfig) + ": rope_scaling";
+  if (!it->is_object()) fail(ErrorKind::Type, where + " must be an object or null, got " + describe(*it));
+  const json& s = *it;
+  std::string type = "default";
+  for (const char* key : {"rope_type", "type"})
+    if (const auto t = s.find(key); t != s.end() && !t->is_null()) {
+      if (!t->is_string()) fail(ErrorKind::Type, where + "." + key + " must be a string, got " + describe(*t));
+      type = t->get<std::string>();
+      break;
+    }
+  const auto number = [&](const char* key) {
+    const auto f = s.find(key);
+    if (f == s.end() || f->is_null())
+      fail(ErrorKind::Shape, where + ": rope_type '" + type + "' needs " + key + " (it is missing)");
+    if (!f->is_number() || !std::isfinite(f->get<double>()) || f->get<double>() <= 0)
+      fail(ErrorKind::Range, where + "." + key + " must be a positive number, got " + describe(*f));
+    return f->get<double>();
+  };
+  if (type == "default") return r;
+  if (type == "linear") {
+    r.type = RopeType::Linear;
+    r.factor = number("factor");
+    return r;
+  }
+  if (type == "llama3") {
+    r.type = RopeType::Llama3;
+    r.factor = number("factor");
+    r.low_freq_factor = number("low_freq_factor");
+    r.high_freq_factor = number("high_freq_factor");
+    r.original_max_positions = number("original_max_position_embeddings");
+    if (!(r.high_freq_factor > r.low_freq_factor))
+      fail(ErrorKind::Range, where + ": high_freq_factor " + std::to_string(r.high_freq_factor) +
+                                 " must be greater than low_freq_factor " + std::to_string(r.low_freq_factor));
+    return r;
+  }
+  fail(ErrorKind::Shape, where + ": rope_type '" + type + "' is not supported (supported: default, linear, llama3)");
+}
+
 Activation activation_field(const json& config, const Architecture& a) {
   const auto it = config.find(a.activation_key);
   std::string name = a.activation_fallback;
@@ -85,25 +139,21 @@ void check_unsupported(const json& config, const Architecture& a) {
   }
 }
 
-// The keys every registered architecture uses for a size, "dim / hidden_size": the field's names
-// in messages about a bound, which apply whatever the architecture.
-std::string keys_of(std::int64_t ModelConfig::*member) {
-  std::vector<std::string> keys;
-  for (const Architecture* a : architectures())
-    for (const SizeField& f : a->sizes)
-      if (f.member == member && std::find(keys.begin(), keys.end(), f.key) == keys.end()) keys.push_back(f.key);
-  std::string out;
-  for (const auto& k : keys) out += (out.empty() ? "" : " / ") + k;
-  return out;
+// The architecture's config.json key for a size ("dim" for DistilBERT, "n_embd" for GPT-2): the
+// field's name in messages about a bound.
+std::string key_of(const Architecture& a, std::int64_t ModelConfig::*member) {
+  for (const SizeField& f : a.sizes)
+    if (f.member == member) return f.key;
+  return "";
 }
 
-void check_size(std::int64_t value, std::int64_t lo, std::int64_t hi, std::int64_t ModelConfig::*member,
-                const char* what) {
+void check_size(const Architecture& a, std::int64_t value, std::int64_t lo, std::int64_t hi,
+                std::int64_t ModelConfig::*member, const char* what) {
   if (value >= lo && value <= hi) return;
-  const std::string keys = keys_of(member);
-  fail(ErrorKind::Range, std::string(kConfig) + ": " + (what ? std::string(what) + " (" + keys + ")" : keys) +
-                             " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
-                             std::to_string(value));
+  const std::string key = key_of(a, member);
+  const std::string name = !what ? key : key.empty() ? std::string(what) : std::string(what) + " (" + key + ")";
+  fail(ErrorKind::Range, std::string(kConfig) + ": " + name + " must be in [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "], got " + std::to_string(value));
 }
 
 // Floats of every parameter in int64 (each size is bounded, so no product overflows).
@@ -197,6 +247,67 @@ Shape tensor_shape(const TensorRule& r, const ModelConfig& c) {
   return s;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The heads' tensors
+
+std::int64_t head_size(HeadSize size, const ModelConfig& c) {
+  return size == HeadSize::Vocab ? c.vocab_size : c.hidden_size;
+}
+
+// One tensor of a head step: the parameter's shape, stored transposed or not.
+struct HeadTensor {
+  std::size_t head, step;
+  bool bias;
+  const char* name;
+  Shape shape;
+  bool transposed;
+};
+
+// Head h's steps' widths and tensors (a tied weight has none). The table's own consistency (a
+// base head keeps the width; a tied step maps D to V) is checked here too.
+std::vector<HeadTensor> head_tensors(const Architecture& a, const ModelConfig& c, std::size_t h,
+                                     std::vector<HeadStepSlots>& steps) {
+  const Head& head = a.heads[h];
+  std::vector<HeadTensor> out;
+  std::int64_t width = c.hidden_size;
+  steps.assign(head.steps.size(), {});
+  for (std::size_t i = 0; i < head.steps.size(); ++i) {
+    const HeadStep& step = head.steps[i];
+    steps[i].in = width;
+    if (step.op == HeadOp::Dense) {
+      const std::int64_t n = head_size(step.out, c);
+      if (step.tied && !(width == c.hidden_size && n == c.vocab_size))
+        fail(ErrorKind::Shape, std::string(a.model_type) + ": head " + head.name + " ties a (" + std::to_string(n) +
+                                   ", " + std::to_string(width) + ") weight to the word embeddings");
+      if (!(step.tied && c.tie_word_embeddings)) out.push_back({h, i, false, step.weight, {n, width}, step.transposed});
+      if (step.bias) out.push_back({h, i, true, step.bias, {n}, false});
+      width = n;
+    } else if (step.op == HeadOp::Norm) {
+      out.push_back({h, i, false, step.weight, {width}, false});
+      if (step.bias) out.push_back({h, i, true, step.bias, {width}, false});
+    }
+    steps[i].out = width;
+  }
+  if (head.base && width != c.hidden_size)
+    fail(ErrorKind::Shape, std::string(a.model_type) + ": base head " + head.name + " must keep the hidden size");
+  return out;
+}
+
+// The names a head's tensor may have in a file: as the task model names it and, under the base
+// model's prefix, also without it (a base model saved alone: openai-community/gpt2's ln_f.weight).
+std::vector<std::string> head_names(const Architecture& a, const char* name) {
+  const std::string prefix = std::string(a.prefix) + ".", n = name;
+  std::vector<std::string> names = {n};
+  if (n.compare(0, prefix.size(), prefix) == 0) names.push_back(n.substr(prefix.size()));
+  return names;
+}
+
+// Whether head h is loaded: marked in `heads`, else required, or optional and `with_optional`.
+bool head_loaded(const Architecture& a, std::size_t h, bool with_optional, const std::vector<bool>& heads) {
+  if (!heads.empty()) return heads[h];
+  return !a.heads[h].optional || with_optional;
+}
+
 std::string layer_name(const char* pattern, std::int64_t layer) {
   std::string name = pattern;
   const auto at = name.find("{}");
@@ -241,7 +352,8 @@ std::string sizes_of(const std::vector<std::pair<std::string, std::int64_t>>& si
 
 // ---------------------------------------------------------------------------------------------
 
-ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bool with_optional) {
+ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bool with_optional,
+                                 std::vector<bool> heads) {
   ParameterLayout layout;
   layout.slots.resize(kGlobalParams + static_cast<std::size_t>(c.num_layers) * kLayerParams);
   for (std::size_t g = 0; g < kGlobalParams; ++g) layout.slots[g].param = static_cast<Param>(g);
@@ -265,6 +377,27 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
     for (auto d : s.shape) n *= static_cast<std::size_t>(d);
     next = (next + n + 15) / 16 * 16;
   });
+  // the loaded heads' tensors, head by head, step by step
+  layout.heads.resize(a.heads.size());
+  layout.steps.resize(a.heads.size());
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    layout.heads[h] = head_loaded(a, h, with_optional, heads);
+    const std::vector<HeadTensor> tensors = head_tensors(a, c, h, layout.steps[h]);
+    if (!layout.heads[h]) continue;
+    for (const HeadTensor& t : tensors) {
+      ParameterSlot s;
+      s.head = static_cast<std::int64_t>(t.head), s.step = static_cast<std::int64_t>(t.step), s.bias = t.bias;
+      s.name = t.name;
+      s.shape = t.shape;
+      s.present = true;
+      s.offset = next;
+      std::size_t n = 1;
+      for (auto d : s.shape) n *= static_cast<std::size_t>(d);
+      next = (next + n + 15) / 16 * 16;
+      (t.bias ? layout.steps[h][t.step].bias : layout.steps[h][t.step].weight) = layout.slots.size();
+      layout.slots.push_back(std::move(s));
+    }
+  }
   layout.arena_floats = next;
   return layout;
 }
@@ -272,22 +405,29 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
 void validate_model_config(const Architecture& a, const ModelConfig& c) {
   using L = ModelLimits;
   using M = ModelConfig;
-  check_size(c.hidden_size, 1, L::hidden_size, &M::hidden_size, "hidden size");
-  check_size(c.num_heads, 1, c.hidden_size, &M::num_heads, "number of heads");
-  if (c.hidden_size % c.num_heads != 0)
+  check_size(a, c.hidden_size, 1, L::hidden_size, &M::hidden_size, "hidden size");
+  check_size(a, c.num_heads, 1, c.hidden_size, &M::num_heads, "number of heads");
+  const bool head_dim_field =
+      std::any_of(a.sizes.begin(), a.sizes.end(), [](const SizeField& f) { return f.member == &M::head_dim; });
+  if (!head_dim_field && c.hidden_size % c.num_heads != 0)
     fail(ErrorKind::Range, std::string(kConfig) + ": the number of heads " + std::to_string(c.num_heads) +
                                " must divide the hidden size " + std::to_string(c.hidden_size));
-  check_size(c.num_kv_heads, 1, c.num_heads, &M::num_kv_heads, "number of key/value heads");
+  if (head_dim_field) check_size(a, c.head_dim, 1, L::head_dim, &M::head_dim, "head size");
+
+  check_size(a, c.num_kv_heads, 1, c.num_heads, &M::num_kv_heads, "number of key/value heads");
   if (c.num_heads % c.num_kv_heads != 0)
     fail(ErrorKind::Range, std::string(kConfig) + ": the number of key/value heads " + std::to_string(c.num_kv_heads) +
                                " must divide the number of heads " + std::to_string(c.num_heads));
-  check_size(c.num_layers, 1, L::num_layers, &M::num_layers, "number of layers");
-  check_size(c.intermediate_size, 1, L::intermediate_size, &M::intermediate_size, "feed-forward size");
-  check_size(c.vocab_size, 1, L::vocab_size, &M::vocab_size, nullptr);
-  check_size(c.max_positions, 1, L::max_positions, &M::max_positions, nullptr);
+  check_size(a, c.num_layers, 1, L::num_layers, &M::num_layers, "number of layers");
+  check_size(a, c.intermediate_size, 1, L::intermediate_size, &M::intermediate_size, "feed-forward size");
+  check_size(a, c.vocab_size, 1, L::vocab_size, &M::vocab_size, nullptr);
+  // learned positions are a (P, D) table; rotary ones only bound the sequence
+  const bool learned = std::any_of(a.tensors.begin(), a.tensors.end(),
+                                   [](const TensorRule& r) { return r.param == Param::PositionEmbeddings; });
+  check_size(a, c.max_positions, 1, learned ? L::max_positions : L::rotary_max_positions, &M::max_positions, nullptr);
   const bool token_types = std::any_of(a.tensors.begin(), a.tensors.end(),
                                        [](const TensorRule& r) { return r.param == Param::TokenTypeEmbeddings; });
-  if (token_types) check_size(c.type_vocab_size, 1, L::type_vocab_size, &M::type_vocab_size, nullptr);
+  if (token_types) check_size(a, c.type_vocab_size, 1, L::type_vocab_size, &M::type_vocab_size, nullptr);
   if (!(std::isfinite(c.norm_eps) && c.norm_eps >= 0 && c.norm_eps < 1))
     fail(ErrorKind::Range, std::string(kConfig) + ": " + (a.eps_key ? a.eps_key : "eps") +
                                " must be a number in [0, 1), got " + std::to_string(c.norm_eps));
@@ -331,10 +471,22 @@ ReadConfig read_config(const std::string& text) {
     c.*f.member = integer_field(config, f);
     if (config.contains(f.key) && f.member != &ModelConfig::num_layers) r.sizes.push_back({f.key, c.*f.member});
   }
-  if (c.num_kv_heads == 0) c.num_kv_heads = c.num_heads;  // no key/value heads field: multi-head attention
-  if (c.num_heads > 0) c.head_dim = c.hidden_size / c.num_heads;
+  // the sizes derived from others (kDerived) when config.json leaves them out
+  if (c.num_kv_heads == 0 || c.num_kv_heads == kDerived) c.num_kv_heads = c.num_heads;  // multi-head attention
+  if (c.head_dim == 0 || c.head_dim == kDerived) {                                      // D / H, which H must divide
+    if (c.num_heads > 0 && c.hidden_size > 0 && c.hidden_size % c.num_heads != 0)
+      fail(ErrorKind::Range, std::string(kConfig) + ": the number of heads " + std::to_string(c.num_heads) +
+                                 " must divide the hidden size " + std::to_string(c.hidden_size));
+    if (c.num_heads > 0) c.head_dim = c.hidden_size / c.num_heads;
+  }
+  if (c.intermediate_size == kDerived) c.intermediate_size = 4 * c.hidden_size;  // GPT-2's n_inner null
   c.norm_eps = a->eps_key ? number_field(config, a->eps_key, a->eps_fallback) : a->eps_fallback;
   c.activation = activation_field(config, *a);
+  c.tie_word_embeddings = a->tie_key ? bool_field(config, a->tie_key, a->tie_fallback) : a->tie_fallback;
+  if (a->rotary) {
+    c.rope_theta = number_field(config, "rope_theta", a->rope_theta_fallback);
+    c.rope_scaling = rope_scaling_field(config);
+  }
   check_unsupported(config, *a);
   c.block = block_of(*a, c);
   validate_model_config(*a, c);
@@ -385,11 +537,55 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     fail(ErrorKind::Shape,
          file + ": tensor " + optional_missing.front() + " is missing (" + optional_found.front() + " is there)");
 
+  // each head's tensors: a required head's all found, an optional head's all or none
+  std::vector<bool> heads(a.heads.size());
+  struct HeadFound {
+    HeadTensor tensor;
+    const SafetensorsTensor* file_tensor;
+  };
+  std::vector<HeadFound> head_found;
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    std::vector<HeadStepSlots> steps;
+    std::vector<HeadFound> here;
+    std::string missing, looked;
+    for (const HeadTensor& t : head_tensors(a, c, h, steps)) {
+      const SafetensorsTensor* f = nullptr;
+      std::string names;
+      for (const std::string& candidate : head_names(a, t.name)) {
+        names += (names.empty() ? "'" : ", '") + candidate + "'";
+        if (const auto it = by_name.find(candidate); !f && it != by_name.end()) f = it->second;
+      }
+      if (!f) {
+        if (missing.empty()) missing = t.name, looked = names;
+        continue;
+      }
+      const Shape want = t.transposed ? Shape(t.shape.rbegin(), t.shape.rend()) : t.shape;
+      if (f->shape != want)
+        fail(ErrorKind::Shape, file + ": tensor '" + f->name + "' has shape " + shape_str(f->shape) + "; " + kConfig +
+                                   " (" + sizes_of(sizes) + ") needs " + shape_str(want) + " for the " +
+                                   a.heads[h].name);
+      parse_weight_dtype(f->dtype, file + ": tensor '" + f->name + "'");
+      here.push_back({t, f});
+    }
+    if (!missing.empty()) {
+      if (!a.heads[h].optional)
+        fail(ErrorKind::Shape, file + ": tensor '" + missing + "' is missing (looked for " + looked + "); " + kConfig +
+                                   " (model_type " + a.model_type + (c.tie_word_embeddings ? "" : ", untied") +
+                                   ") needs it for the " + a.heads[h].name);
+      if (!here.empty())
+        fail(ErrorKind::Shape,
+             file + ": tensor " + missing + " is missing (" + here.front().tensor.name + " is there)");
+      continue;
+    }
+    heads[h] = true;
+    head_found.insert(head_found.end(), here.begin(), here.end());
+  }
+
   CheckpointPlan plan;
   plan.architecture = &a;
   plan.config = c;
   plan.with_optional = !optional_found.empty();
-  plan.layout = parameter_layout(a, c, plan.with_optional);
+  plan.layout = parameter_layout(a, c, plan.with_optional, heads);
   plan.data_start = header.data_start;
   plan.data_bytes = file_size - header.data_start;
   std::set<std::string> used;
@@ -408,6 +604,21 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     read.cols = f.tensor->shape.size() == 2 ? static_cast<std::size_t>(f.tensor->shape[1]) : 1;
     plan.reads.push_back(std::move(read));
     used.insert(f.tensor->name);
+  }
+  for (const HeadFound& f : head_found) {
+    const HeadStepSlots& step = plan.layout.steps[f.tensor.head][f.tensor.step];
+    const ParameterSlot& slot = plan.layout.slots[f.tensor.bias ? step.bias : step.weight];
+    TensorRead read;
+    read.name = f.file_tensor->name;
+    read.dtype = parse_weight_dtype(f.file_tensor->dtype, read.name);
+    read.begin = f.file_tensor->begin;
+    read.end = f.file_tensor->end;
+    read.offset = slot.offset;
+    read.transposed = f.tensor.transposed;
+    read.rows = static_cast<std::size_t>(f.file_tensor->shape[0]);
+    read.cols = f.file_tensor->shape.size() == 2 ? static_cast<std::size_t>(f.file_tensor->shape[1]) : 1;
+    plan.reads.push_back(std::move(read));
+    used.insert(f.file_tensor->name);
   }
   std::sort(plan.reads.begin(), plan.reads.end(),
             [](const TensorRead& x, const TensorRead& y) { return x.begin < y.begin; });

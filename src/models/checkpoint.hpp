@@ -15,7 +15,10 @@
 //                 or with the architecture's prefix ("distilbert.", "bert."), or with LayerNorm's
 //                 old names (gamma/beta), as transformers' from_pretrained accepts them; of the
 //                 shape config.json implies; F32, F16 or BF16; the optional ones all or none.
-//                 Tensors the model does not use (heads, buffers) are listed, not read.
+//   heads         each step's tensors likewise (a name under the prefix also found without it);
+//                 a tied Dense step reads nothing (the word embeddings); an optional head's
+//                 tensors all or none. Tensors the model does not use (other heads, buffers such
+//                 as GPT-2's attn.bias) are listed, not read.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -39,25 +42,38 @@ struct ModelLimits {
   static constexpr std::int64_t num_layers = 256;
   static constexpr std::int64_t intermediate_size = 65536;
   static constexpr std::int64_t vocab_size = 4'000'000;
-  static constexpr std::int64_t max_positions = 65536;
+  static constexpr std::int64_t max_positions = 65536;           // learned positions: a (P, D) table
+  static constexpr std::int64_t rotary_max_positions = 1 << 24;  // rotary: Llama 3.1's 131072 and more
+  static constexpr std::int64_t head_dim = 1024;
   static constexpr std::int64_t type_vocab_size = 1024;
 };
 
 // One parameter's place: the block parameter, its layer (-1 outside the layers), its shape and
 // offset (floats from the start of the arena, a multiple of 16: a cache line).
 struct ParameterSlot {
-  Param param = Param::Count;
+  Param param = Param::Count;  // Param::Count for a head's tensor
   std::int64_t layer = -1;
+  std::int64_t head = -1, step = -1;  // a head's tensor: its head and step, and whether the bias
+  bool bias = false;
   std::string name;  // the first tensor that fills it, as the table names it (for messages)
   Shape shape;
   bool present = false;  // the architecture has it (and, if optional, the file has it)
   std::size_t offset = 0;
 };
 
-// Every parameter slot: kGlobalParams, then kLayerParams per layer.
+// A head step's slots (kNoSlot: none; a tied weight has none either).
+constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+struct HeadStepSlots {
+  std::size_t weight = kNoSlot, bias = kNoSlot;
+  std::int64_t in = 0, out = 0;  // the widths before and after the step
+};
+
+// Every parameter slot: kGlobalParams, then kLayerParams per layer, then the loaded heads'.
 struct ParameterLayout {
   std::vector<ParameterSlot> slots;
   std::size_t arena_floats = 0;
+  std::vector<bool> heads;                        // per architecture head: loaded
+  std::vector<std::vector<HeadStepSlots>> steps;  // per architecture head, per step
   std::size_t global(Param p) const { return static_cast<std::size_t>(p); }
   std::size_t layer(std::int64_t l, Param p) const {
     return kGlobalParams + static_cast<std::size_t>(l) * kLayerParams + static_cast<std::size_t>(p) - kGlobalParams;
@@ -89,7 +105,7 @@ struct CheckpointPlan {
   const Architecture* architecture = nullptr;
   ModelConfig config;
   ParameterLayout layout;
-  bool with_optional = false;        // the file has the architecture's optional tensors
+  bool with_optional = false;        // the file has the architecture's optional tensors (not heads)
   std::vector<TensorRead> reads;     // the tensors to read, in file order
   std::vector<std::string> ignored;  // the file's tensors the model does not use
   std::uint64_t data_start = 0;      // the data section's first byte in the file
@@ -106,8 +122,11 @@ CheckpointPlan read_checkpoint(const Architecture& architecture, const ModelConf
                                const std::vector<std::pair<std::string, std::int64_t>>& sizes,
                                const std::uint8_t* header, std::size_t header_bytes, std::uint64_t file_size);
 
-// The layout alone (every slot the architecture has; optional ones only `with_optional`).
-ParameterLayout parameter_layout(const Architecture& architecture, const ModelConfig& config, bool with_optional);
+// The layout alone (every slot the architecture has; optional tensors only `with_optional`; the
+// heads: those `heads` marks, or when it is empty, the required ones and the optional ones only
+// `with_optional`).
+ParameterLayout parameter_layout(const Architecture& architecture, const ModelConfig& config, bool with_optional,
+                                 std::vector<bool> heads = {});
 
 // Validates a ModelConfig's sizes (the bounds, the heads, the parameter count) as read_config does.
 void validate_model_config(const Architecture& architecture, const ModelConfig& config);

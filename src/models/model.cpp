@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <new>
+#include <utility>
 
 #include "core/error.hpp"
 #include "kernels/elementwise.hpp"
@@ -120,8 +121,10 @@ Tensor copy_of(const Tensor& t, const std::string& what) {
 
 }  // namespace
 
-Model::Model(const Architecture& architecture, const ModelConfig& config, bool with_optional)
-    : architecture_(&architecture), config_(config), layout_(parameter_layout(architecture, config, with_optional)) {
+Model::Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads)
+    : architecture_(&architecture),
+      config_(config),
+      layout_(parameter_layout(architecture, config, with_optional, std::move(heads))) {
   try {
     arena_.resize(layout_.arena_floats);
   } catch (const std::bad_alloc&) {
@@ -130,7 +133,8 @@ Model::Model(const Architecture& architecture, const ModelConfig& config, bool w
   }
 }
 
-Model::Model(const CheckpointPlan& plan) : Model(*plan.architecture, plan.config, plan.with_optional) {}
+Model::Model(const CheckpointPlan& plan)
+    : Model(*plan.architecture, plan.config, plan.with_optional, plan.layout.heads) {}
 
 std::vector<WeightTarget> Model::weight_targets(const std::vector<TensorRead>& reads) {
   std::vector<WeightTarget> targets;
@@ -152,6 +156,12 @@ std::vector<std::pair<std::size_t, std::size_t>> Model::linear_weights() const {
     weights.push_back({layout_.layer(l, Param::MlpOutWeight), b.hidden_size});
   }
   if (has_pooler()) weights.push_back({layout_.global(Param::PoolerWeight), b.hidden_size});
+  // the heads' Dense weights that are their own (a tied one is the word embeddings, kept as rows)
+  for (std::size_t h = 0; h < layout_.heads.size(); ++h)
+    if (layout_.heads[h])
+      for (std::size_t i = 0; i < layout_.steps[h].size(); ++i)
+        if (architecture_->heads[h].steps[i].op == HeadOp::Dense && layout_.steps[h][i].weight != kNoSlot)
+          weights.push_back({layout_.steps[h][i].weight, static_cast<std::size_t>(layout_.steps[h][i].out)});
   return weights;
 }
 
@@ -189,6 +199,21 @@ BlockWeights Model::layer_weights(std::int64_t l) const {
                       parameter_or_null(slot(Param::AttentionNormBias))};
   w.mlp_norm = {parameter_or_null(slot(Param::MlpNormWeight)), parameter_or_null(slot(Param::MlpNormBias))};
   return w;
+}
+
+LinearWeight Model::head_dense(std::size_t h, std::size_t i) const {
+  const HeadStepSlots& step = layout_.steps[h][i];
+  const std::size_t out = static_cast<std::size_t>(step.out), in = static_cast<std::size_t>(step.in);
+  if (step.weight == kNoSlot)  // tied: the word embeddings (V, D), row-major
+    return {LinearFormat::Rows, parameter(layout_.global(Param::WordEmbeddings)), parameter_or_null(step.bias), out,
+            in};
+  return {packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(step.weight), parameter_or_null(step.bias),
+          out, in};
+}
+
+NormWeights Model::head_norm(std::size_t h, std::size_t i) const {
+  const HeadStepSlots& step = layout_.steps[h][i];
+  return {parameter_or_null(step.weight), parameter_or_null(step.bias)};
 }
 
 EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& options) const {

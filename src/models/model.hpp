@@ -10,7 +10,7 @@
 //                          padding keys (N, 1, 1, L)
 //   pooler (bert, optional): tanh(x[:, 0] W_p^T + b_p)                        (N, D)
 // The causal forward with a KV cache (GPT-2, Llama) is the same loop over the same block with
-// a cache per layer (docs/architecture.md).
+// a cache per layer, then the architecture's heads (models/causal_lm, models/heads).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -45,7 +45,8 @@ class Model {
   // parameters are uninitialised until written (parameter(), or the plan's reads through
   // weight_targets and a WeightStream). with_optional: the architecture's optional tensors
   // (BERT's pooler) have slots.
-  Model(const Architecture& architecture, const ModelConfig& config, bool with_optional);
+  // heads: which of the architecture's heads have slots (parameter_layout's rule when empty).
+  Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads = {});
   explicit Model(const CheckpointPlan& plan);
 
   const Architecture& architecture() const { return *architecture_; }
@@ -76,9 +77,15 @@ class Model {
   // Layer l's parameters as the block takes them.
   BlockWeights layer_weights(std::int64_t layer) const;
 
+  // Whether head h of the architecture is loaded, and a step's parameters: a Dense step's weight
+  // (packed, or the word embeddings as rows when tied), a Norm step's weight and bias.
+  bool has_head(std::size_t h) const { return h < layout_.heads.size() && layout_.heads[h]; }
+  LinearWeight head_dense(std::size_t h, std::size_t step) const;
+  NormWeights head_norm(std::size_t h, std::size_t step) const;
+
  private:
   const float* parameter_or_null(std::size_t slot) const {
-    return layout_.slots[slot].present ? parameter(slot) : nullptr;
+    return slot != kNoSlot && layout_.slots[slot].present ? parameter(slot) : nullptr;
   }
   std::vector<std::pair<std::size_t, std::size_t>> linear_weights() const;  // (slot, rows)
 

@@ -15,26 +15,9 @@
 namespace aw {
 namespace {
 
-// out = Norm(in): LayerNorm (weight, bias) or RMSNorm (weight), over rows of D. out may be in.
+// out = Norm(in): the block's norm over rows of D. out may be in.
 void normalize(const BlockConfig& c, const NormWeights& w, const float* in, float* out, std::size_t rows) {
-  if (c.norm == NormKind::LayerNorm)
-    kernels::layer_norm(in, w.weight, w.bias, out, rows, c.hidden_size, c.norm_eps);
-  else
-    kernels::rms_norm(in, w.weight, out, rows, c.hidden_size, c.norm_eps);
-}
-
-// x = act(x), n values in place.
-void activate(Activation act, float* x, std::size_t n) {
-  switch (act) {
-    case Activation::Gelu:
-      return kernels::gelu(x, x, n);
-    case Activation::GeluTanh:
-      return kernels::gelu_tanh(x, x, n);
-    case Activation::Relu:
-      return kernels::relu(x, x, n);
-    case Activation::Silu:
-      return kernels::silu(x, x, n);
-  }
+  normalize(c.norm, w, c.norm_eps, in, out, rows, c.hidden_size);
 }
 
 // Where one of q, k, v lies after the projections: row r of the projection at data + r * stride + column.
@@ -149,6 +132,27 @@ const float* sublayer_input(const BlockConfig& c, const NormWeights& norm, const
 }
 
 }  // namespace
+
+void normalize(NormKind norm, const NormWeights& w, float eps, const float* in, float* out, std::size_t rows,
+               std::size_t width) {
+  if (norm == NormKind::LayerNorm)
+    kernels::layer_norm(in, w.weight, w.bias, out, rows, width, eps);
+  else
+    kernels::rms_norm(in, w.weight, out, rows, width, eps);
+}
+
+void activate(Activation act, float* x, std::size_t n) {
+  switch (act) {
+    case Activation::Gelu:
+      return kernels::gelu(x, x, n);
+    case Activation::GeluTanh:
+      return kernels::gelu_tanh(x, x, n);
+    case Activation::Relu:
+      return kernels::relu(x, x, n);
+    case Activation::Silu:
+      return kernels::silu(x, x, n);
+  }
+}
 
 BlockScratch allocate_block_scratch(const BlockConfig& c, std::size_t batch, std::size_t length,
                                     const std::string& fn) {

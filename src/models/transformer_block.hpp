@@ -112,6 +112,13 @@ struct BlockScratch {
   Tensor gated;      // (N L, F)               act(gate) * up (gated only)
 };
 
+// x = act(x), n values in place (the block's MLP; the heads' Activation steps).
+void activate(Activation activation, float* x, std::size_t n);
+
+// out = Norm(in) over rows of `width` (LayerNorm: weight, bias; RMSNorm: weight). out may be in.
+void normalize(NormKind norm, const NormWeights& weights, float eps, const float* in, float* out, std::size_t rows,
+               std::size_t width);
+
 // Throws aw::Error (Range, naming `fn`) when the buffers would not fit in memory.
 BlockScratch allocate_block_scratch(const BlockConfig& config, std::size_t batch, std::size_t length,
                                     const std::string& fn);

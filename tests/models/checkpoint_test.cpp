@@ -115,9 +115,10 @@ TEST_CASE("checkpoint: config.json's model_type, JSON types and unsupported fiel
   CHECK(config_error(with(kDistil, R"("activation": "gelu")")) == "no error");
   CHECK(config_error("{\"model_type\": \"distilbert\",").rfind("config.json: invalid JSON: ", 0) == 0);
   CHECK(config_error("[1, 2]") == "config.json: expected a JSON object, got an array");
-  CHECK(config_error(R"({"model_type": "gpt2"})") ==
-        "config.json: model_type 'gpt2' is not supported (supported: distilbert, bert)");
-  CHECK(config_error(R"({"dim": 18})") == "config.json: model_type is missing (supported: distilbert, bert)");
+  CHECK(config_error(R"({"model_type": "t5"})") ==
+        "config.json: model_type 't5' is not supported (supported: distilbert, bert, gpt2, llama, qwen2)");
+  CHECK(config_error(R"({"dim": 18})") ==
+        "config.json: model_type is missing (supported: distilbert, bert, gpt2, llama, qwen2)");
   CHECK(config_error(with(kDistil, R"("activation": "silu")")) ==
         "config.json: activation 'silu' is not supported (supported: gelu, gelu_new, gelu_pytorch_tanh, relu)");
   CHECK(config_error(R"({"model_type": "distilbert", "dim": "18"})") ==
@@ -148,14 +149,12 @@ TEST_CASE("checkpoint: config.json's model_type, JSON types and unsupported fiel
 
 TEST_CASE("checkpoint: every size bounded before allocating, named in the message", "[models][checkpoint]") {
   const auto error = [](const std::string& extra) { return error_of([&] { aw::read_config(with(kDistil, extra)); }); };
-  CHECK(error(R"("dim": 0)") == "config.json: hidden size (dim / hidden_size) must be in [1, 16384], got 0");
+  CHECK(error(R"("dim": 0)") == "config.json: hidden size (dim) must be in [1, 16384], got 0");
   CHECK(error(R"("n_heads": 5)") == "config.json: the number of heads 5 must divide the hidden size 12");
-  CHECK(error(R"("n_layers": 1000)") ==
-        "config.json: number of layers (n_layers / num_hidden_layers) must be in [1, 256], got 1000");
+  CHECK(error(R"("n_layers": 1000)") == "config.json: number of layers (n_layers) must be in [1, 256], got 1000");
   CHECK(error(R"("vocab_size": 1000000000000)") ==
         "config.json: vocab_size must be in [1, 4000000], got 1000000000000");
-  CHECK(error(R"("hidden_dim": -3)") ==
-        "config.json: feed-forward size (hidden_dim / intermediate_size) must be in [1, 65536], got -3");
+  CHECK(error(R"("hidden_dim": -3)") == "config.json: feed-forward size (hidden_dim) must be in [1, 65536], got -3");
   CHECK(error(R"("max_position_embeddings": 1099511627776)") ==
         "config.json: max_position_embeddings must be in [1, 65536], got 1099511627776");
   CHECK(
@@ -348,4 +347,223 @@ TEST_CASE("checkpoint: a table's Conv1D weight is transposed at load, gate and u
   CHECK(mlp_in[11] == 5011.0f);
   CHECK(mlp_in[12] == 6000.0f);
   CHECK(mlp_in[23] == 6011.0f);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The causal architectures: gpt2, llama, qwen2, and their heads (final norm, lm_head tied or not)
+
+namespace {
+
+const std::string kGpt2 =
+    R"("model_type": "gpt2", "vocab_size": 30, "n_embd": 8, "n_head": 2, "n_layer": 1, "n_positions": 16)";
+const std::string kLlama =
+    R"("model_type": "llama", "vocab_size": 30, "hidden_size": 8, "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 1, "intermediate_size": 11, "max_position_embeddings": 16)";
+
+// A tiny GPT-2's tensors as GPT2LMHeadModel.save_pretrained writes them (`prefix` "transformer.")
+// or as openai-community/gpt2's file has them (bare), lm_head absent (tied).
+std::vector<FileTensor> gpt2_tensors(const std::string& prefix = "transformer.") {
+  std::vector<FileTensor> t = {{prefix + "wte.weight", {30, 8}}, {prefix + "wpe.weight", {16, 8}}};
+  const std::string p = prefix + "h.0.";
+  t.push_back({p + "ln_1.weight", {8}});
+  t.push_back({p + "ln_1.bias", {8}});
+  t.push_back({p + "attn.bias", {1, 1, 16, 16}});  // the causal-mask buffer: listed, not read
+  t.push_back({p + "attn.c_attn.weight", {8, 24}});
+  t.push_back({p + "attn.c_attn.bias", {24}});
+  t.push_back({p + "attn.c_proj.weight", {8, 8}});
+  t.push_back({p + "attn.c_proj.bias", {8}});
+  t.push_back({p + "ln_2.weight", {8}});
+  t.push_back({p + "ln_2.bias", {8}});
+  t.push_back({p + "mlp.c_fc.weight", {8, 32}});
+  t.push_back({p + "mlp.c_fc.bias", {32}});
+  t.push_back({p + "mlp.c_proj.weight", {32, 8}});
+  t.push_back({p + "mlp.c_proj.bias", {8}});
+  t.push_back({prefix + "ln_f.weight", {8}});
+  t.push_back({prefix + "ln_f.bias", {8}});
+  return t;
+}
+
+std::vector<FileTensor> llama_tensors(bool lm_head, bool biases = false) {
+  std::vector<FileTensor> t = {{"model.embed_tokens.weight", {30, 8}}};
+  const std::string p = "model.layers.0.";
+  t.push_back({p + "input_layernorm.weight", {8}});
+  t.push_back({p + "self_attn.q_proj.weight", {8, 8}});
+  t.push_back({p + "self_attn.k_proj.weight", {4, 8}});
+  t.push_back({p + "self_attn.v_proj.weight", {4, 8}});
+  if (biases) {
+    t.push_back({p + "self_attn.q_proj.bias", {8}});
+    t.push_back({p + "self_attn.k_proj.bias", {4}});
+    t.push_back({p + "self_attn.v_proj.bias", {4}});
+  }
+  t.push_back({p + "self_attn.o_proj.weight", {8, 8}});
+  t.push_back({p + "post_attention_layernorm.weight", {8}});
+  t.push_back({p + "mlp.gate_proj.weight", {11, 8}});
+  t.push_back({p + "mlp.up_proj.weight", {11, 8}});
+  t.push_back({p + "mlp.down_proj.weight", {8, 11}});
+  t.push_back({"model.norm.weight", {8}});
+  if (lm_head) t.push_back({"lm_head.weight", {30, 8}, "BF16"});
+  return t;
+}
+
+const aw::ParameterSlot* slot_named(const aw::CheckpointPlan& plan, const std::string& name) {
+  for (const aw::ParameterSlot& s : plan.layout.slots)
+    if (s.present && s.name == name) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: gpt2's table -- defaults, Conv1D weights, ln_f and the tied lm_head", "[models][checkpoint]") {
+  // GPT2Config's defaults (configuration_gpt2.py): n_inner null -> 4 n_embd, tied
+  const aw::ModelConfig d = aw::read_config(R"({"model_type": "gpt2", "n_inner": null})").config;
+  CHECK(d.vocab_size == 50257);
+  CHECK(d.hidden_size == 768);
+  CHECK(d.intermediate_size == 3072);
+  CHECK(d.max_positions == 1024);
+  CHECK(d.norm_eps == 1e-5);
+  CHECK(d.activation == aw::Activation::GeluTanh);
+  CHECK(d.tie_word_embeddings);
+  CHECK(d.block.causal);
+  CHECK(d.block.norm_placement == aw::NormPlacement::Pre);
+  CHECK_FALSE(d.block.rotary);
+  const auto config_error = [](const std::string& extra) {
+    return error_of([&] { aw::read_config(with(kGpt2, extra)); });
+  };
+  CHECK(config_error(R"("scale_attn_by_inverse_layer_idx": true)") ==
+        "config.json: scale_attn_by_inverse_layer_idx true is not supported (only false)");
+  CHECK(config_error(R"("add_cross_attention": true)") ==
+        "config.json: add_cross_attention true is not supported (only false)");
+  CHECK(config_error(R"("tie_word_embeddings": "yes")") ==
+        "config.json: tie_word_embeddings must be true or false, got \"yes\"");
+
+  const std::string config = "{" + kGpt2 + "}";
+  for (const std::string prefix : {"transformer.", ""}) {
+    const auto tensors = gpt2_tensors(prefix);
+    const aw::CheckpointPlan plan = read(config, file_of(tensors));
+    CHECK(plan.reads.size() == tensors.size() - 1);
+    CHECK(plan.ignored == std::vector<std::string>{prefix + "h.0.attn.bias"});
+    std::size_t lm_head = 0, final_norm = 0;
+    REQUIRE(aw::find_head(*plan.architecture, "lm_head", &lm_head));
+    REQUIRE(aw::find_head(*plan.architecture, "final_norm", &final_norm));
+    CHECK(plan.layout.heads[lm_head]);
+    CHECK(plan.layout.heads[final_norm]);
+    CHECK(plan.layout.steps[lm_head][0].weight == aw::kNoSlot);  // tied: the word embeddings
+    CHECK(plan.layout.steps[lm_head][0].out == 30);
+    const aw::ParameterSlot* ln_f = slot_named(plan, "transformer.ln_f.bias");
+    REQUIRE(ln_f);
+    CHECK(ln_f->shape == aw::Shape{8});
+    CHECK(plan.layout.slots[plan.layout.layer(0, aw::Param::QkvWeight)].shape == aw::Shape{24, 8});
+    CHECK(plan.layout.slots[plan.layout.layer(0, aw::Param::MlpOutWeight)].shape == aw::Shape{8, 32});
+  }
+  // untied: lm_head.weight must be there
+  const std::string untied = with(kGpt2, R"("tie_word_embeddings": false)");
+  CHECK(error_of([&] { read(untied, file_of(gpt2_tensors())); }) ==
+        "model.safetensors: tensor 'lm_head.weight' is missing (looked for 'lm_head.weight'); config.json "
+        "(model_type gpt2, untied) needs it for the lm_head");
+  auto with_head = gpt2_tensors();
+  with_head.push_back({"lm_head.weight", {30, 8}});
+  CHECK(read(untied, file_of(with_head)).reads.size() == with_head.size() - 1);
+  // tied, a file that has lm_head.weight anyway: listed, not read
+  CHECK(read(config, file_of(with_head)).ignored.size() == 2);
+  // a missing ln_f, a misshapen c_attn
+  auto no_norm = gpt2_tensors();
+  no_norm.pop_back();
+  CHECK(error_of([&] { read(config, file_of(no_norm)); }) ==
+        "model.safetensors: tensor 'transformer.ln_f.bias' is missing (looked for 'transformer.ln_f.bias', "
+        "'ln_f.bias'); config.json (model_type gpt2) needs it for the final_norm");
+  auto bad = gpt2_tensors();
+  bad[5].shape = {24, 8};  // nn.Linear's layout instead of Conv1D's
+  CHECK(error_of([&] { read(config, file_of(bad)); }) ==
+        "model.safetensors: tensor 'transformer.h.0.attn.c_attn.weight' has shape [24, 8]; config.json (vocab_size "
+        "30, n_embd 8, n_head 2, n_positions 16) needs [8, 24]");
+}
+
+TEST_CASE("checkpoint: llama's and qwen2's tables -- GQA, head_dim, rope, untied or tied lm_head",
+          "[models][checkpoint]") {
+  // LlamaConfig's defaults (configuration_llama.py)
+  // (one layer: Llama-2-7B's 32 would not fit in the wasm heap, an Error of its own)
+  const aw::ModelConfig d = aw::read_config(R"({"model_type": "llama", "num_hidden_layers": 1})").config;
+  CHECK(d.hidden_size == 4096);
+  CHECK(d.num_kv_heads == 32);
+  CHECK(d.head_dim == 128);
+  CHECK(d.intermediate_size == 11008);
+  CHECK(d.max_positions == 2048);
+  CHECK(d.norm_eps == 1e-6);
+  CHECK(d.rope_theta == 10000.0);
+  CHECK(d.rope_scaling.type == aw::RopeType::Default);
+  CHECK_FALSE(d.tie_word_embeddings);
+  CHECK(d.activation == aw::Activation::Silu);
+  CHECK(d.block.gated_mlp);
+  CHECK(d.block.rotary);
+  CHECK(d.block.norm == aw::NormKind::RmsNorm);
+  const aw::ModelConfig c = aw::read_config(with(kLlama, R"("rope_theta": 100000, "head_dim": 6)")).config;
+  CHECK(c.num_kv_heads == 2);
+  CHECK(c.head_dim == 6);
+  CHECK(c.block.query_width() == 24);
+  CHECK(c.rope_theta == 100000.0);
+  // Llama 3.1's rope_scaling
+  const aw::ModelConfig l3 =
+      aw::read_config(
+          with(
+              kLlama,
+              R"("rope_scaling": {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192})"))
+          .config;
+  CHECK(l3.rope_scaling.type == aw::RopeType::Llama3);
+  CHECK(l3.rope_scaling.factor == 8.0);
+  CHECK(l3.rope_scaling.original_max_positions == 8192.0);
+  CHECK(aw::read_config(with(kLlama, R"("rope_scaling": {"type": "linear", "factor": 2})")).config.rope_scaling.type ==
+        aw::RopeType::Linear);
+  const auto config_error = [](const std::string& extra) {
+    return error_of([&] { aw::read_config(with(kLlama, extra)); });
+  };
+  CHECK(config_error(R"("rope_scaling": {"rope_type": "yarn", "factor": 4})") ==
+        "config.json: rope_scaling: rope_type 'yarn' is not supported (supported: default, linear, llama3)");
+  CHECK(config_error(R"("rope_scaling": {"type": "dynamic", "factor": 4})") ==
+        "config.json: rope_scaling: rope_type 'dynamic' is not supported (supported: default, linear, llama3)");
+  CHECK(config_error(R"("rope_scaling": {"rope_type": "linear"})") ==
+        "config.json: rope_scaling: rope_type 'linear' needs factor (it is missing)");
+  CHECK(config_error(R"("rope_scaling": {"rope_type": "linear", "factor": -1})") ==
+        "config.json: rope_scaling.factor must be a positive number, got number -1");
+  CHECK(config_error(R"("rope_scaling": 2)") == "config.json: rope_scaling must be an object or null, got number 2");
+  CHECK(config_error(R"("attention_bias": true)") == "config.json: attention_bias true is not supported (only false)");
+  CHECK(config_error(R"("hidden_act": "relu")") ==
+        "config.json: hidden_act 'relu' is not supported (supported: silu, swish, gelu, gelu_pytorch_tanh)");
+  CHECK(config_error(R"("num_key_value_heads": 3)") ==
+        "config.json: the number of key/value heads 3 must divide the number of heads 4");
+  CHECK(config_error(R"("num_attention_heads": 3)") ==
+        "config.json: the number of heads 3 must divide the hidden size 8");
+  CHECK(config_error(R"("head_dim": 5)") ==
+        "config.json: rotary positions need an even head size and rope_theta > 0, got 5 and 10000.000000");
+  CHECK(config_error(R"("rope_theta": "big")") == "config.json: rope_theta must be a number, got \"big\"");
+
+  const std::string untied = "{" + kLlama + "}";
+  const aw::CheckpointPlan plan = read(untied, file_of(llama_tensors(true)));
+  CHECK(plan.ignored.empty());
+  std::size_t lm_head = 0;
+  REQUIRE(aw::find_head(*plan.architecture, "lm_head", &lm_head));
+  REQUIRE(plan.layout.steps[lm_head][0].weight != aw::kNoSlot);
+  CHECK(plan.layout.slots[plan.layout.steps[lm_head][0].weight].shape == aw::Shape{30, 8});
+  CHECK(plan.layout.slots[plan.layout.layer(0, aw::Param::QkvWeight)].shape == aw::Shape{16, 8});
+  CHECK(plan.layout.slots[plan.layout.layer(0, aw::Param::MlpInWeight)].shape == aw::Shape{22, 8});
+  CHECK_FALSE(plan.layout.slots[plan.layout.layer(0, aw::Param::QkvBias)].present);
+  CHECK(error_of([&] { read(untied, file_of(llama_tensors(false))); }) ==
+        "model.safetensors: tensor 'lm_head.weight' is missing (looked for 'lm_head.weight'); config.json "
+        "(model_type llama, untied) needs it for the lm_head");
+  const std::string tied = with(kLlama, R"("tie_word_embeddings": true)");
+  const aw::CheckpointPlan tied_plan = read(tied, file_of(llama_tensors(false)));
+  CHECK(tied_plan.layout.steps[lm_head][0].weight == aw::kNoSlot);
+  CHECK(aw::Model(tied_plan).resident_bytes() < aw::Model(plan).resident_bytes());
+  // qwen2: the same layer with q/k/v biases
+  const auto qwen2 = [](const std::string& config) {
+    std::string q = config;
+    return q.replace(q.find("\"llama\""), 7, "\"qwen2\"");
+  };
+  const std::string qwen = qwen2("{" + kLlama + "}");
+  const aw::CheckpointPlan q = read(qwen, file_of(llama_tensors(true, true)));
+  CHECK(q.layout.slots[q.layout.layer(0, aw::Param::QkvBias)].shape == aw::Shape{16});
+  CHECK(error_of([&] { read(qwen, file_of(llama_tensors(true))); }) ==
+        "model.safetensors: tensor 'layers.0.self_attn.q_proj.bias' is missing (looked for "
+        "'model.layers.0.self_attn.q_proj.bias', 'layers.0.self_attn.q_proj.bias'); config.json (model_type qwen2) "
+        "needs it");
+  CHECK(error_of([&] { aw::read_config(qwen2(with(kLlama, R"("use_sliding_window": true)"))); }) ==
+        "config.json: use_sliding_window true is not supported (only false)");
 }
