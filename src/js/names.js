@@ -30,4 +30,8 @@ export const JS_NAMES = Object.freeze({
   token_type_ids: 'tokenTypeIds',
   hidden_states: 'hiddenStates',
   max_position_embeddings: 'maxPositions',
+  // causal language models (src/models/causal_lm.cpp): transformers' model(input_ids, ...) is lm.forward
+  'lm.forward': 'lm.forward',
+  position_ids: 'positionIds',
+  cache: 'cache',
 });
