@@ -198,7 +198,7 @@ async function ourLibrary(A, dir, label) {
     async decode(n) {
       const times = [];
       let last = null;
-      for await (const _ of lm.generate([ids], { maxNewTokens: n + 1 })) {
+      for await (const _ of lm.generate([ids], { maxNewTokens: n + 1, eosTokenId: null })) {
         const now = performance.now();
         if (last !== null) times.push(now - last); // the first step is the prompt's forward
         last = now;

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "bindings/js_interop.hpp"
+#include "models/causal_lm.hpp"
 #include "models/checkpoint.hpp"
 #include "models/model.hpp"
 #include "models/safetensors.hpp"
@@ -58,6 +59,17 @@ struct LoadedModel {
 std::map<int, LoadedModel>& registry() {
   static std::map<int, LoadedModel> models;
   return models;
+}
+
+// A causal model's KV caches (models/causal_lm), each tied to its model's handle.
+struct LoadedCache {
+  int model = 0;
+  std::unique_ptr<KvCache> cache;
+};
+
+std::map<int, LoadedCache>& caches() {
+  static std::map<int, LoadedCache> registry;
+  return registry;
 }
 
 LoadedModel& find_model(double handle, const char* fn, bool must_be_ready) {
@@ -149,6 +161,12 @@ val model_open_js(val config_bytes, val header_bytes, double file_size) {
     out.set("hiddenSize", static_cast<double>(c.hidden_size));
     out.set("maxPositions", static_cast<double>(c.max_positions));
     out.set("typeVocabSize", static_cast<double>(c.type_vocab_size));
+    out.set("kind", c.block.causal ? "causal-lm" : "encoder");
+    out.set("numKvHeads", static_cast<double>(c.num_kv_heads));
+    out.set("headDim", static_cast<double>(c.head_dim));
+    out.set("intermediateSize", static_cast<double>(c.intermediate_size));
+    out.set("vocabSize", static_cast<double>(c.vocab_size));
+    out.set("tieWordEmbeddings", c.tie_word_embeddings);
     return out;
   });
 }
@@ -206,7 +224,11 @@ val model_dispose_js(double handle) {
     auto& models = registry();
     const auto it = std::isfinite(handle) ? models.find(static_cast<int>(handle)) : models.end();
     const bool found = it != models.end() && it->first == handle;
-    if (found) models.erase(it);
+    if (found) {
+      auto& all = caches();  // its caches first: they point at the model
+      for (auto c = all.begin(); c != all.end();) c = c->second.model == it->first ? all.erase(c) : std::next(c);
+      models.erase(it);
+    }
     return val(found);
   });
 }
@@ -215,8 +237,9 @@ val model_dispose_js(double handle) {
 // again: the boundary trusts nothing the wrapper checked).
 // `what` is a name marked by api_name (input_ids: inputIds in JS, src/js/names.js).
 template <class T>
-std::vector<T> copy_array(const val& array, std::size_t count, const std::string& what) {
-  const HeapArray<T> heap = typed_array_from_js<T>(array, count, "model.forward: " + what);
+std::vector<T> copy_array(const val& array, std::size_t count, const std::string& what,
+                          const std::string& fn = "model.forward") {
+  const HeapArray<T> heap = typed_array_from_js<T>(array, count, fn + ": " + what);
   return std::vector<T>(heap.data.begin(), heap.data.end());
 }
 
@@ -267,6 +290,109 @@ val model_word_embeddings_js(double handle, val ids) {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// Causal language models: the forward with or without a KV cache (models/causal_lm). Caches live
+// in their own registry under integer handles, each tied to its model's handle: a model's
+// dispose frees its caches; a cache used with another model is an Error.
+
+LoadedCache& find_cache(double handle, const char* fn) {
+  auto& all = caches();
+  const auto it = std::isfinite(handle) ? all.find(static_cast<int>(handle)) : all.end();
+  if (it == all.end() || it->first != handle)
+    fail(ErrorKind::Shape, std::string(fn) + ": no cache with handle " + num(handle) + " (disposed?)");
+  return it->second;
+}
+
+const LoadedModel& find_causal(double handle, const char* fn) {
+  const LoadedModel& m = find_model(handle, fn, true);
+  if (!m.model->config().block.causal)
+    fail(ErrorKind::Type, std::string(fn) + ": " + m.model->config().model_type + " is not a causal language model");
+  return m;
+}
+
+val cache_create_js(double model_handle) {
+  return guarded([&] {
+    const LoadedModel& m = find_causal(model_handle, "lm.createCache");
+    static int next_handle = 1;
+    const int handle = next_handle++;
+    caches().emplace(handle, LoadedCache{static_cast<int>(model_handle), std::make_unique<KvCache>(*m.model)});
+    return val(handle);
+  });
+}
+
+val cache_info_js(double handle) {
+  return guarded([&] {
+    const LoadedCache& c = find_cache(handle, "cache");
+    val out = val::object();
+    out.set("length", static_cast<double>(c.cache->length()));
+    out.set("batch", static_cast<double>(c.cache->batch()));
+    out.set("residentBytes", static_cast<double>(c.cache->resident_bytes()));
+    return out;
+  });
+}
+
+val cache_clear_js(double handle) {
+  return guarded([&] {
+    find_cache(handle, "cache.clear").cache->clear();
+    return val::undefined();
+  });
+}
+
+val cache_dispose_js(double handle) {
+  return guarded([&] {
+    auto& all = caches();
+    const auto it = std::isfinite(handle) ? all.find(static_cast<int>(handle)) : all.end();
+    const bool found = it != all.end() && it->first == handle;
+    if (found) all.erase(it);
+    return val(found);
+  });
+}
+
+// ids: Int32Array (N*L); mask: Uint8Array (N*L) or null; positions: Int32Array (N*L) or null;
+// cache: a cache handle or null; last_only: logits of each row's last token only.
+val causal_forward_js(double handle, val ids, val mask, val positions, double batch, double length, bool hidden_states,
+                      bool attentions, val cache_handle, bool last_only) {
+  return guarded([&] {
+    const char* fn = "lm.forward";
+    const LoadedModel& m = find_causal(handle, fn);
+    KvCache* cache = nullptr;
+    if (is_set(cache_handle)) {
+      LoadedCache& c = find_cache(cache_handle.as<double>(), fn);
+      if (c.model != static_cast<int>(handle))
+        fail(ErrorKind::Type, std::string(fn) +
+                                  ": cache belongs to another model (a cache holds one model's keys "
+                                  "and values: lm.createCache())");
+      cache = c.cache.get();
+    }
+    if (!(batch >= 1 && length >= 1 && std::floor(batch) == batch && std::floor(length) == length &&
+          batch * length <= static_cast<double>(kMaxElements)))
+      fail(ErrorKind::Range,
+           std::string(fn) + ": input shape [" + num(batch) + ", " + num(length) + "] is out of range");
+    const auto count = static_cast<std::size_t>(batch * length);
+    const auto id_data = copy_array<std::int32_t>(ids, count, api_name("input_ids"), fn);
+    std::vector<std::uint8_t> mask_data;
+    std::vector<std::int32_t> position_data;
+    if (is_set(mask)) mask_data = copy_array<std::uint8_t>(mask, count, api_name("attention_mask"), fn);
+    if (is_set(positions)) position_data = copy_array<std::int32_t>(positions, count, api_name("position_ids"), fn);
+    CausalInput in;
+    in.input_ids = id_data.data();
+    in.attention_mask = is_set(mask) ? mask_data.data() : nullptr;
+    in.position_ids = is_set(positions) ? position_data.data() : nullptr;
+    in.batch = static_cast<std::int64_t>(batch);
+    in.length = static_cast<std::int64_t>(length);
+    CausalOptions options;
+    options.output_hidden_states = hidden_states;
+    options.output_attentions = attentions;
+    options.last_logits_only = last_only;
+    const CausalOutput r = causal_forward(*m.model, in, options, cache);
+    val out = val::object();
+    out.set("logits", tensor_to_js(r.logits));
+    if (hidden_states) out.set("hiddenStates", tensors_to_js(r.hidden_states));
+    if (attentions) out.set("attentions", tensors_to_js(r.attentions));
+    return out;
+  });
+}
+
 }  // namespace
 }  // namespace aw::js
 
@@ -280,4 +406,9 @@ EMSCRIPTEN_BINDINGS(attention_wasm_models) {
   function("_modelDispose", &aw::js::model_dispose_js);
   function("_modelForward", &aw::js::model_forward_js);
   function("_modelWordEmbeddings", &aw::js::model_word_embeddings_js);
+  function("_causalForward", &aw::js::causal_forward_js);
+  function("_cacheCreate", &aw::js::cache_create_js);
+  function("_cacheInfo", &aw::js::cache_info_js);
+  function("_cacheClear", &aw::js::cache_clear_js);
+  function("_cacheDispose", &aw::js::cache_dispose_js);
 }

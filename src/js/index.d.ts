@@ -506,7 +506,10 @@ export class AttentionWasm {
    *   {@link loadTokenizer} says); RangeError for absurd config sizes (before allocating);
    *   TypeError for wrong argument types and tensors of a dtype other than F32, F16, BF16.
    */
-  loadPretrained(source: ModelSource, options?: LoadPretrainedOptions): Promise<PretrainedModel>;
+  loadPretrained<M extends PretrainedModel | CausalLM = PretrainedModel | CausalLM>(
+    source: ModelSource,
+    options?: LoadPretrainedOptions,
+  ): Promise<M>;
   /** `torch.manual_seed(seed)`: reseeds this instance's generator (integer in [0, 2^53)). */
   manualSeed(seed: number): void;
   /** `torch.rand(*size)`: uniform [0, 1) float32, bit-exact with torch's CPU generator. */
@@ -880,6 +883,7 @@ export interface EmbedOptions {
  */
 export class PretrainedModel {
   private constructor();
+  readonly kind: 'encoder';
   /** The parsed config.json. */
   readonly config: Record<string, unknown>;
   /**
@@ -932,6 +936,177 @@ export class PretrainedModel {
   dispose(): void;
   /** The same as `dispose()`: `using model = await A.loadPretrained(dir)` frees the weights at the block's end. */
   [Symbol.dispose](): void;
+}
+
+/** The sizes of a causal LM as its config.json gives them (transformers' defaults filled in). */
+export interface CausalLMConfig {
+  modelType: 'gpt2' | 'llama' | 'qwen2';
+  numLayers: number;
+  numHeads: number;
+  /** Key/value heads (grouped-query attention); numHeads when the config has none. */
+  numKvHeads: number;
+  headDim: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  vocabSize: number;
+  /** config.json's n_positions / max_position_embeddings: the most tokens one sequence may have. */
+  maxPositions: number;
+  /** The LM head is the word embeddings. */
+  tieWordEmbeddings: boolean;
+}
+
+export interface CausalForwardInput {
+  inputIds?: TokenIds | readonly TokenIds[];
+  ids?: TokenIds | readonly TokenIds[];
+  /**
+   * 1 = token, 0 = padding (left padding for a batch); covers the new tokens, or (transformers'
+   * form, with a cache) the cached and the new ones. Default all 1.
+   */
+  attentionMask?: TokenIds | readonly TokenIds[] | null;
+  /** Default: from the attention mask, cumsum(mask) - 1 (1 at padding), as generate computes them. */
+  positionIds?: TokenIds | readonly TokenIds[] | null;
+  tokens?: readonly string[];
+  offsets?: readonly (readonly [number, number])[];
+  sequenceIds?: readonly (0 | 1 | null)[];
+}
+
+export interface CausalForwardOptions extends ForwardOptions {
+  /** A cache of this model: the new tokens attend to its tokens and are appended to it. */
+  cache?: KvCache | null;
+}
+
+export interface CausalLMOutput {
+  /** [N, L, vocabSize] */
+  logits: Tensor;
+  /** numLayers of [N, numHeads, L, S], S = cached + L tokens; with outputAttentions */
+  attentions?: Tensor[];
+  /** numLayers + 1 of [N, L, hiddenSize]: the embeddings first, the last after the final norm; with outputHiddenStates */
+  hiddenStates?: Tensor[];
+}
+
+/** A key/value cache of one causal LM in wasm memory: `lm.createCache()`. */
+export class KvCache {
+  private constructor();
+  /** Tokens held per sequence. */
+  readonly length: number;
+  /** Sequences held (0 before the first forward). */
+  readonly batch: number;
+  readonly residentBytes: number;
+  /** Empties it (it can be used again). */
+  clear(): void;
+  /** Frees it. Idempotent. */
+  dispose(): void;
+}
+
+export interface GenerateOptions {
+  /** Tokens to generate at most. Default 20. The prompt + maxNewTokens must fit in maxPositions. */
+  maxNewTokens?: number;
+  /** Sample (true) or take the largest logit (false, default: transformers' greedy decoding). */
+  doSample?: boolean;
+  /** The logits are divided by it. Default 1. */
+  temperature?: number;
+  /** Sample among the k most probable tokens only (0, default: all). */
+  topK?: number;
+  /** Sample among the most probable tokens whose mass reaches topP (1, default: all). */
+  topP?: number;
+  /** Seeds this instance's generator first (`A.manualSeed`): a seed gives the same tokens. */
+  seed?: number;
+  /** Stops after the step whose text completes one of these strings. */
+  stop?: string | readonly string[];
+  /** Each step carries the attention of its token in every layer. */
+  outputAttentions?: boolean;
+  /** Each step carries this many top candidates of its distribution. Default 0. */
+  candidates?: number;
+  /** An AbortSignal: aborting it ends the generation before the next step. */
+  signal?: { readonly aborted: boolean };
+  /** Overrides the model's eosTokenId (null: no EOS). */
+  eosTokenId?: number | readonly number[] | null;
+}
+
+export interface GenerationCandidate {
+  id: number;
+  token: string;
+  /** softmax(logits / temperature) */
+  probability: number;
+  /** Inside the top-k / top-p cut (greedy: the first only). */
+  kept: boolean;
+}
+
+export interface GenerationStep {
+  /** 0-based index of the generated token */
+  index: number;
+  /** Its position in the whole sequence (prompt length + index). */
+  position: number;
+  id: number;
+  /** The tokenizer's piece for it (for labels). */
+  token: string;
+  /** Newly decodable text: '' while a character's bytes are still arriving. */
+  text: string;
+  /** With outputAttentions: per layer [numHeads, position + 1], the token's row over every earlier token and itself. */
+  attentions?: Tensor[];
+  /** With candidates: the step's top candidates, by probability. */
+  candidates?: GenerationCandidate[];
+}
+
+export interface GenerationResult {
+  /** The prompt's ids and the new ones. */
+  ids: number[];
+  newIds: number[];
+  /** The new tokens' text (special tokens skipped). */
+  text: string;
+  steps: GenerationStep[];
+  finishReason: 'eos' | 'length' | 'stop' | 'abort' | null;
+}
+
+export interface Generation extends AsyncIterable<GenerationStep> {
+  /** Runs it to the end. */
+  all(): Promise<GenerationResult>;
+  /** Why it ended, once it has. */
+  readonly finishReason: GenerationResult['finishReason'];
+}
+
+/**
+ * A causal language model (transformers' GPT2LMHeadModel / LlamaForCausalLM /
+ * Qwen2ForCausalLM, eval mode) whose weights live in its instance's wasm memory until
+ * `dispose()`.
+ */
+export class CausalLM {
+  private constructor();
+  readonly kind: 'causal-lm';
+  readonly config: CausalLMConfig;
+  readonly modelType: 'gpt2' | 'llama' | 'qwen2';
+  /** config.json and generation_config.json as parsed ({} without one). */
+  readonly configJson: Record<string, unknown>;
+  readonly generationConfig: Record<string, unknown>;
+  readonly tokenizer: TextTokenizer | null;
+  /** generation_config.json's eos_token_id (else config.json's). */
+  readonly eosTokenId: number | number[] | null;
+  readonly bosTokenId: number | null;
+  readonly padTokenId: number | null;
+  readonly residentBytes: number;
+  /** Tensors of the file the model does not use (GPT-2's attn.bias buffers, a tied lm_head). */
+  readonly ignoredTensors: string[];
+  readonly disposed: boolean;
+  /**
+   * `model(input_ids, attention_mask, position_ids, past_key_values, output_attentions,
+   * output_hidden_states)`; positions from the mask (a left-padded row gives what it gives alone).
+   * @throws RangeError for ids out of the vocabulary, cached + new tokens past maxPositions, a
+   *   cache of another batch size; Error for a cache of another model or disposed
+   */
+  forward<O extends CausalForwardOptions = {}>(
+    input: TokenIds | readonly TokenIds[] | CausalForwardInput,
+    options?: O,
+  ): CausalLMOutput &
+    (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor[] } : unknown) &
+    (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
+  createCache(): KvCache;
+  /**
+   * Generates after a prompt (text, tokenized as `tokenizer.encode` does, or ids).
+   * @throws RangeError for a prompt over maxPositions or prompt + maxNewTokens past it, and bad options
+   */
+  generate(prompt: string | TokenIds, options?: GenerateOptions): Generation;
+  /** Frees the weights and the model's caches; later calls throw. Idempotent. */
+  dispose(): void;
 }
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */

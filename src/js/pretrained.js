@@ -11,6 +11,8 @@ import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
 import { tokenizerFromFiles, SHIPPED_TOKENIZERS } from './tokenizer.js';
+import { idRows, flatInts } from './model-input.js';
+import { CausalLM } from './causal-lm.js';
 
 const FN = 'loadPretrained';
 const WEIGHTS = 'model.safetensors';
@@ -41,48 +43,13 @@ const finalizer =
     ? new FinalizationRegistry(({ raw, handle }) => raw._modelDispose(handle))
     : null;
 
-/** Ids for forward: number[] | Int32Array, or rows of them. */
-function idRows(value, what) {
-  if (value instanceof Int32Array) return [Array.from(value)];
-  if (!Array.isArray(value))
-    throw new TypeError(
-      `model.forward: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`,
-    );
-  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array))
-    return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
-  return [value];
-}
-
-function flatInts(rows, N, L, what, { bool = false } = {}) {
-  const out = bool ? new Uint8Array(N * L) : new Int32Array(N * L);
-  if (rows.length !== N) throw new RangeError(`model.forward: ${what} has ${rows.length} rows, inputIds ${N}`);
-  rows.forEach((row, n) => {
-    if (!Array.isArray(row) || row.length !== L) {
-      throw new RangeError(
-        `model.forward: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`,
-      );
-    }
-    row.forEach((x, l) => {
-      if (
-        typeof x !== 'number' ||
-        !Number.isInteger(x) ||
-        (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)
-      ) {
-        throw new RangeError(
-          `model.forward: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`,
-        );
-      }
-      out[n * L + l] = x;
-    });
-  });
-  return out;
-}
-
 export class PretrainedModel {
   /** @private */
   constructor(A, handle, { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors }) {
     this.A = A;
     this.handle = handle;
+    /** 'encoder' (causal language models: 'causal-lm', src/js/causal-lm.js) */
+    this.kind = 'encoder';
     /** The parsed config.json. */
     this.config = config;
     this.ownTokenizer = tokenizer;
@@ -330,6 +297,21 @@ export const pretrainedMethods = {
         progress(0);
         await streamWeights(raw, opened, files, progress);
         const info = unwrap(raw._modelFinish(opened.handle));
+        if (opened.kind === 'causal-lm') {
+          const generationConfig = files.has('generation_config.json')
+            ? await files.json('generation_config.json')
+            : {};
+          if (generationConfig === null || typeof generationConfig !== 'object' || Array.isArray(generationConfig))
+            throw new Error('generation_config.json: expected a JSON object');
+          return new CausalLM(this, opened.handle, {
+            opened,
+            configJson: config,
+            generationConfig,
+            tokenizer,
+            residentBytes: info.residentBytes,
+            ignoredTensors: opened.ignoredTensors,
+          });
+        }
         return new PretrainedModel(this, opened.handle, {
           config,
           model: opened,

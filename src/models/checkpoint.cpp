@@ -473,11 +473,13 @@ ReadConfig read_config(const std::string& text) {
   }
   // the sizes derived from others (kDerived) when config.json leaves them out
   if (c.num_kv_heads == 0 || c.num_kv_heads == kDerived) c.num_kv_heads = c.num_heads;  // multi-head attention
-  if (c.head_dim == 0 || c.head_dim == kDerived) {                                      // D / H, which H must divide
-    if (c.num_heads > 0 && c.hidden_size > 0 && c.hidden_size % c.num_heads != 0)
+  if (c.head_dim == 0 || c.head_dim == kDerived) {  // D / H, which H must divide (D and H bounded first)
+    check_size(*a, c.hidden_size, 1, ModelLimits::hidden_size, &ModelConfig::hidden_size, "hidden size");
+    check_size(*a, c.num_heads, 1, c.hidden_size, &ModelConfig::num_heads, "number of heads");
+    if (c.hidden_size % c.num_heads != 0)
       fail(ErrorKind::Range, std::string(kConfig) + ": the number of heads " + std::to_string(c.num_heads) +
                                  " must divide the hidden size " + std::to_string(c.hidden_size));
-    if (c.num_heads > 0) c.head_dim = c.hidden_size / c.num_heads;
+    c.head_dim = c.hidden_size / c.num_heads;
   }
   if (c.intermediate_size == kDerived) c.intermediate_size = 4 * c.hidden_size;  // GPT-2's n_inner null
   c.norm_eps = a->eps_key ? number_field(config, a->eps_key, a->eps_fallback) : a->eps_fallback;

@@ -219,6 +219,8 @@ NormWeights Model::head_norm(std::size_t h, std::size_t i) const {
 EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& options) const {
   const std::string fn = forward_fn(), state_copy = fn + ": " + api_name("hidden_states");
   if (!packed_) fail(ErrorKind::Shape, fn + ": the model's weights have not finished loading");
+  if (config_.block.causal)
+    fail(ErrorKind::Type, fn + ": " + config_.model_type + " is a causal language model (its forward is lm.forward)");
   validate_input(*this, in);
   const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length);
   Tensor x = make_uninitialised_tensor({in.batch, in.length, config_.hidden_size}, fn + ": hidden state");

@@ -1,0 +1,39 @@
+// The token inputs of the pretrained models' forward (model.forward, lm.forward): ids as one row
+// or rows of them, flattened into the typed arrays the bindings take, each value checked.
+import { describe } from './tensor.js';
+
+/** Ids for forward: number[] | Int32Array, or rows of them. */
+export function idRows(value, what, fn = 'model.forward') {
+  if (value instanceof Int32Array) return [Array.from(value)];
+  if (!Array.isArray(value))
+    throw new TypeError(`${fn}: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`);
+  if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array))
+    return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
+  return [value];
+}
+
+/** rows (N of L) -> Int32Array (or Uint8Array of 0/1 with `bool`) of N * L. */
+export function flatInts(rows, N, L, what, { bool = false, fn = 'model.forward' } = {}) {
+  const out = bool ? new Uint8Array(N * L) : new Int32Array(N * L);
+  if (rows.length !== N) throw new RangeError(`${fn}: ${what} has ${rows.length} rows, inputIds ${N}`);
+  rows.forEach((row, n) => {
+    if (!Array.isArray(row) || row.length !== L) {
+      throw new RangeError(
+        `${fn}: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`,
+      );
+    }
+    row.forEach((x, l) => {
+      if (
+        typeof x !== 'number' ||
+        !Number.isInteger(x) ||
+        (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)
+      ) {
+        throw new RangeError(
+          `${fn}: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`,
+        );
+      }
+      out[n * L + l] = x;
+    });
+  });
+  return out;
+}
