@@ -182,10 +182,15 @@ inline void dot_tile(const float* a, const float* b, const float* bias, float* c
 
 // c[0:R, 0:cols] = a[0:R, 0:k] b[0:cols, 0:k]^T + bias (c of row stride ldc): tiles of 2 rows of
 // b, then one row of b at a time.
+// One row of a (a decode step's y = x W^T) takes 4 rows of b at a time instead: 4 independent
+// accumulators hide the multiply-add's latency where 1 x 2 was bound by it (each sum is the same).
 template <std::size_t R>
 void dot_rows(const float* a, const float* b, const float* bias, float* c, std::size_t k, std::size_t cols,
               std::size_t ldc) {
   std::size_t j = 0;
+  if constexpr (R == 1)
+    for (; j + 2 * dot_rows_b <= cols; j += 2 * dot_rows_b)
+      dot_tile<R, 2 * dot_rows_b>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, ldc);
   for (; j + dot_rows_b <= cols; j += dot_rows_b)
     dot_tile<R, dot_rows_b>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, ldc);
   for (; j < cols; ++j) dot_tile<R, 1>(a, b + j * k, bias ? bias + j : nullptr, c + j, k, ldc);
@@ -309,13 +314,58 @@ void linear_pack_weight(const float* w, float* packed, std::size_t n, std::size_
 std::size_t linear_panel_width() { return panel; }
 
 // y = x W^T + bias, W packed: panel t's rows p0 .. p0 + kb - 1 lie at w_packed + t*panel*k + p0*panel.
+// y[0:n_panels] = x W^T for one row of x (a decode step): T panels at a time, each element summed
+// over all of k in order with one multiply-add per p -- the same sums as the one-row tile of
+// multiply_blocks (byte-identical) -- but T x 2 independent accumulators instead of 2, so that
+// the multiply-add's latency no longer bounds the stream of W (read once, T panels side by side).
+namespace {
+
+constexpr std::size_t gemv_panels = 4;
+template <std::size_t T>
+void gemv_panel_group(const float* x, const float* w, float* y, std::size_t k) {
+  batch acc[T][tile_vectors];
+  const float* w_t[T];  // panel t's row p
+#pragma GCC unroll 8
+  for (std::size_t t = 0; t < T; ++t) {
+    w_t[t] = w + t * panel * k;
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < tile_vectors; ++v) acc[t][v] = batch(0.0f);
+  }
+  for (std::size_t p = 0; p < k; ++p) {
+    const batch x_p(x[p]);
+#pragma GCC unroll 8
+    for (std::size_t t = 0; t < T; ++t) {
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < tile_vectors; ++v)
+        acc[t][v] = simd::fma(x_p, batch::load_unaligned(w_t[t] + v * lanes), acc[t][v]);
+      w_t[t] += panel;
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t t = 0; t < T; ++t)
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < tile_vectors; ++v) acc[t][v].store_unaligned(y + t * panel + v * lanes);
+}
+
+void gemv_packed(const float* x, const float* w_packed, float* y, std::size_t k, std::size_t n_panels) {
+  std::size_t j = 0;
+  for (; j + gemv_panels * panel <= n_panels; j += gemv_panels * panel)
+    gemv_panel_group<gemv_panels>(x, w_packed + j * k, y + j, k);
+  for (; j < n_panels; j += panel) gemv_panel_group<1>(x, w_packed + j * k, y + j, k);
+}
+
+}  // namespace
+
 void linear_packed(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m, std::size_t k,
                    std::size_t n) {
   const std::size_t n_panels = n - n % panel;
   if (k == 0) return linear(x, w_packed, bias, y, m, k, n);
-  multiply_blocks(x, y, m, k, n, n_panels, [&](std::size_t p0, std::size_t, std::size_t j0, std::size_t) {
-    return std::pair<const float*, std::size_t>{w_packed + j0 * k + p0 * panel, panel * k};
-  });
+  if (m == 1)
+    gemv_packed(x, w_packed, y, k, n_panels);
+  else
+    multiply_blocks(x, y, m, k, n, n_panels, [&](std::size_t p0, std::size_t, std::size_t j0, std::size_t) {
+      return std::pair<const float*, std::size_t>{w_packed + j0 * k + p0 * panel, panel * k};
+    });
   if (bias) add_bias(bias, y, m, n, n_panels);
   dot_columns(x, w_packed + n_panels * k, bias ? bias + n_panels : nullptr, y + n_panels, m, k, n - n_panels, n);
 }
