@@ -328,7 +328,7 @@ export class CausalLM {
     let promptIds;
     if (typeof prompt === 'string') {
       if (!this.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer: pass token ids`);
-      promptIds = Array.from(this.tokenizer.encode(prompt).ids);
+      promptIds = Array.from(this.tokenizer.encode(prompt).inputIds);
     } else {
       // one row of ids, or a batch of one row ([[...ids]])
       const row = Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'object' ? prompt[0] : prompt;

@@ -106,7 +106,7 @@ test('lm.forward: logits, hidden states and attentions equal the float64 referen
     const one = lm.forward(ids[1]);
     assertClose(one.logits.data, logitRows(logitsOf(f, want), 1, 7, V, 0, 7), TOL, `${name} one row`);
     const encoded = lm.tokenizer.encode('the cat sat');
-    const ref = referenceCausalLM(f, { inputIds: [Array.from(encoded.ids)] });
+    const ref = referenceCausalLM(f, { inputIds: [Array.from(encoded.inputIds)] });
     assertClose(lm.forward(encoded).logits.data, logitsOf(f, ref), TOL, `${name} encoded text`);
   }
 });
@@ -208,7 +208,7 @@ test('lm.forward: a left-padded batch, positions from the attention mask (as gen
 test('lm.generate: greedy ids equal the reference greedy decoding with the cache', async () => {
   for (const name of CAUSAL) {
     const { f, lm } = await model(name);
-    const prompt = Array.from(lm.tokenizer.encode('the quick brown fox').ids);
+    const prompt = Array.from(lm.tokenizer.encode('the quick brown fox').inputIds);
     const want = referenceGreedy(f, { inputIds: [prompt] }, { maxNewTokens: 12, eosTokenId: lm.eosTokenId });
     // compare while the reference's choice is clear of float32 rounding (its margin)
     let clear = want.newTokens[0].length;

@@ -36,6 +36,12 @@ import {
   type TopkResult,
   type CosineSimilarityOptions,
   type NestedArray,
+  CausalLM,
+  KvCache,
+  type GenerationStep,
+  type GenerationResult,
+  type GenerateOptions,
+  type CausalLMOutput,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 import 'attention-wasm/tokenizer-check';
@@ -306,7 +312,7 @@ A.scaledDotProductAttention(q, k, val, { scale: '1' });
 // Pretrained encoders and tokenizers
 const progress: LoadPretrainedOptions = { onProgress: ({ loaded, total }) => void (loaded / total) };
 const folder: ModelSource = '/models/distilbert-base-uncased';
-const model: PretrainedModel = await A.loadPretrained(folder, progress);
+const model = await A.loadPretrained<PretrainedModel>(folder, progress);
 await A.loadPretrained({ 'config.json': new Uint8Array(2), 'model.safetensors': new ArrayBuffer(8) });
 declare const picked: {
   length: number;
@@ -350,7 +356,7 @@ const one: number[][] = model.embed('one text').toArray(); // one string is one 
 // @ts-expect-error: a string is not token ids (tokenize it first)
 model.forward('a text');
 {
-  using scoped = await A.loadPretrained(folder); // [Symbol.dispose] frees the weights at the block's end
+  using scoped = await A.loadPretrained<PretrainedModel>(folder); // [Symbol.dispose] frees the weights at the block's end
   scoped.forward([101, 102]);
 }
 {
@@ -504,3 +510,39 @@ export const used = [
   floatIds,
   notBool,
 ];
+
+// causal language models (issue 19): loadPretrained gives either kind; `kind` tells them apart
+const loadedAny = await A.loadPretrained(folder);
+if (loadedAny.kind === 'causal-lm') loadedAny.createCache().dispose();
+else loadedAny.embed('x');
+const lm = await A.loadPretrained<CausalLM>(folder);
+const lmCache: KvCache = lm.createCache();
+const lmOut: CausalLMOutput = lm.forward({ inputIds: [[1, 2, 3]], attentionMask: [[0, 1, 1]] }, { cache: lmCache });
+const lmLogits: Tensor = lmOut.logits;
+const lmAttentions: Tensor[] = lm.forward([1, 2], { outputAttentions: true }).attentions;
+const cachedLength: number = lmCache.length;
+lmCache.dispose();
+const generateOptions: GenerateOptions = {
+  maxNewTokens: 8,
+  doSample: true,
+  temperature: 0.7,
+  topK: 40,
+  topP: 0.9,
+  seed: 1,
+  stop: ['\n'],
+  outputAttentions: true,
+  candidates: 5,
+  signal: { aborted: false }, // an AbortSignal
+};
+for await (const step of lm.generate('Once upon a time', generateOptions)) {
+  const s: GenerationStep = step;
+  const piece: string = s.text;
+  const firstLayer: Tensor | undefined = s.attentions?.[0];
+  const best: number | undefined = s.candidates?.[0].probability;
+}
+const whole: GenerationResult = await lm.generate([1, 2, 3]).all();
+const eos: number | number[] | null = lm.eosTokenId;
+const lmSizes: number = lm.config.numKvHeads + lm.config.vocabSize;
+// @ts-expect-error: generate takes text or ids
+lm.generate({ text: 'x' });
+lm.dispose();
