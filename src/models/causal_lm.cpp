@@ -104,15 +104,11 @@ void embed(const Model& model, const CausalInput& in, const std::vector<std::int
   const ParameterLayout& p = model.layout();
   const std::size_t rows = static_cast<std::size_t>(in.batch * in.length),
                     D = static_cast<std::size_t>(model.config().hidden_size);
-  const float* word = model.parameter(p.global(Param::WordEmbeddings));
   const float* position =
       model.has(Param::PositionEmbeddings) ? model.parameter(p.global(Param::PositionEmbeddings)) : nullptr;
   for (std::size_t t = 0; t < rows; ++t) {
-    const float* w = word + static_cast<std::size_t>(in.input_ids[t]) * D;
-    if (position)
-      kernels::add(w, 1, position + static_cast<std::size_t>(positions[t]) * D, 1, x + t * D, D);
-    else
-      std::copy_n(w, D, x + t * D);
+    model.word_embedding(in.input_ids[t], x + t * D);
+    if (position) kernels::add(x + t * D, 1, position + static_cast<std::size_t>(positions[t]) * D, 1, x + t * D, D);
   }
 }
 

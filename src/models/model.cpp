@@ -156,12 +156,18 @@ std::vector<std::pair<std::size_t, std::size_t>> Model::linear_weights() const {
     weights.push_back({layout_.layer(l, Param::MlpOutWeight), b.hidden_size});
   }
   if (has_pooler()) weights.push_back({layout_.global(Param::PoolerWeight), b.hidden_size});
-  // the heads' Dense weights that are their own (a tied one is the word embeddings, kept as rows)
+  // the heads' Dense weights; a tied one is the word embeddings, packed once (word_embedding reads them)
+  bool tied = false;
   for (std::size_t h = 0; h < layout_.heads.size(); ++h)
     if (layout_.heads[h])
       for (std::size_t i = 0; i < layout_.steps[h].size(); ++i)
-        if (architecture_->heads[h].steps[i].op == HeadOp::Dense && layout_.steps[h][i].weight != kNoSlot)
-          weights.push_back({layout_.steps[h][i].weight, static_cast<std::size_t>(layout_.steps[h][i].out)});
+        if (architecture_->heads[h].steps[i].op == HeadOp::Dense) {
+          if (layout_.steps[h][i].weight != kNoSlot)
+            weights.push_back({layout_.steps[h][i].weight, static_cast<std::size_t>(layout_.steps[h][i].out)});
+          else
+            tied = true;
+        }
+  if (tied) weights.push_back({layout_.global(Param::WordEmbeddings), static_cast<std::size_t>(config_.vocab_size)});
   return weights;
 }
 
@@ -181,6 +187,8 @@ void Model::pack_linear_weights() {
     }
   }
   packed_ = true;
+  const std::size_t words = layout_.global(Param::WordEmbeddings);
+  for (const auto& [slot, n] : linear_weights()) tied_packed_ = tied_packed_ || slot == words;
 }
 
 BlockWeights Model::layer_weights(std::int64_t l) const {
@@ -204,9 +212,9 @@ BlockWeights Model::layer_weights(std::int64_t l) const {
 LinearWeight Model::head_dense(std::size_t h, std::size_t i) const {
   const HeadStepSlots& step = layout_.steps[h][i];
   const std::size_t out = static_cast<std::size_t>(step.out), in = static_cast<std::size_t>(step.in);
-  if (step.weight == kNoSlot)  // tied: the word embeddings (V, D), row-major
-    return {LinearFormat::Rows, parameter(layout_.global(Param::WordEmbeddings)), parameter_or_null(step.bias), out,
-            in};
+  if (step.weight == kNoSlot)  // tied: the word embeddings (V, D), packed with the linear weights
+    return {tied_packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(layout_.global(Param::WordEmbeddings)),
+            parameter_or_null(step.bias), out, in};
   return {packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(step.weight), parameter_or_null(step.bias),
           out, in};
 }
@@ -246,6 +254,17 @@ EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& optio
   return out;
 }
 
+void Model::word_embedding(std::int32_t id, float* out) const {
+  const std::size_t D = static_cast<std::size_t>(config_.hidden_size), V = static_cast<std::size_t>(config_.vocab_size),
+                    j = static_cast<std::size_t>(id);
+  const float* word = parameter(layout_.global(Param::WordEmbeddings));
+  const std::size_t P = kernels::linear_panel_width(), panels = V - V % P;
+  if (!tied_packed_ || j >= panels)
+    return static_cast<void>(std::copy_n(word + j * D, D, out));  // a row (or the tail's)
+  const float* panel = word + (j - j % P) * D + j % P;            // packed[t P D + p P + x] = word[t P + x, p]
+  for (std::size_t p = 0; p < D; ++p) out[p] = panel[p * P];
+}
+
 Tensor Model::word_embeddings(const std::int32_t* ids, std::size_t count) const {
   const std::string fn = api_name("word_embeddings");  // model.embeddings.word_embeddings(ids) in transformers
   for (std::size_t i = 0; i < count; ++i)
@@ -254,10 +273,7 @@ Tensor Model::word_embeddings(const std::int32_t* ids, std::size_t count) const 
                                  " is not a token id in [0, " + std::to_string(config_.vocab_size) + ")");
   const std::int64_t D = config_.hidden_size;
   Tensor out = make_uninitialised_tensor({static_cast<std::int64_t>(count), D}, fn + ": result");
-  const float* word = parameter(layout_.global(Param::WordEmbeddings));
-  for (std::size_t i = 0; i < count; ++i)
-    std::copy_n(word + static_cast<std::size_t>(ids[i]) * static_cast<std::size_t>(D), D,
-                out.data.data() + i * static_cast<std::size_t>(D));
+  for (std::size_t i = 0; i < count; ++i) word_embedding(ids[i], out.data.data() + i * static_cast<std::size_t>(D));
   return out;
 }
 

@@ -73,6 +73,10 @@ class Model {
 
   // The learned input embeddings word[ids]: (count, D) (model.embeddings.word_embeddings(ids)).
   Tensor word_embeddings(const std::int32_t* ids, std::size_t count) const;
+  // out (D) = word[id], whether the table is rows or packed (a tied LM head's weight is packed
+  // with the linear weights, pack_linear_weights: the decode step's largest product then runs in
+  // the packed kernel, and a lookup reads the row's D floats a panel apart).
+  void word_embedding(std::int32_t id, float* out) const;
 
   // Layer l's parameters as the block takes them.
   BlockWeights layer_weights(std::int64_t layer) const;
@@ -93,7 +97,8 @@ class Model {
   ModelConfig config_;
   ParameterLayout layout_;
   AlignedVector<float> arena_;
-  bool packed_ = false;  // the linear weights are packed (pack_linear_weights)
+  bool packed_ = false;       // the linear weights are packed (pack_linear_weights)
+  bool tied_packed_ = false;  // the word embeddings are packed too: a loaded head's Dense is tied to them
 };
 
 }  // namespace aw
