@@ -19,11 +19,10 @@
 // it (both sessions fit ORT's heap: 3.9 GB resident). Measured so, the two forms are within 1-2 %
 // of each other (docs/performance.md), the fused one ahead; it is the default.
 //
-// attention-wasm's rows: while loadPretrained does not load GPT-2, they are left out and the
-// message says so. Once it returns a causal LM with forward(ids) -> { logits } and
-// generate(ids, { maxNewTokens }) (issue 19), ourLibrary() below measures it and its rows and
-// the ratios (targets: decode >= 70 % of the read bandwidth on one thread; >= 1.5x onnxruntime-
-// web's tokens/s and prefill) appear, alternating with the peer after warm-up.
+// attention-wasm's rows: ourLibrary() below loads the folder as a causal LM (forward(ids) ->
+// { logits }, generate(ids, { maxNewTokens }), issue 19) and measures it, alternating with the
+// peer after warm-up; the ratios (targets: decode >= 70 % of the read bandwidth on one thread;
+// >= 1.5x onnxruntime-web's tokens/s and prefill) follow the rows (docs/causal-lm.md).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -171,9 +170,10 @@ export async function onnxruntimeDecoder(ort, config, tensors, form) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// LIBRARY ROWS: attention-wasm's causal LM, once loadPretrained loads GPT-2 (issue 19). The
-// adapter uses only the issue's API: lm.forward(ids) -> { logits }, and lm.generate(ids,
-// { maxNewTokens }) as an async iterable of steps. Returns null (and says why) until then.
+// LIBRARY ROWS: attention-wasm's causal LM (issue 19). The adapter uses only the issue's API:
+// lm.forward(ids) -> { logits }, and lm.generate(ids, { maxNewTokens }) as an async iterable of
+// steps (eosTokenId null: random weights must not end it early). Returns null (and says why) if
+// the folder does not load.
 async function ourLibrary(A, dir, label) {
   let lm;
   try {

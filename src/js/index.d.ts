@@ -494,11 +494,14 @@ export class AttentionWasm {
   /** The size of this instance's wasm memory in bytes. */
   heapBytes(): number;
   /**
-   * Loads a Hugging Face model folder: `config.json` (model_type `distilbert` or `bert`),
-   * `model.safetensors` (F32, F16 or BF16; the base model's tensors with or without the
-   * checkpoint's prefix; heads are not read), and `tokenizer.json` and/or `vocab.txt`
-   * (+ `tokenizer_config.json`). The weights are read once, in chunks, into this instance's wasm
-   * memory as float32 and stay there until `model.dispose()`.
+   * Loads a Hugging Face model folder: `config.json` (model_type `distilbert` or `bert`: a
+   * {@link PretrainedModel}; `gpt2`, `llama` or `qwen2`: a {@link CausalLM}, with
+   * `generation_config.json` when present), `model.safetensors` (F32, F16 or BF16; the base model's
+   * tensors with or without the checkpoint's prefix; a causal LM's final norm and LM head, other
+   * heads not read), and `tokenizer.json` and/or `vocab.txt` (+ `tokenizer_config.json`). The
+   * weights are read once, in chunks, into this instance's wasm memory as float32 and stay there
+   * until `model.dispose()`. TypeScript: `loadPretrained<CausalLM>(dir)` for a causal LM (`kind`
+   * tells the two apart at run time).
    * @param source Node: a folder path. Browsers: a `FileList` (a file picker, a dropped folder),
    *   `File[]`, or `{ 'config.json': Blob | ArrayBuffer | Uint8Array, ... }`.
    * @throws Error naming the file and the tensor or config field for a file that is missing, not
@@ -506,7 +509,7 @@ export class AttentionWasm {
    *   {@link loadTokenizer} says); RangeError for absurd config sizes (before allocating);
    *   TypeError for wrong argument types and tensors of a dtype other than F32, F16, BF16.
    */
-  loadPretrained<M extends PretrainedModel | CausalLM = PretrainedModel | CausalLM>(
+  loadPretrained<M extends PretrainedModel | CausalLM = PretrainedModel>(
     source: ModelSource,
     options?: LoadPretrainedOptions,
   ): Promise<M>;

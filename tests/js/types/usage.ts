@@ -512,7 +512,7 @@ export const used = [
 ];
 
 // causal language models (issue 19): loadPretrained gives either kind; `kind` tells them apart
-const loadedAny = await A.loadPretrained(folder);
+const loadedAny = await A.loadPretrained<PretrainedModel | CausalLM>(folder);
 if (loadedAny.kind === 'causal-lm') loadedAny.createCache().dispose();
 else loadedAny.embed('x');
 const lm = await A.loadPretrained<CausalLM>(folder);
