@@ -26,6 +26,22 @@ void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
   });
 }
 
+// One row of x (a decode step's y = x W^T) has no rows to split: W's rows are split instead, in
+// whole panels of the packed layout (the last block takes W's unpacked tail rows), each thread
+// computing its columns of y as alone (byte-identical). cols(j0, j1) computes y[j0:j1].
+template <class Cols>
+bool split_one_row(std::size_t m, std::size_t k, std::size_t n, const Cols& cols) {
+  const std::size_t threads = thread_count(), P = kernels::linear_panel_width();
+  if (m != 1 || threads == 1 || 2.0 * static_cast<double>(k) * static_cast<double>(n) < 4e6 || n < 2 * P) return false;
+  const std::size_t panels = n / P, per_task = (panels + threads - 1) / threads;
+  const std::size_t tasks = (panels + per_task - 1) / per_task;
+  parallel_for(tasks, [&](std::size_t task, std::size_t) {
+    const std::size_t j0 = task * per_task * P, j1 = task + 1 == tasks ? n : (task + 1) * per_task * P;
+    cols(j0, j1);
+  });
+  return true;
+}
+
 }  // namespace
 
 void matmul_rows_parallel(const float* a, const float* b, float* c, std::size_t m, std::size_t k, std::size_t n) {
@@ -67,6 +83,10 @@ void linear_rows_parallel(const float* x, const float* w, const float* bias, flo
       scratch = {};
     }
   }
+  if (split_one_row(m, k, n, [&](std::size_t j0, std::size_t j1) {
+        kernels::linear(x, w + j0 * k, bias ? bias + j0 : nullptr, y + j0, 1, k, j1 - j0);
+      }))
+    return;
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
     if (scratch.empty())
       kernels::linear(x + begin * k, w, bias, y + begin * n, end - begin, k, n);
@@ -78,6 +98,10 @@ void linear_rows_parallel(const float* x, const float* w, const float* bias, flo
 
 void linear_packed_rows_parallel(const float* x, const float* w_packed, const float* bias, float* y, std::size_t m,
                                  std::size_t k, std::size_t n) {
+  if (split_one_row(m, k, n, [&](std::size_t j0, std::size_t j1) {
+        kernels::linear_packed(x, w_packed + j0 * k, bias ? bias + j0 : nullptr, y + j0, 1, k, j1 - j0);
+      }))
+    return;
   split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t) {
     kernels::linear_packed(x + begin * k, w_packed, bias, y + begin * n, end - begin, k, n);
   });
