@@ -64,11 +64,14 @@ export async function openPage({ isolated = true, engine = 'chromium' } = {}) {
   };
 }
 
-/** openPage, then the page itself, ready and with the worker's plots (E4.2, E4.5) drawn. */
-export async function openLoadedPage(options) {
+/**
+ * openPage, then the page itself (at `path`: its test hooks in the query), ready and with the
+ * worker's plots (E4.2, E4.5) drawn.
+ */
+export async function openLoadedPage({ path = '/', ...options } = {}) {
   const b = await openPage(options);
   try {
-    await b.page.goto(b.origin + '/');
+    await b.page.goto(b.origin + path);
     await b.page.waitForSelector('body[data-ready]', { timeout: 30000 });
     await b.page.waitForFunction(
       () =>

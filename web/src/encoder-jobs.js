@@ -101,6 +101,12 @@ export const encoderJobs = {
     model = null;
     const t0 = performance.now();
     const loaded = await A.loadPretrained(files, { onProgress: progress });
+    if (loaded.kind === 'causal-lm') {
+      loaded.dispose();
+      throw new Error(
+        `loadPretrained: the folder holds a ${loaded.config.modelType} causal language model; E4.6 needs an encoder (DistilBERT, BERT): the generation explorer takes this folder`,
+      );
+    }
     if (!loaded.hasTokenizer) {
       loaded.dispose();
       throw new Error(

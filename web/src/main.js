@@ -1,7 +1,8 @@
 // The page: a table of contents, one section per document, each computed live by attention-wasm,
-// and a speed panel. The small examples run on the main thread (well under a millisecond each);
-// the heavier ones (the PE heat map, multi-head at d_model = 512, the reader's DistilBERT, the
-// benchmark) run in worker.js.
+// the generation explorer (the reader's GPT-2 or Llama) and a speed panel. The small examples
+// run on the main thread (well under a millisecond each); the heavier ones (the PE heat map,
+// multi-head at d_model = 512, the reader's DistilBERT and language model, the benchmark) run in
+// worker.js.
 import { init } from 'attention-wasm';
 import { documents, extraEntries } from './content/index.js';
 import { tableOfContents, followScroll, scrollToHashWhen } from './toc.js';
@@ -10,6 +11,7 @@ import { scalingAndMasking } from './sections/scaling-and-masking.js';
 import { matrixForm } from './sections/matrix-form.js';
 import { workedByHand } from './sections/worked-by-hand.js';
 import { embeddingsAndHeads } from './sections/embeddings-and-heads.js';
+import { generationExplorer } from './sections/generation-explorer.js';
 import { benchPanel } from './bench.js';
 
 const nav = document.getElementById('toc');
@@ -20,6 +22,7 @@ try {
   const root = document.getElementById('sections');
   for (const section of [codingSelfAttention, scalingAndMasking, matrixForm, workedByHand]) section(A, root);
   const { ready } = embeddingsAndHeads(A, root);
+  generationExplorer(root);
   benchPanel(root);
   followScroll(nav);
   status.textContent = 'Ready: every number below was computed in this page by attention-wasm.';

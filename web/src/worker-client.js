@@ -5,7 +5,7 @@
 // onProgress receives the progress a job reports (E4.6's load: bytes read).
 //
 // The watchdog: a job that runs past its time bound (timeBound: 30 s; a model load 60 s plus
-// 1 s per 20 MB of files) is ended by terminating the worker, which is the only way to stop a
+// 1 s per 20 MB of files; counted again from each progress message it sends) is ended by terminating the worker, which is the only way to stop a
 // JavaScript or wasm call that does not return. Its promise rejects with a message saying so;
 // a fresh worker starts, the jobs that were waiting are sent to it, and onRestart's listeners
 // learn that what the old worker held (the reader's model) is gone. The bound counts from the
@@ -16,9 +16,9 @@ const query = new URLSearchParams(globalThis.location?.search ?? '');
 const BASE_MS = Number(query.get('watchdog')) || 30000;
 let stallKind = query.get('stall');
 
-/** A job's time bound in milliseconds: loads get twice the base and 1 s per 20 MB of files. */
+/** A job's time bound in milliseconds: loads (E4.6's, the LM's) get twice the base and 1 s per 20 MB of files. */
 export function timeBound(kind, params) {
-  if (kind !== 'load') return BASE_MS;
+  if (kind !== 'load' && kind !== 'lmLoad') return BASE_MS;
   const bytes = (params.files ?? []).reduce((sum, f) => sum + (f.size ?? 0), 0);
   return 2 * BASE_MS + (bytes / 20e6) * 1000;
 }
@@ -61,6 +61,12 @@ function onMessage({ data: { id, result, error, progress, started } }) {
     return;
   }
   if (progress !== undefined) {
+    // a sign of life: the bound counts again from here (a generation's steps, a load's chunks)
+    if (p.timer) {
+      clearTimeout(p.timer);
+      const ms = timeBound(p.kind, p.params);
+      p.timer = setTimeout(() => expire(id, ms), ms);
+    }
     p.onProgress?.(progress);
     return;
   }

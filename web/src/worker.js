@@ -1,9 +1,10 @@
 // The page's Web Worker: the heavier computations (multi-head attention at d_model = 512, the
-// positional-encoding matrix, the benchmark) and the reader's pretrained model (E4.6, the
-// model explorer) run here so that the page never freezes.
+// positional-encoding matrix, the benchmark) and the reader's pretrained models (E4.6 and the
+// model explorer; the generation explorer's GPT-2 or Llama) run here so that the page never freezes.
 // Protocol: {id, kind, params} -> {id, started} when the job begins (the watchdog's bound counts
 // from there), {id, progress} (any number, for a job that reports them), then {id, result} or
-// {id, error}. params.stall (the watchdog's test hook) makes a job never return.
+// {id, error} (a generation's steps are its progress). params.stall (the watchdog's test hook)
+// makes a job never return.
 // worker-client.js sends at most one request per key at a time, so
 // nothing queued here is stale; self.computed counts the jobs run per kind (read by the page
 // tests to check that superseded requests are dropped).
@@ -13,6 +14,7 @@ import { init } from 'attention-wasm/threads'; // the entry point that reaches t
 import 'attention-wasm/tokenizer-check';
 import { jobs } from './jobs.js';
 import { encoderJobs } from './encoder-jobs.js';
+import { generationJobs } from './generation-jobs.js';
 import { transferables } from './transfer.js';
 
 // The threaded build (one pthread Worker per extra core, nested in this one) needs shared
@@ -29,7 +31,7 @@ async function load() {
   }
 }
 
-const all = { ...jobs, ...encoderJobs };
+const all = { ...jobs, ...encoderJobs, ...generationJobs };
 const ready = load();
 self.computed = {};
 self.onmessage = async ({ data: { id, kind, params } }) => {
@@ -37,7 +39,7 @@ self.onmessage = async ({ data: { id, kind, params } }) => {
     const A = await ready;
     self.postMessage({ id, started: true });
     if (params?.stall) for (;;); // the watchdog's test hook: a job that never returns
-    const progress = (p) => self.postMessage({ id, progress: p });
+    const progress = (p) => self.postMessage({ id, progress: p }, transferables(p)); // a generation's steps: their attentions move
     const result = await all[kind](A, params, { progress });
     self.computed[kind] = (self.computed[kind] ?? 0) + 1;
     self.postMessage({ id, result }, transferables(result)); // the result's arrays move, uncopied

@@ -6,7 +6,8 @@
 // draws from the same request: one forward per sentence per edit.
 // The words are in content/embeddings-and-heads.js; every number comes from the worker.
 import content from '../content/embeddings-and-heads.js';
-import { exampleOf, prose } from '../example.js';
+import { exampleOf } from '../example.js';
+import { loaderPanel, onFiles, MB } from '../loader.js';
 import { run, onRestart } from '../worker-client.js';
 import { pyRoundedList, pyStrList, torchInts } from '../format.js';
 import { modelExplorer } from './model-explorer.js';
@@ -14,8 +15,6 @@ import { timed } from '../timing.js';
 
 const example = exampleOf(content, 'E4.6');
 const { e46: E46, loader: LOADER, outputs: OUTPUTS } = content;
-
-const MB = (bytes) => (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0);
 
 /** tokens and token_ids of each sentence, printed as the document prints them. */
 function tokensText(sentences) {
@@ -48,80 +47,6 @@ function cosinesText(r, word, dim) {
   ].join('\n');
 }
 
-/** The files of dropped items: a folder's files (its top level), or the files themselves. */
-async function droppedFiles(dataTransfer) {
-  // the entries must be taken during the drop event; reading them may wait
-  const entries = [...dataTransfer.items].map((item) => item.webkitGetAsEntry?.()).filter(Boolean);
-  if (!entries.length) return [...dataTransfer.files];
-  const fileOf = (entry) => new Promise((resolve, reject) => entry.file(resolve, reject));
-  const files = [];
-  for (const entry of entries) {
-    if (entry.isFile) files.push(await fileOf(entry));
-    if (!entry.isDirectory) continue;
-    const reader = entry.createReader();
-    for (;;) {
-      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
-      if (!batch.length) break;
-      for (const e of batch) if (e.isFile) files.push(await fileOf(e));
-    }
-  }
-  return files;
-}
-
-/** The loader: file and folder pickers, a drop zone, the privacy note, progress, status, errors. */
-function loaderPanel() {
-  const panel = document.createElement('div');
-  panel.className = 'loader';
-  panel.innerHTML = `<h4></h4><p class="instructions"></p>
-    <div class="dropzone">
-      <label>Model folder <input type="file" name="folder" webkitdirectory></label>
-      <label>or its files <input type="file" name="files" multiple></label>
-      <span class="droptext">or drop the folder here</span>
-    </div>
-    <p class="privacy"></p>
-    <div class="progress" hidden><progress max="1" value="0"></progress> <span class="progresstext"></span></div>
-    <p class="status" role="status"></p>
-    <p class="error" role="alert"></p>`;
-  panel.querySelector('h4').textContent = LOADER.heading;
-  panel.querySelector('.instructions').textContent = prose(LOADER.instructions);
-  panel.querySelector('.privacy').textContent = prose(LOADER.privacy);
-  return panel;
-}
-
-/**
- * Calls load(files) with the files chosen in the loader's pickers or dropped on its zone. A file
- * dropped anywhere else on the page must not replace the page, so those drops are refused.
- */
-function onFiles(loader, load) {
-  for (const name of ['files', 'folder']) {
-    const picker = loader.querySelector(`[name=${name}]`);
-    picker.addEventListener('change', () => {
-      if (picker.files.length) load([...picker.files]);
-      picker.value = ''; // choosing the same folder again loads it again
-    });
-  }
-  const zone = loader.querySelector('.dropzone');
-  const hasFiles = (e) => [...(e.dataTransfer?.types ?? [])].includes('Files');
-  for (const type of ['dragover', 'drop'])
-    window.addEventListener(type, (e) => {
-      if (hasFiles(e)) e.preventDefault();
-    });
-  zone.addEventListener('dragover', (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = 'copy';
-    zone.classList.add('over');
-  });
-  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
-  zone.addEventListener('drop', async (e) => {
-    if (!hasFiles(e)) return;
-    e.preventDefault();
-    zone.classList.remove('over');
-    const files = await droppedFiles(e.dataTransfer);
-    if (files.length) load(files);
-  });
-}
-
 /** Builds E4.6 into its card; returns a promise settled when the first tokens are shown. */
 export function contextualEmbeddings(card) {
   // up to DistilBERT's 512 positions of text (the model refuses longer ones, with a message)
@@ -136,7 +61,8 @@ export function contextualEmbeddings(card) {
   [input('s1').value, input('s2').value] = E46.sentences;
   input('word').value = E46.word;
 
-  const loader = loaderPanel();
+  const panel = loaderPanel(LOADER),
+    loader = panel.el;
   const outputs = document.createElement('div');
   outputs.className = 'outputs';
   outputs.hidden = true;
@@ -151,10 +77,7 @@ export function contextualEmbeddings(card) {
   card.el.append(loader, outputs);
   const explorer = modelExplorer(card.el);
 
-  const progressBox = loader.querySelector('.progress'),
-    bar = loader.querySelector('progress');
-  const status = loader.querySelector('.status'),
-    error = loader.querySelector('.error');
+  const { status } = panel;
   let model = null; // what the worker says about the loaded model
   let dropped = null; // performance.now() of the last drop, until its lines are shown
 
@@ -210,24 +133,12 @@ export function contextualEmbeddings(card) {
   // loader.dataset.state: 'loading', 'loaded' (after the first lines) or 'failed'
   async function load(files) {
     dropped = performance.now();
-    loader.dataset.state = 'loading';
+    panel.start(files);
     model = null;
     outputs.hidden = true;
     explorer.clear();
-    error.textContent = '';
-    status.textContent = `Reading ${files.length} file(s)…`;
-    progressBox.hidden = false;
-    bar.value = 0;
-    bar.dataset.percent = '0';
-    const text = loader.querySelector('.progresstext');
-    text.textContent = '';
-    const onProgress = ({ loaded, total }) => {
-      bar.value = total ? loaded / total : 1;
-      bar.dataset.percent = String(Math.floor((100 * loaded) / (total || 1)));
-      text.textContent = `${MB(loaded)} of ${MB(total)} MB (${bar.dataset.percent} %)`;
-    };
     try {
-      const info = await run('load', { files }, { key: 'load', onProgress });
+      const info = await run('load', { files }, { key: 'load', onProgress: panel.onProgress });
       if (!info) return;
       model = info;
       status.textContent =
@@ -236,10 +147,7 @@ export function contextualEmbeddings(card) {
         `(${info.threads} thread${info.threads > 1 ? 's' : ''}).`;
     } catch (e) {
       dropped = null;
-      loader.dataset.state = 'failed';
-      progressBox.hidden = true;
-      status.textContent = 'No model is loaded.';
-      error.textContent = `Could not load the model: ${e.message}`;
+      panel.failed(`Could not load the model: ${e.message}`);
     }
     await update();
   }
@@ -250,10 +158,7 @@ export function contextualEmbeddings(card) {
     model = null;
     outputs.hidden = true;
     explorer.clear();
-    loader.dataset.state = 'failed';
-    progressBox.hidden = true;
-    status.textContent = 'No model is loaded.';
-    error.textContent = `${message}; the model it held is gone: load the folder again.`;
+    panel.failed(`${message}; the model it held is gone: load the folder again.`);
     update();
   });
   onFiles(loader, load);
