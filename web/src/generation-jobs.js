@@ -86,10 +86,12 @@ export const generationJobs = {
   },
 
   /**
-   * lm.generate(prompt's ids, options) with the new token's attentions and the top candidates of
+   * lm.generate(prompt, options) with the new token's attentions and the top candidates of
    * each step, each step sent as progress { index, position, id, token, text, weights (layers,
    * heads, position + 1), candidates }. Resolves with the prompt's tokens and why it ended
-   * ('stopped': the page's Stop; else 'done': EOS, maxNewTokens or the context's end).
+   * ('stopped': the page's Stop; else 'done': EOS, maxNewTokens or the context's end). The
+   * prompt's tokens (the labels of the first positions) are tokenizer.encode(prompt)'s, which
+   * must be the positions lm.generate gave it.
    * stepDelay (ms): the page tests' hook to slow the steps down (to stop one midway).
    */
   async generate(A, { prompt, options, stepDelay = 0 }, { progress }) {
@@ -107,7 +109,7 @@ export const generationJobs = {
     progress({ prompt: { ids, tokens }, maxNewTokens });
     let count = 0;
     try {
-      for await (const step of model.generate(ids, {
+      for await (const step of model.generate(prompt, {
         ...options,
         maxNewTokens,
         outputAttentions: true,
@@ -115,6 +117,10 @@ export const generationJobs = {
         signal: controller.signal,
       })) {
         const { index, position, id, token, text, candidates } = step;
+        if (position - index !== ids.length)
+          throw new Error(
+            `lm.generate put the prompt in ${position - index} positions, tokenizer.encode in ${ids.length} tokens: the explorer cannot label them`,
+          );
         progress({
           step: { index, position, id, token, text, candidates, weights: attentionsOf(step, model.config.numHeads) },
         });

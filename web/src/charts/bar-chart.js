@@ -5,7 +5,7 @@
 // Laid out once per width as shapes (draw.js), painted on screen and written to the PNG and SVG
 // exports alike. One tab stop: the arrow keys (Home/End) move a cursor bar and the read-out says
 // it; the pointer does the same.
-import { paint, sizedCanvas, textWidth, clip } from './draw.js';
+import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth } from './draw.js';
 import { gridMove } from './keys.js';
 import { readout } from './readout.js';
 import { shapesExportBar, fileName } from './export.js';
@@ -131,29 +131,16 @@ export function barChart(values, opts = {}) {
     e.preventDefault();
     move(down ? Math.max(0, Math.min(n - 1, at + down)) : to[1]);
   });
-  // narrower on a phone: laid out again for its column, in the next frame
-  let columnWidth = -1,
-    relayout = 0;
-  new ResizeObserver(([entry]) => {
-    if (entry.contentRect.width === columnWidth) return;
-    columnWidth = entry.contentRect.width;
-    relayout ||= requestAnimationFrame(() => {
-      relayout = 0;
-      const next = geometry(Math.max(200, Math.min(width, Math.floor(columnWidth))));
-      if (next.w === g.w) return;
-      g = next;
-      fit();
-      repaint();
-    });
-  }).observe(wrap);
+  // narrower on a phone: laid out again for its column
+  followWidth(wrap, (columnWidth) => {
+    const next = geometry(Math.max(200, Math.min(width, Math.floor(columnWidth))));
+    if (next.w === g.w) return;
+    g = next;
+    fit();
+    repaint();
+  });
 
-  const exported = () => {
-    const band = title ? 26 : 0;
-    const w = Math.max(g.w, title ? textWidth(title, 13) + 16 : 0);
-    const s = [{ kind: 'group', dx: 0, dy: band, shapes: shapes() }];
-    if (title) s.push({ kind: 'text', x: 8, y: 13, text: title, size: 13 });
-    return { shapes: s, w, h: g.h + band };
-  };
+  const exported = () => titledPicture(shapes(), g.w, g.h, title);
   fig.append(wrap);
   if (title) {
     const c = document.createElement('figcaption');

@@ -1,6 +1,8 @@
 // A canvas chart is a list of shapes in CSS pixels, drawn by one of two painters: paint() onto a
 // canvas (the page, and the PNG export at any scale) and svgDocument() as SVG text (the SVG
-// export). The chart's layout is written once; the two outputs cannot drift apart.
+// export). The chart's layout is written once; the two outputs cannot drift apart. What the
+// canvas charts share besides: titledPicture (an export's title band) and followWidth (a layout
+// again when the chart's column changes width).
 //
 // Shapes (every one a plain object with a `kind`):
 //   rect      x, y, w, h, fill, stroke, lineWidth, dash ([on, off])
@@ -230,4 +232,30 @@ export function svgDocument(shapes, width, height, { title = '' } = {}) {
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+/** A chart's exported picture: its shapes below a band with its title (none without a title). */
+export function titledPicture(shapes, width, height, title) {
+  const band = title ? 26 : 0;
+  const w = Math.max(width, title ? textWidth(title, 13) + 16 : 0);
+  const out = [{ kind: 'group', dx: 0, dy: band, shapes }];
+  if (title) out.push({ kind: 'text', x: 8, y: 13, text: title, size: 13 });
+  return { shapes: out, w, h: height + band };
+}
+
+/**
+ * Calls relayout(width) when the width of `wrap` (a chart's column) changes: in the next frame,
+ * not in the observer's callback, whose resizing would be a loop of its own.
+ */
+export function followWidth(wrap, relayout) {
+  let columnWidth = -1,
+    frame = 0;
+  new ResizeObserver(([entry]) => {
+    if (entry.contentRect.width === columnWidth) return; // its height follows the canvas
+    columnWidth = entry.contentRect.width;
+    frame ||= requestAnimationFrame(() => {
+      frame = 0;
+      relayout(columnWidth);
+    });
+  }).observe(wrap);
 }

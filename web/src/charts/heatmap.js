@@ -14,7 +14,7 @@
 import { scaleLinear } from 'd3-scale';
 import { colourScale } from './colour.js';
 import { asMatrix, valueAt, matrixBitmap } from './matrix.js';
-import { paint, sizedCanvas, textWidth, clip } from './draw.js';
+import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth } from './draw.js';
 import { gridMove, KEYS_HINT } from './keys.js';
 import { readout } from './readout.js';
 import { shapesExportBar, fileName, jsonNumbers } from './export.js';
@@ -395,32 +395,18 @@ export function heatmap(values, opts = {}) {
   });
   if (g.windowed) follow([0, 0]);
   repaint();
-  // laid out again, for its column, when the chart is narrower than its own width (a phone); in
-  // the next frame, not in the observer's callback, whose resizing would be a loop of its own
-  let columnWidth = -1,
-    relayout = 0;
-  new ResizeObserver(([entry]) => {
-    if (entry.contentRect.width === columnWidth) return; // its height follows the canvas
-    columnWidth = entry.contentRect.width;
-    relayout ||= requestAnimationFrame(() => {
-      relayout = 0;
-      const next = geometry(Math.max(columnWidth, 200));
-      if (next.width === g.width && next.height === g.height && next.cell === g.cell) return;
-      g = next;
-      fitCanvas();
-      if (g.windowed) follow(state.at);
-      repaint();
-    });
-  }).observe(wrap);
+  // laid out again, for its column, when the chart is narrower than its own width (a phone)
+  followWidth(wrap, (columnWidth) => {
+    const next = geometry(Math.max(columnWidth, 200));
+    if (next.width === g.width && next.height === g.height && next.cell === g.cell) return;
+    g = next;
+    fitCanvas();
+    if (g.windowed) follow(state.at);
+    repaint();
+  });
 
   // ---- export ----
-  const exported = () => {
-    const band = title ? 26 : 0;
-    const w = Math.max(g.width, title ? textWidth(title, 13) + 16 : 0);
-    const shapes = [{ kind: 'group', dx: 0, dy: band, shapes: staticShapes() }];
-    if (title) shapes.push({ kind: 'text', x: 8, y: 13, text: title, size: 13 });
-    return { shapes, w, h: g.height + band };
-  };
+  const exported = () => titledPicture(staticShapes(), g.width, g.height, title);
   const json =
     opts.json ??
     (() => {

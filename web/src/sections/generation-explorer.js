@@ -58,6 +58,9 @@ function drawnProbability(step) {
   return c ? `p = ${c.probability.toFixed(4)}` : `outside the top ${step.candidates.length}`;
 }
 
+/** A probability in JSON: a float32 with the fewest digits that read back to it, a float64 as it is. */
+const jsonProbability = (p) => (Math.fround(p) === p ? float32Number(p) : p);
+
 /** The bar chart of one step's candidates; `options` as the generation ran. */
 function distributionChart(step, options) {
   const cs = step.candidates;
@@ -87,7 +90,7 @@ function distributionChart(step, options) {
         candidates: cs.map((c) => ({
           id: c.id,
           token: c.token,
-          probability: float32Number(c.probability),
+          probability: jsonProbability(c.probability),
           kept: c.kept,
         })),
       }),
