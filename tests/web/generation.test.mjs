@@ -85,10 +85,11 @@ async function setControls(o) {
     if (o[name] !== undefined) await section().locator(`[name=${name}]`).fill(String(o[name]));
 }
 
-/** Clicks Generate and waits for the generation's end; returns the tokens shown. */
-async function generate() {
+/** Clicks Generate (or presses Ctrl+Enter in the prompt) and waits for the generation's end; returns the tokens shown. */
+async function generate({ keys = false } = {}) {
   await section().evaluate((e) => delete e.dataset.ended);
-  await section().locator('[name=generate]').click();
+  if (keys) await section().locator('[name=prompt]').press('Control+Enter');
+  else await section().locator('[name=generate]').click();
   await b.page.waitForFunction(() => document.querySelector('#generation').dataset.ended, null, {
     timeout: 120000,
   });
@@ -311,7 +312,7 @@ test("a Llama folder (grouped-query attention) through the folder picker: greedy
   assert.match(await text('.loader .status'), /^Loaded llama: 2 layers, 4 heads \(2 key\/value\)/);
   assert.equal(await section().locator('.gentokens [role=option]').count(), 0, 'the last model’s tokens are gone');
   await setControls({ decoding: 'greedy', maxNewTokens: 10 });
-  const shown = await generate();
+  const shown = await generate({ keys: true });
   const steps = await nodeSteps(llama, { maxNewTokens: 10, doSample: false });
   assert.deepEqual(
     shown,

@@ -212,14 +212,17 @@ export function generationExplorer(root) {
     section.dataset.drawn = String(k);
   }
 
-  /** Selects step k (the token list's option, its read-out) and draws it (`now`, or soon when streaming). */
-  function select(k, { now = true } = {}) {
+  /**
+   * Selects step k (the token list's option, its read-out) and draws it (`now`, or soon when
+   * streaming); `scroll`: brings the option into view (a key moved the choice).
+   */
+  function select(k, { now = true, scroll = false } = {}) {
     const s = gen.steps[k];
     list.querySelector('[aria-selected=true]')?.setAttribute('aria-selected', 'false');
     const option = list.children[k];
     option.setAttribute('aria-selected', 'true');
     list.setAttribute('aria-activedescendant', option.id);
-    option.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+    if (scroll) option.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     selected = k;
     section.dataset.selected = String(k);
     tokenReadout.say(
@@ -246,7 +249,7 @@ export function generationExplorer(root) {
     if (!to) return;
     e.preventDefault();
     follow = to[1] === gen.steps.length - 1;
-    select(to[1]);
+    select(to[1], { scroll: true });
   });
 
   /** A step arrived: its token in the text and the list; the views follow it unless a token is chosen. */
@@ -308,6 +311,13 @@ export function generationExplorer(root) {
     if (mine.steps.length) select(selected >= 0 ? selected : mine.steps.length - 1);
   }
   generateButton.addEventListener('click', generate);
+  input('prompt').addEventListener('keydown', (e) => {
+    // Ctrl+Enter (Cmd+Enter) in the prompt: Generate
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey) && !generateButton.disabled) {
+      e.preventDefault();
+      generate();
+    }
+  });
   stopButton.addEventListener('click', () => run('stop', {}, { key: 'stop' }));
 
   async function load(files) {
