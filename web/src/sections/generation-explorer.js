@@ -21,7 +21,7 @@ import { timed } from '../timing.js';
 
 // the page tests' hook: ?stepdelay=ms slows each step down in the worker (to stop one midway)
 const STEP_DELAY = Number(new URLSearchParams(globalThis.location?.search ?? '').get('stepdelay')) || 0;
-const STREAM_DRAW_MS = 100; // while tokens stream in, the views follow the newest at most this often
+const STREAM_DRAW_MS = 250; // while tokens stream in, the views follow the newest at most this often
 
 /** The decoding controls as lm.generate's options (greedy: no sampling options at all). */
 function optionsOf(controls, maxPositions) {
@@ -61,15 +61,19 @@ function drawnProbability(step) {
 /** A probability in JSON: a float32 with the fewest digits that read back to it, a float64 as it is. */
 const jsonProbability = (p) => (Math.fround(p) === p ? float32Number(p) : p);
 
+/** What the rule between the kept candidates and the others says. */
+function cutNote(o) {
+  if (!o.doSample) return 'greedy takes the most probable';
+  const by = [o.topK > 0 && `top-k ${o.topK}`, o.topP < 1 && `top-p ${o.topP}`].filter(Boolean);
+  return `cut by ${by.join(' and ') || 'the sampler'}`;
+}
+
 /** The bar chart of one step's candidates; `options` as the generation ran. */
 function distributionChart(step, options) {
   const cs = step.candidates;
   const kept = cs.map((c) => c.kept);
   const lastKept = kept.lastIndexOf(true);
   const cutShown = kept.includes(false);
-  const what = [options.topK > 0 && `top-k ${options.topK}`, options.topP < 1 && `top-p ${options.topP}`].filter(
-    Boolean,
-  );
   return barChart(
     cs.map((c) => c.probability),
     {
@@ -77,7 +81,7 @@ function distributionChart(step, options) {
       title: `step ${step.index + 1}: ${TEXT.distribution} at position ${step.position} (${describeOptions(options)}; top ${cs.length})`,
       muted: (i) => !kept[i],
       marked: (i) => cs[i].id === step.id,
-      cut: cutShown ? { after: lastKept, note: `cut by ${what.join(' and ') || 'the sampler'}` } : null,
+      cut: cutShown ? { after: lastKept, note: cutNote(options) } : null,
       detail: (i) =>
         `'${cs[i].token}' (id ${cs[i].id}): p = ${cs[i].probability.toFixed(4)}` +
         `${kept[i] ? '' : ', cut'}${cs[i].id === step.id ? ', drawn' : ''}`,
