@@ -272,12 +272,18 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
     ],
     [
       'a config.json of an unsupported model',
-      { 'config.json': JSON.stringify({ ...config, model_type: 'gpt2' }) },
-      /^Could not load the model: loadPretrained: config\.json: model_type 'gpt2' is not supported \(supported: distilbert, bert\)$/,
+      { 'config.json': JSON.stringify({ ...config, model_type: 't5' }) },
+      /^Could not load the model: loadPretrained: config\.json: model_type 't5' is not supported \(supported: distilbert, bert, .*gpt2.*\)$/,
+    ],
+    [
+      // a causal LM loads, but E4.6 is an encoder's example: the message names the section that takes it
+      'a GPT-2 folder',
+      await writeFixture('gpt2-tiny'),
+      /^Could not load the model: loadPretrained: the folder holds a gpt2 causal language model; E4\.6 needs an encoder \(DistilBERT, BERT\): the generation explorer takes this folder$/,
     ],
   ];
   for (const [what, changes, message] of cases) {
-    await loadThroughInput(filesOf(brokenFolder(changes)));
+    await loadThroughInput(filesOf(typeof changes === 'string' ? changes : brokenFolder(changes)));
     assert.match(await text('.loader .error'), message, what);
     assert.equal(await text('.loader .status'), 'No model is loaded.', what);
     assert.equal(await card().locator('.outputs').isHidden(), true, what);
