@@ -5,7 +5,7 @@
 // Laid out once per width as shapes (draw.js), painted on screen and written to the PNG and SVG
 // exports alike. One tab stop: the arrow keys (Home/End) move a cursor bar and the read-out says
 // it; the pointer does the same.
-import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth } from './draw.js';
+import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth, chartFigure } from './draw.js';
 import { gridMove } from './keys.js';
 import { readout } from './readout.js';
 import { shapesExportBar, fileName } from './export.js';
@@ -29,17 +29,12 @@ const KEPT = '#1f77b4';
 export function barChart(values, opts = {}) {
   const { labels = values.map((_, i) => String(i)), title = '', muted, marked, cut, detail, width = 440 } = opts;
   const n = values.length;
-  const fig = document.createElement('figure');
-  fig.className = 'barchart';
+  const { fig, wrap, canvas } = chartFigure(
+    'barchart',
+    'bar chart',
+    `${title || 'bar chart'}: ${n} bars; arrow keys, Home/End move along them`,
+  );
   fig.dataset.bars = n;
-  const wrap = document.createElement('div');
-  wrap.className = 'chart';
-  const canvas = document.createElement('canvas');
-  wrap.append(canvas);
-  canvas.tabIndex = 0;
-  canvas.setAttribute('role', 'application');
-  canvas.setAttribute('aria-roledescription', 'bar chart');
-  canvas.setAttribute('aria-label', `${title || 'bar chart'}: ${n} bars; arrow keys, Home/End move along them`);
   const out = readout('Hover a bar, or focus the chart (arrow keys), to read it.');
   const read = (i) => (detail ? detail(i) : `${labels[i]}: ${values[i].toFixed(4)}`);
 

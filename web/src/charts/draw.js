@@ -1,8 +1,9 @@
 // A canvas chart is a list of shapes in CSS pixels, drawn by one of two painters: paint() onto a
 // canvas (the page, and the PNG export at any scale) and svgDocument() as SVG text (the SVG
 // export). The chart's layout is written once; the two outputs cannot drift apart. What the
-// canvas charts share besides: titledPicture (an export's title band) and followWidth (a layout
-// again when the chart's column changes width).
+// canvas charts share besides: chartFigure (the figure and its one-tab-stop canvas),
+// titledPicture (an export's title band) and followWidth (a layout again when the chart's column
+// changes width).
 //
 // Shapes (every one a plain object with a `kind`):
 //   rect      x, y, w, h, fill, stroke, lineWidth, dash ([on, off])
@@ -258,4 +259,22 @@ export function followWidth(wrap, relayout) {
       relayout(columnWidth);
     });
   }).observe(wrap);
+}
+
+/**
+ * A canvas chart's figure (class `kind`) and its canvas inside a div.chart: one tab stop, an
+ * application for screen readers (`roleDescription`, `label`: what it is and its keys).
+ */
+export function chartFigure(kind, roleDescription, label) {
+  const fig = document.createElement('figure');
+  fig.className = kind;
+  const wrap = document.createElement('div');
+  wrap.className = 'chart';
+  const canvas = document.createElement('canvas');
+  wrap.append(canvas);
+  canvas.tabIndex = 0;
+  canvas.setAttribute('role', 'application');
+  canvas.setAttribute('aria-roledescription', roleDescription);
+  canvas.setAttribute('aria-label', label);
+  return { fig, wrap, canvas };
 }

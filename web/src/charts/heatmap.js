@@ -14,7 +14,7 @@
 import { scaleLinear } from 'd3-scale';
 import { colourScale } from './colour.js';
 import { asMatrix, valueAt, matrixBitmap } from './matrix.js';
-import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth } from './draw.js';
+import { paint, sizedCanvas, textWidth, clip, titledPicture, followWidth, chartFigure } from './draw.js';
 import { gridMove, KEYS_HINT } from './keys.js';
 import { readout } from './readout.js';
 import { shapesExportBar, fileName, jsonNumbers } from './export.js';
@@ -138,20 +138,11 @@ export function heatmap(values, opts = {}) {
     return bitmaps.get(String(size));
   };
 
-  const fig = document.createElement('figure');
-  fig.className = 'heatmap';
+  const label = title || `${n} by ${m} heat map`;
+  const { fig, wrap, canvas } = chartFigure('heatmap', 'heat map', `${label}: ${n} rows by ${m} columns; ${KEYS_HINT}`);
   fig.dataset.rows = n;
   fig.dataset.cols = m;
   fig.dataset.cursor = '0,0';
-  const wrap = document.createElement('div');
-  wrap.className = 'chart';
-  const canvas = document.createElement('canvas');
-  wrap.append(canvas);
-  canvas.tabIndex = 0;
-  canvas.setAttribute('role', 'application');
-  canvas.setAttribute('aria-roledescription', 'heat map');
-  const label = title || `${n} by ${m} heat map`;
-  canvas.setAttribute('aria-label', `${label}: ${n} rows by ${m} columns; ${KEYS_HINT}`);
   let ctx = null;
   /** Sizes the canvas for the layout g; data-cells says where cell (i, j) is, for tests and tools. */
   const fitCanvas = () => {
