@@ -2,11 +2,12 @@
 // unless given): at most one request per key is in the worker at a time, and a newer request
 // replaces the one still waiting here (its promise resolves to null, as does an answer that a
 // newer request has made stale), so dragging a slider never makes the worker compute stale work.
-// onProgress receives the progress a job reports (E4.6's load: bytes read).
+// onProgress receives the progress a job reports (a load: bytes read; a generation: its steps).
 //
 // The watchdog: a job that runs past its time bound (timeBound: 30 s; a model load 60 s plus
-// 1 s per 20 MB of files; counted again from each progress message it sends) is ended by terminating the worker, which is the only way to stop a
-// JavaScript or wasm call that does not return. Its promise rejects with a message saying so;
+// 1 s per 20 MB of files; a generation 60 s plus 20 ms per prompt character; counted again from
+// each progress message it sends) is ended by terminating the worker, which is the only way to
+// stop a JavaScript or wasm call that does not return. Its promise rejects with a message saying so;
 // a fresh worker starts, the jobs that were waiting are sent to it, and onRestart's listeners
 // learn that what the old worker held (the reader's model) is gone. The bound counts from the
 // moment the worker starts the job ({id, started}), not while it waits behind another.
@@ -16,8 +17,13 @@ const query = new URLSearchParams(globalThis.location?.search ?? '');
 const BASE_MS = Number(query.get('watchdog')) || 30000;
 let stallKind = query.get('stall');
 
-/** A job's time bound in milliseconds: loads (E4.6's, the LM's) get twice the base and 1 s per 20 MB of files. */
+/**
+ * A job's time bound in milliseconds: loads (E4.6's, the LM's) get twice the base and 1 s per
+ * 20 MB of files; a generation twice the base and 20 ms per character of its prompt (the prompt
+ * runs through the model before the first step; each step counts the bound again).
+ */
 export function timeBound(kind, params) {
+  if (kind === 'generate') return 2 * BASE_MS + 20 * (params.prompt?.length ?? 0);
   if (kind !== 'load' && kind !== 'lmLoad') return BASE_MS;
   const bytes = (params.files ?? []).reduce((sum, f) => sum + (f.size ?? 0), 0);
   return 2 * BASE_MS + (bytes / 20e6) * 1000;
