@@ -4,9 +4,9 @@
 // the job's progress) with a Stop button. For the current step the next-token distribution: the
 // top candidates with their probabilities, the ones top-k / top-p cut hatched, the token drawn
 // outlined (charts/bar-chart.js). Choosing a generated token (a click, or the arrow keys in the
-// token list, one tab stop) shows its attention over every earlier token for every layer x head
-// and one head large (attention-views.js, an attention source of one query row), and that step's
-// distribution. The words are in content/generation.js.
+// token list, one tab stop: token-list.js) shows its attention over every earlier token for
+// every layer x head and one head large (attention-views.js, an attention source of one query
+// row), and that step's distribution. The words are in content/generation.js.
 import TEXT from '../content/generation.js';
 import { prose } from '../example.js';
 import { loaderPanel, onFiles, MB } from '../loader.js';
@@ -14,8 +14,7 @@ import { run, onRestart } from '../worker-client.js';
 import { attentionViews } from '../attention-views.js';
 import { barChart } from '../charts/bar-chart.js';
 import { float32Number } from '../charts/export.js';
-import { gridMove } from '../charts/keys.js';
-import { readout } from '../charts/readout.js';
+import { tokenList } from '../token-list.js';
 import { intValue, MAX_SEED } from '../controls.js';
 import { timed } from '../timing.js';
 
@@ -127,10 +126,7 @@ export function generationExplorer(root) {
     <p class="genstatus" role="status"></p>
     <p class="error generror" role="alert"></p>
     <pre class="output generated" data-out="text"></pre>
-    <div class="tokenlist" hidden>
-      <span class="prompttokens"></span>
-      <div class="gentokens" role="listbox" tabindex="0" aria-orientation="horizontal"></div>
-    </div>
+    <div class="tokenlist"></div>
     <p class="empty"></p>
     <div class="distribution"></div>
     <div class="views"></div>`;
@@ -149,12 +145,15 @@ export function generationExplorer(root) {
   const status = section.querySelector('.genstatus'),
     error = section.querySelector('.generror');
   const textOut = section.querySelector('.generated');
-  const tokenList = section.querySelector('.tokenlist'),
-    promptTokens = section.querySelector('.prompttokens'),
-    list = section.querySelector('.gentokens');
-  list.setAttribute('aria-label', TEXT.tokensLabel);
-  const tokenReadout = readout('Choose a generated token to see its attention.');
-  tokenList.append(tokenReadout.el);
+  const tokens = tokenList({
+    label: TEXT.tokensLabel,
+    hint: 'Choose a generated token to see its attention.',
+    onChoose: (k, how) => {
+      follow = k === gen.steps.length - 1; // choosing the newest follows the stream again
+      select(k, how);
+    },
+  });
+  section.querySelector('.tokenlist').replaceWith(tokens.el);
   const empty = section.querySelector('.empty');
   empty.textContent = TEXT.empty;
   const distribution = section.querySelector('.distribution');
@@ -164,7 +163,6 @@ export function generationExplorer(root) {
 
   let model = null; // what the worker says about the loaded model
   let gen = null; // { prompt: {ids, tokens}, steps, options, running }
-  let selected = -1; // the chosen step (-1: none)
   let follow = true; // the selection follows the newest token while they stream in
   let pendingDraw = 0;
 
@@ -181,12 +179,8 @@ export function generationExplorer(root) {
     clearTimeout(pendingDraw);
     pendingDraw = 0;
     gen = null;
-    selected = -1;
     textOut.textContent = '';
-    promptTokens.replaceChildren();
-    list.replaceChildren();
-    list.removeAttribute('aria-activedescendant');
-    tokenList.hidden = true;
+    tokens.clear();
     distribution.replaceChildren();
     views.clear();
     empty.hidden = false;
@@ -217,57 +211,28 @@ export function generationExplorer(root) {
   }
 
   /**
-   * Selects step k (the token list's option, its read-out) and draws it (`now`, or soon when
-   * streaming); `scroll`: brings the option into view (a key moved the choice).
+   * Chooses step k in the token list (its read-out) and draws it (`now`, or soon when streaming);
+   * `scroll`: brings the token into view (a key moved the choice).
    */
   function select(k, { now = true, scroll = false } = {}) {
     const s = gen.steps[k];
-    list.querySelector('[aria-selected=true]')?.setAttribute('aria-selected', 'false');
-    const option = list.children[k];
-    option.setAttribute('aria-selected', 'true');
-    list.setAttribute('aria-activedescendant', option.id);
-    if (scroll) option.scrollIntoView({ block: 'nearest', inline: 'nearest' });
-    selected = k;
-    section.dataset.selected = String(k);
-    tokenReadout.say(
+    tokens.choose(
+      k,
       `token ${k + 1} of ${gen.steps.length}: '${s.token}' (id ${s.id}) at position ${s.position}, drawn with ${drawnProbability(s)}`,
+      { scroll },
     );
+    section.dataset.selected = String(k);
     if (now) {
       clearTimeout(pendingDraw);
       draw(k);
-    } else pendingDraw ||= setTimeout(() => draw(selected), STREAM_DRAW_MS);
+    } else pendingDraw ||= setTimeout(() => draw(tokens.chosen), STREAM_DRAW_MS);
   }
-
-  list.addEventListener('click', (e) => {
-    const option = e.target.closest('[role=option]');
-    if (!option) return;
-    follow = Number(option.dataset.index) === gen.steps.length - 1;
-    select(Number(option.dataset.index));
-  });
-  list.addEventListener('focus', () => {
-    if (gen?.steps.length && selected < 0) select(gen.steps.length - 1);
-  });
-  list.addEventListener('keydown', (e) => {
-    if (!gen?.steps.length) return;
-    const to = gridMove(e, 0, Math.max(0, selected), 1, gen.steps.length);
-    if (!to) return;
-    e.preventDefault();
-    follow = to[1] === gen.steps.length - 1;
-    select(to[1], { scroll: true });
-  });
 
   /** A step arrived: its token in the text and the list; the views follow it unless a token is chosen. */
   function addStep(s) {
     gen.steps.push(s);
     textOut.append(s.text);
-    const option = document.createElement('span');
-    option.setAttribute('role', 'option');
-    option.id = `generated-token-${s.index}`;
-    option.dataset.index = String(s.index);
-    option.setAttribute('aria-selected', 'false');
-    option.textContent = s.token;
-    list.append(option);
-    tokenList.hidden = false;
+    tokens.add(s.token);
     section.dataset.steps = String(gen.steps.length);
     if (follow) select(gen.steps.length - 1, { now: false });
   }
@@ -289,9 +254,7 @@ export function generationExplorer(root) {
       if (p.prompt) {
         mine.prompt = p.prompt;
         textOut.textContent = prompt;
-        promptTokens.replaceChildren(
-          ...p.prompt.tokens.map((t) => Object.assign(document.createElement('span'), { textContent: t })),
-        );
+        tokens.setPrompt(p.prompt.tokens);
       } else if (p.step) addStep(p.step);
     };
     try {
@@ -312,7 +275,7 @@ export function generationExplorer(root) {
     }
     mine.running = false;
     syncControls();
-    if (mine.steps.length) select(selected >= 0 ? selected : mine.steps.length - 1);
+    if (mine.steps.length) select(tokens.chosen >= 0 ? tokens.chosen : mine.steps.length - 1);
   }
   generateButton.addEventListener('click', generate);
   input('prompt').addEventListener('keydown', (e) => {
