@@ -237,7 +237,7 @@ test("a chosen token's attention over every earlier token equals Node's for each
 });
 
 test("Stop ends a generation midway; the tokens shown are Node's first ones", async () => {
-  const max = gpt2.config.maxPositions - gpt2.tokenizer.encode(PROMPT).ids.length;
+  const max = gpt2.config.maxPositions - gpt2.tokenizer.encode(PROMPT).inputIds.length;
   await setControls({ decoding: 'greedy', maxNewTokens: max });
   await section().evaluate((e) => delete e.dataset.ended);
   await section().locator('[name=generate]').click();
