@@ -1,0 +1,209 @@
+// Row quantization: xsimd kernels and their scalar references. See quantize.hpp.
+#include "kernels/quantize.hpp"
+
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/simd.hpp"
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#endif
+
+namespace aw::kernels {
+namespace {
+
+using simd::batch;
+using simd::lanes;
+
+constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
+
+// How a row's values map to integers: q = clamp(round(x * inverse) + offset, low, high).
+struct RowMapping {
+  float scale;    // x ~ scale (q - offset)
+  float inverse;  // 1 / scale (127 / range), 0 where the row maps to offset only
+  float offset;   // the zero point, an integer
+  float low, high;
+};
+
+// One scalar function for the per-row constants, shared by the kernels and the references.
+// lo <= 0 <= hi are the row's extremes; `finite`: no NaN or infinity in the row.
+RowMapping activation_mapping(float lo, float hi, bool finite) {
+  if (!finite) return {not_a_number, 0.0f, 0.0f, 0.0f, 127.0f};
+  const float range = hi - lo;
+  if (range == 0.0f) return {0.0f, 0.0f, 0.0f, 0.0f, 127.0f};  // a row of zeros: q = 0
+  const float inverse = 127.0f / range;
+  float zero_point = std::nearbyint(-lo * inverse);  // in [0, 127] up to rounding
+  zero_point = zero_point < 0.0f ? 0.0f : zero_point > 127.0f ? 127.0f : zero_point;
+  return {range / 127.0f, inverse, zero_point, 0.0f, 127.0f};
+}
+
+RowMapping weight_mapping(float max_abs, bool finite) {
+  if (!finite) return {not_a_number, 0.0f, 0.0f, -127.0f, 127.0f};
+  if (max_abs == 0.0f) return {0.0f, 0.0f, 0.0f, -127.0f, 127.0f};  // a row of zeros: q = 0
+  return {max_abs / 127.0f, 127.0f / max_abs, 0.0f, -127.0f, 127.0f};
+}
+
+// The integer of one value, as a float: round-half-even, then clamped by comparisons (a NaN
+// product, from a non-finite row, lands on `low`). Scalar twin of quantized_batch.
+float quantized_scalar(float x, const RowMapping& m) {
+  float t = std::nearbyint(x * m.inverse) + m.offset;
+  t = t > m.low ? t : m.low;
+  return t < m.high ? t : m.high;
+}
+
+// f32x4.nearest in wasm (xsimd's wasm arch has no nearbyint and would emulate it).
+inline batch round_half_even(batch v) {
+#if defined(__wasm_simd128__)
+  return batch(wasm_f32x4_nearest(v));
+#else
+  return xsimd::nearbyint(v);
+#endif
+}
+
+inline batch quantized_batch(batch x, const RowMapping& m) {
+  batch t = round_half_even(x * batch(m.inverse)) + batch(m.offset);
+  t = xsimd::select(t > batch(m.low), t, batch(m.low));
+  return xsimd::select(t < batch(m.high), t, batch(m.high));
+}
+
+// 16 values, integers held as floats within the output type's range, stored as Out.
+constexpr std::size_t group = 16;
+static_assert(group % lanes == 0, "whole vectors per group");
+
+template <class Out>
+inline void store_group(const batch (&t)[group / lanes], Out* q) {
+#if defined(__wasm_simd128__)
+  // f32 -> i32 (exact: integral values), then narrowed with saturation (which never bites: the
+  // values are in range) to i16 and, for bytes, to i8 / u8
+  v128_t i32[4];
+  for (std::size_t j = 0; j < 4; ++j) i32[j] = wasm_i32x4_trunc_sat_f32x4(t[j]);
+  const v128_t lo = wasm_i16x8_narrow_i32x4(i32[0], i32[1]), hi = wasm_i16x8_narrow_i32x4(i32[2], i32[3]);
+  if constexpr (std::is_same_v<Out, std::int16_t>) {
+    wasm_v128_store(q, lo);
+    wasm_v128_store(q + 8, hi);
+  } else if constexpr (std::is_same_v<Out, std::int8_t>) {
+    wasm_v128_store(q, wasm_i8x16_narrow_i16x8(lo, hi));
+  } else {
+    wasm_v128_store(q, wasm_u8x16_narrow_i16x8(lo, hi));
+  }
+#else
+  // natively (the tests' build) lane by lane
+  alignas(64) float values[group];
+  for (std::size_t j = 0; j < group / lanes; ++j) t[j].store_aligned(values + j * lanes);
+  for (std::size_t i = 0; i < group; ++i) q[i] = static_cast<Out>(values[i]);
+#endif
+}
+
+// q[i] = quantized x[i] for i < k
+template <class Out>
+void quantize_values(const float* x, std::size_t k, const RowMapping& m, Out* q) {
+  simd::vector_then_scalar<group>(
+      k,
+      [&](std::size_t i) {
+        batch t[group / lanes];
+        for (std::size_t j = 0; j < group / lanes; ++j)
+          t[j] = quantized_batch(batch::load_unaligned(x + i + j * lanes), m);
+        store_group(t, q + i);
+      },
+      [&](std::size_t i) { q[i] = static_cast<Out>(quantized_scalar(x[i], m)); });
+}
+
+template <class Out>
+void quantize_values_reference(const float* x, std::size_t k, const RowMapping& m, Out* q) {
+  for (std::size_t i = 0; i < k; ++i) q[i] = static_cast<Out>(quantized_scalar(x[i], m));
+}
+
+// The row's extremes min(x, 0), max(x, 0) (or max |x|), and whether it is finite: x - x is 0 for
+// a finite x and NaN otherwise, and a sum of them is NaN if any is. The extremes are kept by
+// comparisons, which never select a NaN.
+struct Extremes {
+  float lo = 0, hi = 0;
+  bool finite = true;
+};
+
+Extremes extremes(const float* x, std::size_t k) {
+  batch lo_v(0.0f), hi_v(0.0f), nonfinite_v(0.0f);
+  Extremes e;
+  float nonfinite = 0.0f;
+  simd::vector_then_scalar(
+      k,
+      [&](std::size_t i) {
+        const batch v = batch::load_unaligned(x + i);
+        lo_v = xsimd::select(v < lo_v, v, lo_v);
+        hi_v = xsimd::select(v > hi_v, v, hi_v);
+        nonfinite_v += v - v;
+      },
+      [&] {
+        e.lo = xsimd::reduce_min(lo_v);
+        e.hi = xsimd::reduce_max(hi_v);
+        nonfinite = xsimd::reduce_add(nonfinite_v);
+      },
+      [&](std::size_t i) {
+        e.lo = x[i] < e.lo ? x[i] : e.lo;
+        e.hi = x[i] > e.hi ? x[i] : e.hi;
+        nonfinite += x[i] - x[i];
+      });
+  e.finite = nonfinite == 0.0f;
+  return e;
+}
+
+Extremes extremes_reference(const float* x, std::size_t k) {
+  Extremes e;
+  for (std::size_t i = 0; i < k; ++i) {
+    e.lo = x[i] < e.lo ? x[i] : e.lo;
+    e.hi = x[i] > e.hi ? x[i] : e.hi;
+    e.finite = e.finite && std::isfinite(x[i]);
+  }
+  return e;
+}
+
+float max_abs(const Extremes& e) { return -e.lo > e.hi ? -e.lo : e.hi; }
+
+template <class Out>
+ActivationQuantization quantize_activation(const float* x, std::size_t k, Out* q) {
+  const Extremes e = extremes(x, k);
+  const RowMapping m = activation_mapping(e.lo, e.hi, e.finite);
+  quantize_values(x, k, m, q);
+  return {m.scale, static_cast<std::int32_t>(m.offset)};
+}
+
+}  // namespace
+
+ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::uint8_t* q) {
+  return quantize_activation(x, k, q);
+}
+
+ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::int16_t* q) {
+  return quantize_activation(x, k, q);
+}
+
+ActivationQuantization quantize_activation_row_reference(const float* x, std::size_t k, std::uint8_t* q) {
+  const Extremes e = extremes_reference(x, k);
+  const RowMapping m = activation_mapping(e.lo, e.hi, e.finite);
+  quantize_values_reference(x, k, m, q);
+  return {m.scale, static_cast<std::int32_t>(m.offset)};
+}
+
+WeightQuantization weight_quantization(const float* w, std::size_t k) {
+  const Extremes e = extremes(w, k);
+  const RowMapping m = weight_mapping(max_abs(e), e.finite);
+  return {m.scale, m.inverse};
+}
+
+WeightQuantization weight_quantization_reference(const float* w, std::size_t k) {
+  const Extremes e = extremes_reference(w, k);
+  const RowMapping m = weight_mapping(max_abs(e), e.finite);
+  return {m.scale, m.inverse};
+}
+
+void quantize_weights(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q) {
+  quantize_values(w, count, RowMapping{row.scale, row.inverse, 0.0f, -127.0f, 127.0f}, q);
+}
+
+void quantize_weights_reference(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q) {
+  quantize_values_reference(w, count, RowMapping{row.scale, row.inverse, 0.0f, -127.0f, 127.0f}, q);
+}
+
+}  // namespace aw::kernels

@@ -1,0 +1,53 @@
+// Quantization of float32 rows to the two integer operands of the int8 products
+// (kernels/quantized_matmul.hpp):
+//
+//  - weights, symmetric per row (one output channel of a linear layer), int8 in [-127, 127]:
+//      scale = max |w| / 127,   q = clamp(round(w / scale), -127, 127),   w ~ scale q
+//  - activations, dynamic and asymmetric per row (one token), u7 in [0, 127]:
+//      lo = min(x, 0), hi = max(x, 0),   scale = (hi - lo) / 127,   zero_point = round(-lo / scale)
+//      q = clamp(round(x / scale) + zero_point, 0, 127),   x ~ scale (q - zero_point)
+//    ONNX's DynamicQuantizeLinear (onnx/defs/quantization: y_scale = (max(x, 0) - min(x, 0)) / 255)
+//    with 127 levels rather than 255, per row rather than per tensor: 7 bits, so that the
+//    activations fit the i7 operand of relaxed SIMD's integer dot product, which every engine
+//    computes exactly within [0, 127] (ARM's sdot reads it signed, x86's pmaddubsw and vpdpbusd
+//    unsigned; pmaddubsw's i16 pair sums cannot saturate: 2 * 127 * 127 < 32767).
+//
+// round() is round-half-to-even (the default rounding mode; f32x4.nearest in wasm), and the
+// division is a multiplication by an inverse computed once per row: the SIMD kernels and their
+// scalar references give the same bytes. A row holding NaN or an infinity gets scale NaN (and
+// q = 0), so that everything computed from it is NaN, as it would be in float32.
+//
+// Kernels never allocate, never throw and know nothing about JS. Pointers need no particular
+// alignment; outputs must not overlap inputs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace aw::kernels {
+
+// The scales of a row of activations: x ~ scale (q - zero_point).
+struct ActivationQuantization {
+  float scale = 0;
+  std::int32_t zero_point = 0;  // in [0, 127]
+};
+
+// x (k) -> q (k), u7 in [0, 127]; returns the row's scale and zero point.
+// The int16 form writes the same values widened (the SIMD128 product reads 16-bit operands).
+ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::uint8_t* q);
+ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::int16_t* q);
+ActivationQuantization quantize_activation_row_reference(const float* x, std::size_t k, std::uint8_t* q);
+
+// A row of weights' scale (w ~ scale q): max |w| / 127, 0 for a row of zeros; and the factor
+// 127 / max |w| that maps it to integers. Then its values (any part of the row, so that a
+// long row can be quantized piece by piece) -> q, int8 in [-127, 127].
+struct WeightQuantization {
+  float scale = 0;
+  float inverse = 0;
+};
+WeightQuantization weight_quantization(const float* w, std::size_t k);
+WeightQuantization weight_quantization_reference(const float* w, std::size_t k);
+void quantize_weights(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q);
+void quantize_weights_reference(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q);
+
+}  // namespace aw::kernels
