@@ -7,6 +7,7 @@
 // plain loop on the caller.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 
@@ -26,5 +27,22 @@ std::size_t thread_count();
 // A call made from inside a task, or while another thread's call is running, runs serially on
 // its caller (worker 0). fn must not throw.
 void parallel_for(std::size_t tasks, const std::function<void(std::size_t task, std::size_t worker)>& fn);
+
+// The row split of the matrix products (ops/linalg, ops/quantized_linear): calls
+// rows(begin, end, worker) over [0, m) of an (m, k) x (k, n) product in blocks: one block below
+// ~16 MFLOP (waking the pool's threads costs more: docs/performance.md, Threads), else about 4 blocks per
+// thread, of whole tiles of `tile` rows (the kernels' register tiles). worker < thread_count()
+// is the thread running the block.
+template <typename Rows>
+void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows, std::size_t tile = 4) {
+  const std::size_t threads = thread_count();
+  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
+  if (threads == 1 || m < 2 * tile || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
+  const std::size_t blocks = std::min(4 * threads, m / tile);
+  const std::size_t block = (m / blocks + tile - 1) / tile * tile;
+  parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t worker) {
+    rows(task * block, std::min(m, (task + 1) * block), worker);
+  });
+}
 
 }  // namespace aw

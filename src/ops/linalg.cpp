@@ -10,22 +10,6 @@
 namespace aw {
 namespace {
 
-// Calls rows(begin, end, worker) over [0, m) in blocks: one block below ~16 MFLOP (waking the
-// pool's threads costs more: docs/performance.md, Threads), else about 4 blocks per thread, of whole tiles of
-// the kernels' register tile rows (4). worker < thread_count() is the thread running the block.
-template <typename Rows>
-void split_rows(std::size_t m, std::size_t k, std::size_t n, const Rows& rows) {
-  constexpr std::size_t tile = 4;
-  const std::size_t threads = thread_count();
-  const double flops = 2.0 * static_cast<double>(m) * static_cast<double>(k) * static_cast<double>(n);
-  if (threads == 1 || m < 2 * tile || flops < 16e6) return rows(std::size_t{0}, m, std::size_t{0});
-  const std::size_t blocks = std::min(4 * threads, m / tile);
-  const std::size_t block = (m / blocks + tile - 1) / tile * tile;
-  parallel_for((m + block - 1) / block, [&](std::size_t task, std::size_t worker) {
-    rows(task * block, std::min(m, (task + 1) * block), worker);
-  });
-}
-
 // One row of x (a decode step's y = x W^T) has no rows to split: W's rows are split instead, in
 // whole panels of the packed layout (the last block takes W's unpacked tail rows), each thread
 // computing its columns of y as alone (byte-identical). cols(j0, j1) computes y[j0:j1].

@@ -1,0 +1,44 @@
+// A linear layer's weight quantized to int8 as the checkpoint streams past: the F32 / F16 / BF16
+// bytes of W (out_features, in_features), row-major and little-endian as safetensors stores them,
+// arrive in order in chunks of any size (an element may be split between two chunks). Each row is
+// decoded into a buffer of one row of float32 and quantized into the packed weight as soon as it
+// is complete (ops/quantized_linear.hpp), so that the float32 weight never exists in full: a q8
+// load holds the int8 model plus one row per layer being read.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/tensor.hpp"
+#include "models/weight_stream.hpp"
+#include "ops/quantized_linear.hpp"
+
+namespace aw {
+
+class QuantizedWeightWriter {
+ public:
+  // target: storage for the weight's shape (QuantizedLinearWeight(out, in, ...)), written here;
+  // name: the tensor, for messages.
+  QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name);
+
+  // The next n bytes of the tensor's data. Range error naming the tensor (nothing written) if
+  // they run past its end.
+  void write(const std::uint8_t* bytes, std::size_t n);
+
+  std::uint64_t bytes_written() const { return written_; }
+  std::uint64_t total_bytes() const { return total_; }
+  bool complete() const { return written_ == total_; }
+
+ private:
+  WeightDtype dtype_;
+  QuantizedLinearWeight& target_;
+  std::string name_;
+  std::uint64_t written_ = 0, total_ = 0;
+  AlignedVector<float> row_;      // the row being read (in_features floats)
+  std::size_t row_index_ = 0;     // its index
+  std::size_t row_filled_ = 0;    // its floats decoded so far
+  std::uint8_t partial_[4] = {};  // the bytes of an element split by a chunk boundary
+  std::size_t partial_bytes_ = 0;
+};
+
+}  // namespace aw
