@@ -7,6 +7,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "kernels/quantized_matmul.hpp"
+
 namespace aw::js {
 namespace {
 
@@ -22,6 +24,13 @@ emscripten::val build_info_js() {
   info.set("floatLanes", static_cast<int>(xsimd::batch<float>::size));  // 4 on SIMD128
   info.set("emscripten", std::to_string(__EMSCRIPTEN_major__) + "." + std::to_string(__EMSCRIPTEN_minor__) + "." +
                              std::to_string(__EMSCRIPTEN_tiny__));
+  // the int8 products' route on this engine (kernels/quantized_matmul.hpp)
+  const auto product = aw::kernels::preferred_int8_product();
+  info.set("int8Product", std::string(product == aw::kernels::Int8Product::RelaxedDot      ? "relaxed-dot"
+                                      : product == aw::kernels::Int8Product::RelaxedI16Dot ? "relaxed-i16-dot"
+                                      : product == aw::kernels::Int8Product::Simd128Dot    ? "simd128-dot"
+                                                                                           : "portable"));
+  info.set("relaxedDotLowering", aw::kernels::relaxed_dot_lowering());
 #ifdef __EMSCRIPTEN_PTHREADS__
   info.set("threaded", true);  // A.threads is how many threads the ops use
 #else

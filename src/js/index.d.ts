@@ -310,12 +310,20 @@ export interface Module {
   ): { missingKeys: string[]; unexpectedKeys: string[] };
 }
 
-/** torch.nn.Linear: `y = x W^T + b`, weight (out, in) initialised U(-1/sqrt(in), 1/sqrt(in)) as torch. */
+/**
+ * torch.nn.Linear: `y = x W^T + b`, weight (out, in) initialised U(-1/sqrt(in), 1/sqrt(in)) as torch.
+ * Its weight may be replaced by an int8 one: `linear.weight = A.quantize(linear.weight)`; forward
+ * (and the MultiheadAttention / TransformerEncoderLayer holding it: `outProj`, `linear1`,
+ * `linear2`) then runs the int8 layer ({@link AttentionWasm.quantize}).
+ */
 export interface Linear extends Module {
   readonly inFeatures: number;
   readonly outFeatures: number;
-  /** (outFeatures, inFeatures); setting checks the shape (Error naming both shapes). */
-  weight: Tensor;
+  /**
+   * (outFeatures, inFeatures), float32 or int8 ({@link QuantizedTensor} of this instance); setting
+   * checks the shape (Error naming both shapes).
+   */
+  weight: Tensor | QuantizedTensor;
   /** (outFeatures) or null. */
   bias: Tensor | null;
   forward(input: TensorLike): Tensor;
@@ -348,8 +356,8 @@ export interface MultiheadAttention extends Module {
   inProjBias: Tensor | null;
   /** The output projection (torch's `out_proj`). */
   readonly outProj: Linear;
-  /** (E, E): `outProj.weight`. */
-  outProjWeight: Tensor;
+  /** (E, E): `outProj.weight` (which may be int8: {@link Linear}). */
+  outProjWeight: Tensor | QuantizedTensor;
   /** (E) or null: `outProj.bias`. */
   outProjBias: Tensor | null;
   /**
@@ -481,7 +489,19 @@ export class AttentionWasm {
    * `floatLanes` the floats per SIMD vector, `threaded` whether it is the threaded (pthread)
    * build ({@link AttentionWasm.threads} is how many threads the ops use).
    */
-  buildInfo(): { simd: 'relaxed' | 'simd128'; floatLanes: number; threaded: boolean; emscripten: string };
+  buildInfo(): {
+    simd: 'relaxed' | 'simd128';
+    floatLanes: number;
+    threaded: boolean;
+    emscripten: string;
+    /** How the int8 products run here (see docs/performance.md). */
+    int8Product: 'relaxed-dot' | 'relaxed-i16-dot' | 'simd128-dot';
+    /**
+     * `i32x4.relaxed_dot_i8x16_i7x16_add(127, -1)` on this engine: 129540 (AVX-VNNI), 65534
+     * (pmaddubsw), -508 (ARM sdot); 0 in the SIMD128 build.
+     */
+    relaxedDotLowering: number;
+  };
   /** Threads the ops use: 1 with the single-thread build (see {@link InitOptions.threads}). */
   readonly threads: number;
   /**
@@ -527,8 +547,27 @@ export class AttentionWasm {
   randn<const S extends readonly number[]>(size: S): Tensor<Float32Array, S['length']>;
   /** `torch.matmul(input, other)` with broadcasting of batch dims; 1-D operands as torch. */
   matmul(input: TensorLike, other: TensorLike): Tensor;
-  /** `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out). */
-  linear(input: TensorLike, weight: TensorLike, bias?: TensorLike | null): Tensor;
+  /**
+   * `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out). With an int8 weight
+   * ({@link quantize}), the int8 layer: each row of the input quantized to 7 bits (its own scale
+   * and zero point), the products summed exactly in int32, then scaled back to float32 and the
+   * bias added; the result is byte-identical in every engine for one build (and between the
+   * relaxed-SIMD and SIMD128 builds).
+   * @throws Error if the int8 weight was disposed or belongs to another instance
+   */
+  linear(input: TensorLike, weight: TensorLike | QuantizedTensor, bias?: TensorLike | null): Tensor;
+  /**
+   * The int8 ("q8") form of a linear layer's weight (out, in): one float32 scale per row (output
+   * channel), `scale = max |w| / 127`, and the values `round(w / scale)` in [-127, 127], kept in
+   * this instance's wasm memory, packed for the int8 kernels, until `dispose()`. Accepted by
+   * {@link linear} and as a {@link Linear}'s weight. About a quarter of the float32 weight's memory;
+   * the int8 layer's result differs from float32 by the quantization of the weight and of each
+   * input row (7 bits): a cosine of ~0.9999 on random data, less with outlier activations.
+   * @param options `dtype`: `'q8'` (the default and only one)
+   * @throws TypeError for a weight that is not a float32 tensor or a dtype that is not a string;
+   *   RangeError for another dtype or more than 131072 inputs; Error for a weight that is not 2-D
+   */
+  quantize(weight: TensorLike, options?: { dtype?: 'q8' }): QuantizedTensor;
   /** `torch.softmax(input, dim)`; a slice that is all -inf gives zeros. */
   softmax(input: TensorLike, options?: SoftmaxOptions): Tensor;
   /** `torch.nn.functional.embedding(input, weight)`: rows of weight picked by ids. */
@@ -1109,6 +1148,27 @@ export class CausalLM {
    */
   generate(prompt: string | TokenIds, options?: GenerateOptions): Generation;
   /** Frees the weights and the model's caches; later calls throw. Idempotent. */
+  dispose(): void;
+}
+
+/**
+ * An int8 ("q8") linear weight made by {@link AttentionWasm.quantize}: int8 values with one float32
+ * scale per row, in its instance's wasm memory until `dispose()` (`[Symbol.dispose]` too, where
+ * the runtime has it; a garbage-collected one is freed too, eventually).
+ */
+export class QuantizedTensor {
+  private constructor();
+  readonly dtype: 'q8';
+  /** [outFeatures, inFeatures] */
+  readonly shape: number[];
+  readonly ndim: 2;
+  readonly size: number;
+  /** Bytes of wasm memory it holds (0 once disposed). */
+  readonly residentBytes: number;
+  readonly disposed: boolean;
+  /** The float32 weight the int8 layer computes with: `scale[j] * q[j, p]`. */
+  dequantize(): Tensor;
+  /** Frees its memory; idempotent. Using it afterwards throws. */
   dispose(): void;
 }
 

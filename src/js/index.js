@@ -11,9 +11,10 @@ import { nnMethods } from './nn.js';
 import { helperMethods } from './helpers.js';
 import { installModules } from './modules.js';
 import { pretrainedMethods } from './pretrained.js';
+import { quantizedMethods, QuantizedTensor } from './quantized.js';
 import { chooseSimd, browserPlatform } from './builds.js';
 
-export { Tensor, formatTensor };
+export { Tensor, formatTensor, QuantizedTensor };
 export { loadSafetensors } from './safetensors.js';
 export { loadTokenizer } from './tokenizer.js';
 
@@ -52,7 +53,7 @@ export class AttentionWasm {
 }
 
 // The API's functions, one method set per file, are attached here and only here.
-for (const methods of [opsMethods, nnMethods, helperMethods, pretrainedMethods])
+for (const methods of [opsMethods, nnMethods, helperMethods, pretrainedMethods, quantizedMethods])
   Object.assign(AttentionWasm.prototype, methods);
 if (typeof Symbol.dispose === 'symbol') AttentionWasm.prototype[Symbol.dispose] = AttentionWasm.prototype.dispose;
 

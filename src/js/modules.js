@@ -4,6 +4,7 @@
 // to one library instance (its heap and generator): `new A.MultiheadAttention({...})`.
 import { Tensor } from './tensor.js';
 import { loadSafetensors } from './safetensors.js';
+import { QuantizedTensor } from './quantized.js';
 import {
   call,
   tensorArgs,
@@ -52,6 +53,24 @@ function uniform(lib, shape, bound) {
 }
 const filled = (shape, value) => new Tensor(new Float32Array(shape.reduce((a, b) => a * b, 1)).fill(value), shape);
 
+/**
+ * A parameter's new value, checked: a float32 tensor of shape `want` (kept if it is a Tensor, else
+ * wrapped), or, where `quantizedFor` is a library instance, one of its int8 weights of that shape.
+ * `where` names it in type errors, `label` (with its torch name) in shape errors.
+ */
+function parameterValue(v, where, label, want, quantizedFor) {
+  if (quantizedFor && v instanceof QuantizedTensor) {
+    v.handleFor(quantizedFor, where); // not disposed, same instance
+    if (!sameShape(v.shape, want))
+      throw new Error(`${label} must have shape ${shapeString(want)}, got ${shapeString(v.shape)} (int8)`);
+    return v;
+  }
+  const arg = floatArg(v, where);
+  if (!sameShape(arg.shape, want))
+    throw new Error(`${label} must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`);
+  return v instanceof Tensor ? v : new Tensor(arg.data, arg.shape); // checked again when used
+}
+
 /** A module's dropout probability: kept for torch compatibility, never applied (modules run in eval mode). */
 function dropoutOption(value, where, fallback) {
   const p = numberOption(value, where) ?? fallback;
@@ -82,9 +101,10 @@ class Module {
 
   /**
    * Declares a parameter: `this[prop]` gets/sets it, checked against `shape` (a function, so
-   * that it can depend on other settings). `nullable`: may be null (bias=False).
+   * that it can depend on other settings). `nullable`: may be null (bias=False). `quantizedFor`:
+   * the library instance whose int8 weights (A.quantize) it also accepts (Linear's weight).
    */
-  _param(prop, torchName, shape, value, nullable = false) {
+  _param(prop, torchName, shape, value, nullable = false, quantizedFor = null) {
     let current = null;
     Object.defineProperty(this, prop, {
       enumerable: true,
@@ -95,17 +115,10 @@ class Module {
           return;
         }
         const cls = this._label; // e.g. "MultiheadAttention.outProj"
-        const arg = floatArg(v, `${cls}: ${prop}`);
-        const want = shape();
-        if (!sameShape(arg.shape, want)) {
-          throw new Error(
-            `${cls}: ${prop} (${torchName}) must have shape ${shapeString(want)}, got ${shapeString(arg.shape)}`,
-          );
-        }
-        current = v instanceof Tensor ? v : new Tensor(arg.data, arg.shape); // checked again when used
+        current = parameterValue(v, `${cls}: ${prop}`, `${cls}: ${prop} (${torchName})`, shape(), quantizedFor);
       },
     });
-    this.#params.set(torchName, { prop, shape, nullable });
+    this.#params.set(torchName, { prop, shape, nullable, quantizedFor });
     this[prop] = value;
   }
 
@@ -158,15 +171,19 @@ class Module {
     for (const [name, value] of entries) {
       const slot = slots.get(name);
       if (!slot) continue;
-      const arg = floatArg(value, `${cls}.loadStateDict: ${name}`);
+      const where = `${cls}.loadStateDict: ${name}`;
+      const quantized = slot.quantizedFor && value instanceof QuantizedTensor;
+      const arg = quantized ? null : floatArg(value, where);
+      const got = quantized ? value.shape : arg.shape;
       const want = slot.shape();
-      if (!sameShape(arg.shape, want)) {
+      if (!sameShape(got, want)) {
         throw new Error(
           `${cls}.loadStateDict: size mismatch for ${name}: copying a param with shape ` +
-            `${shapeString(arg.shape)}, the shape in the current model is ${shapeString(want)}`,
+            `${shapeString(got)}, the shape in the current model is ${shapeString(want)}`,
         );
       }
-      updates.push([slot, value instanceof Tensor ? value : new Tensor(arg.data, arg.shape)]);
+      if (quantized) value.handleFor(slot.quantizedFor, where);
+      updates.push([slot, quantized || value instanceof Tensor ? value : new Tensor(arg.data, arg.shape)]);
     }
     for (const [slot, value] of updates) slot.owner[slot.prop] = value;
     return { missingKeys: missing, unexpectedKeys: unexpected };
@@ -175,14 +192,20 @@ class Module {
   /**
    * The parameters for a binding, `names` (state-dict names) in its order, each read once and
    * checked again (a Tensor's data or shape may have been changed in place since it was set):
-   * TypeError / RangeError / Error naming the parameter; null for an absent one.
+   * TypeError / RangeError / Error naming the parameter; null for an absent one, and for an int8
+   * one (A.quantize), whose handle is then in `q8` (a Float64Array: NaN for the others).
    */
   _parameterArgs(fn, names) {
     const slots = new Map(this.#slots(''));
-    return names.map((name) => {
-      const { owner, prop, shape } = slots.get(name) ?? {};
+    const q8 = new Float64Array(names.length).fill(NaN);
+    const tensors = names.map((name, i) => {
+      const { owner, prop, shape, quantizedFor } = slots.get(name) ?? {};
       const value = owner?.[prop] ?? null;
       if (value === null) return null;
+      if (quantizedFor && value instanceof QuantizedTensor) {
+        q8[i] = value.handleFor(quantizedFor, `${fn}: parameter ${name}`);
+        return null;
+      }
       const arg = floatArg(value, `${fn}: parameter ${name}`);
       const want = shape();
       if (!sameShape(arg.shape, want)) {
@@ -190,12 +213,14 @@ class Module {
       }
       return arg;
     });
+    return { tensors, q8 };
   }
 
   /** [torchName, {owner, prop, shape}] for every declared parameter, recursively. */
   #slots(prefix) {
     const out = [];
-    for (const [name, { prop, shape }] of this.#params) out.push([prefix + name, { owner: this, prop, shape }]);
+    for (const [name, { prop, shape, quantizedFor }] of this.#params)
+      out.push([prefix + name, { owner: this, prop, shape, quantizedFor }]);
     for (const [name, child] of this.#children) out.push(...child.#slots(`${prefix}${name}.`));
     return out;
   }
@@ -214,7 +239,15 @@ export function moduleClasses(lib) {
       this.outFeatures = outFeatures;
       // torch: kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in)) for the weight, same bound for the bias.
       const bound = 1 / Math.sqrt(inFeatures);
-      this._param('weight', 'weight', () => [outFeatures, inFeatures], uniform(lib, [outFeatures, inFeatures], bound));
+      // the weight may be set to an int8 one (A.quantize): forward then runs the int8 layer
+      this._param(
+        'weight',
+        'weight',
+        () => [outFeatures, inFeatures],
+        uniform(lib, [outFeatures, inFeatures], bound),
+        false,
+        lib,
+      );
       this._param('bias', 'bias', () => [outFeatures], bias ? uniform(lib, [outFeatures], bound) : null, true);
     }
 
@@ -303,7 +336,8 @@ export function moduleClasses(lib) {
       return call(
         lib,
         '_multiheadAttentionForward',
-        tensorArgs(q, k, v, ...params, ...masks),
+        tensorArgs(q, k, v, ...params.tensors, ...masks),
+        params.q8,
         this.numHeads,
         this.batchFirst,
         boolOption(o.isCausal, `${fn}: isCausal`),
@@ -385,7 +419,8 @@ export function moduleClasses(lib) {
       return call(
         lib,
         '_transformerEncoderLayerForward',
-        tensorArgs(x, ...params, ...masks),
+        tensorArgs(x, ...params.tensors, ...masks),
+        params.q8,
         this.nhead,
         this.batchFirst,
         boolOption(o.isCausal, `${fn}: isCausal`),

@@ -15,6 +15,7 @@ import {
   describe,
   shapeString,
 } from './validate.js';
+import { QuantizedTensor } from './quantized.js';
 
 /** embedding's ids: number[], Int32Array (1-D) or {data: Int32Array, shape}, read once. */
 function embeddingIds(ids, weightShape) {
@@ -66,6 +67,11 @@ export const opsMethods = {
   },
 
   linear(input, weight, bias) {
+    if (weight instanceof QuantizedTensor) {
+      const handle = weight.handleFor(this, 'linear: weight');
+      const args = tensorArgs(floatArg(input, 'linear: input'), optionalFloatArg(bias, 'linear: bias'));
+      return call(this, '_quantizedLinear', args, handle);
+    }
     const args = tensorArgs(
       floatArg(input, 'linear: input'),
       floatArg(weight, 'linear: weight'),

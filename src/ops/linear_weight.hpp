@@ -7,21 +7,24 @@
 //   Packed   W as kernels::linear_pack_weight packs it (panels of the register tile's columns):
 //            pretrained weights, packed once at load. linear_packed_rows_parallel.
 //
-// The int8 form (q8: int8 weights per output channel, activations quantized per row, the ops'
-// quantized_linear) is the third case of this switch: a LinearFormat::Q8 whose weight points at
-// a QuantizedLinearWeight; nothing else in the block changes.
+//   Q8       int8 per output channel, packed for the int8 kernels (ops/quantized_linear: the
+//            input quantized per row, exact int32 sums, a float32 epilogue): A.quantize's
+//            weights and q8 models. quantized_linear_rows_parallel.
 #pragma once
 #include <cstddef>
 
+#include "ops/quantized_linear.hpp"
+
 namespace aw {
 
-enum class LinearFormat { Rows, Packed };
+enum class LinearFormat { Rows, Packed, Q8 };
 
 struct LinearWeight {
   LinearFormat format = LinearFormat::Rows;
-  const float* weight = nullptr;  // (out_features, in_features) in `format`
+  const float* weight = nullptr;  // (out_features, in_features) in `format` (Rows, Packed)
   const float* bias = nullptr;    // (out_features) or nullptr
   std::size_t out_features = 0, in_features = 0;
+  const QuantizedLinearWeight* q8 = nullptr;  // Q8: the weight (of those sizes)
 };
 
 // y (rows, out_features) = x (rows, in_features) W^T + b, the rows split over the thread pool.

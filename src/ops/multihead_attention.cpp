@@ -42,11 +42,11 @@ MhaShape check_parameters(const MhaParams& p, const MhaOptions& opt, InProjectio
   if (s.H < 1 || s.H > kMaxElements)  // bounded so that N * num_heads cannot overflow
     fail(ErrorKind::Range, fn + ": " + api_name("num_heads") + " must be in [1, " + std::to_string(kMaxElements) +
                                "], got " + std::to_string(s.H));
-  const TensorRef* out_w = p.out_proj_weight;
-  if (!out_w || out_w->shape.size() != 2 || out_w->shape[0] != out_w->shape[1])
+  const Shape out_w = weight_shape(p.out_proj_weight, p.out_proj_weight_q8);
+  if (out_w.size() != 2 || out_w[0] != out_w[1])
     fail(ErrorKind::Shape, fn + ": parameter out_proj.weight must be a square (E, E) matrix, got " +
-                               (out_w ? shape_str(out_w->shape) : std::string("none")));
-  s.E = s.kdim = s.vdim = out_w->shape[0];
+                               (out_w.empty() ? std::string("none") : shape_str(out_w)));
+  s.E = s.kdim = s.vdim = out_w[0];
   if (s.E % s.H != 0)
     fail(ErrorKind::Range, fn + ": " + api_name("embed_dim") + " " + std::to_string(s.E) + " must be divisible by " +
                                api_name("num_heads") + " " + std::to_string(s.H));
@@ -168,8 +168,8 @@ Tensor out_projection(Tensor& attended, const MhaParams& p, const MhaShape& s, c
   merge_heads({attended.data.data(), N, static_cast<std::size_t>(s.H), L, 0, static_cast<std::size_t>(s.Dh)},
               token_order(s), L, merged.data.data(), E);
   Tensor output = make_uninitialised_tensor(query_shape, fn + ": output");
-  linear_rows_parallel(merged.data.data(), p.out_proj_weight->data, p.out_proj_bias ? p.out_proj_bias->data : nullptr,
-                       output.data.data(), N * L, E, E);
+  linear(module_linear(p.out_proj_weight, p.out_proj_weight_q8, p.out_proj_bias), merged.data.data(),
+         output.data.data(), N * L);
   return output;
 }
 
@@ -243,6 +243,22 @@ Tensor head_weights(Tensor weights, const MhaShape& s, bool average, const std::
 }
 
 }  // namespace
+
+Shape weight_shape(const TensorRef* w, const QuantizedLinearWeight* w_q8) {
+  return w_q8 ? w_q8->shape() : w ? w->shape : Shape{};
+}
+
+LinearWeight module_linear(const TensorRef* w, const QuantizedLinearWeight* w_q8, const TensorRef* b) {
+  const Shape shape = weight_shape(w, w_q8);
+  LinearWeight out;
+  out.format = w_q8 ? LinearFormat::Q8 : LinearFormat::Rows;
+  out.weight = w && !w_q8 ? w->data : nullptr;
+  out.bias = b ? b->data : nullptr;
+  out.out_features = static_cast<std::size_t>(shape[0]);
+  out.in_features = static_cast<std::size_t>(shape[1]);
+  out.q8 = w_q8;
+  return out;
+}
 
 MergedMask check_multihead_attention(const TensorRef& query, const TensorRef& key, const TensorRef& value,
                                      const MhaParams& p, const MhaOptions& opt) {

@@ -23,11 +23,14 @@
 
 #include "core/error.hpp"
 #include "core/tensor.hpp"
+#include "ops/linear_weight.hpp"
+#include "ops/quantized_linear.hpp"
 
 namespace aw {
 
 // Parameters, torch's names. Either in_proj_weight (3E, E) (kdim == vdim == E) or the three
-// separate q (E, E), k (E, kdim), v (E, vdim) weights. Biases may be null (bias=False).
+// separate q (E, E), k (E, kdim), v (E, vdim) weights. Biases may be null (bias=False). The out
+// projection's weight may be int8 instead (out_proj_weight_q8; ops/quantized_linear).
 struct MhaParams {
   const TensorRef* in_proj_weight = nullptr;   // (3E, E)
   const TensorRef* q_proj_weight = nullptr;    // (E, E)
@@ -36,7 +39,14 @@ struct MhaParams {
   const TensorRef* in_proj_bias = nullptr;     // (3E)
   const TensorRef* out_proj_weight = nullptr;  // (E, E)
   const TensorRef* out_proj_bias = nullptr;    // (E)
+  // (E, E) int8, in place of out_proj_weight
+  const QuantizedLinearWeight* out_proj_weight_q8 = nullptr;
 };
+
+// A module's linear layer whose weight is float32 (w, torch's layout) or int8 (w_q8), whichever
+// is set: its shape ({} for neither), and the LinearWeight the ops run (ops/linear_weight.hpp).
+Shape weight_shape(const TensorRef* w, const QuantizedLinearWeight* w_q8);
+LinearWeight module_linear(const TensorRef* w, const QuantizedLinearWeight* w_q8, const TensorRef* b);
 
 // How messages name the function and its masks (torch's names, marked with api_name): a caller
 // that exposes this op under its own names passes them (TransformerEncoderLayer: src_mask,

@@ -9,14 +9,24 @@ namespace {
 
 constexpr const char* kFn = "TransformerEncoderLayer.forward";
 
-void expect(const TensorRef* t, const Shape& want, const std::string& name, bool required) {
-  if (!t) {
+void expect_shape(const Shape* shape, const Shape& want, const std::string& name, bool required) {
+  if (!shape) {
     if (required) fail(ErrorKind::Shape, std::string(kFn) + ": parameter " + name + " is missing");
     return;
   }
-  if (t->shape != want)
+  if (*shape != want)
     fail(ErrorKind::Shape, std::string(kFn) + ": parameter " + name + " must have shape " + shape_str(want) + ", got " +
-                               shape_str(t->shape));
+                               shape_str(*shape));
+}
+
+void expect(const TensorRef* t, const Shape& want, const std::string& name, bool required) {
+  expect_shape(t ? &t->shape : nullptr, want, name, required);
+}
+
+// a float32 or int8 weight
+void expect_weight(const TensorRef* t, const QuantizedLinearWeight* q8, const Shape& want, const std::string& name) {
+  const Shape shape = weight_shape(t, q8);
+  expect_shape(t || q8 ? &shape : nullptr, want, name, true);
 }
 
 const float* data_or_null(const TensorRef* t) { return t ? t->data : nullptr; }
@@ -29,18 +39,18 @@ std::int64_t check_shapes(const TensorRef& src, const EncoderLayerParams& p) {
     fail(ErrorKind::Shape,
          fn + ": src must be (L, E) unbatched or (L, N, E) / (N, L, E) batched, got " + shape_str(src.shape));
   const std::int64_t E = src.shape.back();
-  const TensorRef* out_w = p.self_attn.out_proj_weight;
-  if (out_w && !out_w->shape.empty() && out_w->shape[0] != E)
+  const Shape out_w = weight_shape(p.self_attn.out_proj_weight, p.self_attn.out_proj_weight_q8);
+  if (!out_w.empty() && out_w[0] != E)
     fail(ErrorKind::Shape, fn + ": src's last dimension must be " + api_name("d_model") + " " +
-                               std::to_string(out_w->shape[0]) + ", got src " + shape_str(src.shape));
-  if (!p.linear1_weight || p.linear1_weight->shape.size() != 2)
+                               std::to_string(out_w[0]) + ", got src " + shape_str(src.shape));
+  const Shape w1 = weight_shape(p.linear1_weight, p.linear1_weight_q8);
+  if (w1.size() != 2)
     fail(ErrorKind::Shape, fn + ": parameter linear1.weight must be (" + api_name("dim_feedforward") + ", " +
-                               api_name("d_model") + "), got " +
-                               (p.linear1_weight ? shape_str(p.linear1_weight->shape) : std::string("none")));
-  const std::int64_t F = p.linear1_weight->shape[0];
-  expect(p.linear1_weight, {F, E}, "linear1.weight", true);
+                               api_name("d_model") + "), got " + (w1.empty() ? std::string("none") : shape_str(w1)));
+  const std::int64_t F = w1[0];
+  expect_weight(p.linear1_weight, p.linear1_weight_q8, {F, E}, "linear1.weight");
   expect(p.linear1_bias, {F}, "linear1.bias", false);
-  expect(p.linear2_weight, {E, F}, "linear2.weight", true);
+  expect_weight(p.linear2_weight, p.linear2_weight_q8, {E, F}, "linear2.weight");
   expect(p.linear2_bias, {E}, "linear2.bias", false);
   expect(p.norm1_weight, {E}, "norm1.weight", false);
   expect(p.norm1_bias, {E}, "norm1.bias", false);
@@ -66,9 +76,10 @@ BlockWeights block_weights(const EncoderLayerParams& p, std::int64_t E, std::int
     w.k = rows(a.k_proj_weight, in_bias ? in_bias + uE : nullptr, uE, uE);
     w.v = rows(a.v_proj_weight, in_bias ? in_bias + 2 * uE : nullptr, uE, uE);
   }
-  w.out = rows(a.out_proj_weight, data_or_null(a.out_proj_bias), uE, uE);
-  w.mlp_in = rows(p.linear1_weight, data_or_null(p.linear1_bias), uF, uE);
-  w.mlp_out = rows(p.linear2_weight, data_or_null(p.linear2_bias), uE, uF);
+  // out_proj, linear1 and linear2 may be int8 (A.quantize'd A.Linear weights)
+  w.out = module_linear(a.out_proj_weight, a.out_proj_weight_q8, a.out_proj_bias);
+  w.mlp_in = module_linear(p.linear1_weight, p.linear1_weight_q8, p.linear1_bias);
+  w.mlp_out = module_linear(p.linear2_weight, p.linear2_weight_q8, p.linear2_bias);
   w.attention_norm = {data_or_null(p.norm1_weight), data_or_null(p.norm1_bias)};
   w.mlp_norm = {data_or_null(p.norm2_weight), data_or_null(p.norm2_bias)};
   return w;

@@ -25,6 +25,9 @@ struct EncoderLayerParams {
   const TensorRef* norm1_bias = nullptr;      // (E) or null (0)
   const TensorRef* norm2_weight = nullptr;
   const TensorRef* norm2_bias = nullptr;
+  // int8 in place of linear1_weight / linear2_weight (ops/quantized_linear)
+  const QuantizedLinearWeight* linear1_weight_q8 = nullptr;
+  const QuantizedLinearWeight* linear2_weight_q8 = nullptr;
 };
 
 struct EncoderLayerOptions {

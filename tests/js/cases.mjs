@@ -231,6 +231,122 @@ export const functions = {
     small: (A) => A.linear(t([1, 2, 3], [1, 3]), t([1, 1, 1, 0, 1, 0], [2, 3]), t([1, 2], [2])),
   },
 
+  // A.quantize, and A.linear with its int8 weight (then disposed: nothing is left in the heap)
+  quantize: {
+    weight: 2,
+    valid(r) {
+      const k = r.dim(),
+        n = r.dim();
+      const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
+      const x = r.tensor([...lead, k], r.pick([1, 10])),
+        w = r.tensor([n, k], r.pick([0.05, 1]));
+      if (x.data.length && r.chance(0.05)) x.data[r.int(0, x.data.length - 1)] = r.pick([NaN, Infinity]);
+      const bias = r.chance(0.5) ? r.tensor([n]) : undefined;
+      return {
+        label: `linear ${JSON.stringify(x.shape)} W int8 ${JSON.stringify(w.shape)} bias ${!!bias}`,
+        args: [x, w, bias].filter(Boolean),
+        run: (A) => {
+          const wq = A.quantize(w);
+          try {
+            return A.linear(x, wq, bias);
+          } finally {
+            wq.dispose();
+          }
+        },
+        // byte for byte the int8 layer's definition (quantized_reference.mjs)
+        check: (y) => {
+          const want = ref.quantizedLinear(x, ref.quantizeWeight(w), bias);
+          if (JSON.stringify(y.shape) !== JSON.stringify(want.shape)) return `shape ${y.shape} != ${want.shape}`;
+          const i = ref.firstDifference(y.data, want.data);
+          return i < 0 ? null : `element ${i}: ${y.data[i]} != ${want.data[i]} (the int8 layer's definition)`;
+        },
+      };
+    },
+    invalid(r) {
+      const x = r.tensor([2, 3]),
+        w = r.tensor([4, 3]);
+      switch (r.int(0, 5)) {
+        case 0:
+          return badTensorArg(r, 'quantize', ['weight'], [w], (A, p) => A.quantize(p));
+        case 1:
+          return {
+            label: 'quantize 1-D',
+            run: (A) => A.quantize(r.tensor([r.pick([3, 4])])),
+            type: Error,
+            message: /^quantize: weight must be 2-D \(out_features, in_features\), got \[\d\]/,
+          };
+        case 2: {
+          const [dtype, type] = r.pick([
+            ['q4', RangeError],
+            ['int8', RangeError],
+            ['float32', RangeError],
+            [8, TypeError],
+            [null, TypeError],
+          ]);
+          return {
+            label: `quantize dtype ${dtype}`,
+            run: (A) => A.quantize(w, { dtype }),
+            type,
+            message: /^quantize: dtype must be 'q8', got /,
+          };
+        }
+        case 3:
+          return {
+            label: 'linear int8 in_features',
+            run: (A) => {
+              const wq = A.quantize(r.tensor([4, 5]));
+              try {
+                return A.linear(x, wq);
+              } finally {
+                wq.dispose();
+              }
+            },
+            type: Error,
+            message: /^linear: input \[2, 3\], weight \[4, 5\] \(int8\): input's last dimension 3 must equal/,
+          };
+        case 4:
+          return {
+            label: 'linear int8 disposed',
+            run: (A) => {
+              const wq = A.quantize(w);
+              wq.dispose();
+              return A.linear(x, wq);
+            },
+            type: Error,
+            message: /^linear: weight: the quantized weight \[4, 3\] has been disposed/,
+          };
+        default: {
+          // a bias of the wrong shape (Error) or type (TypeError)
+          const [bias, type] = r.pick([
+            [r.tensor([5]), Error],
+            [{ data: new Float64Array(4), shape: [4] }, TypeError],
+          ]);
+          return {
+            label: 'linear int8 bias',
+            run: (A) => {
+              const wq = A.quantize(w);
+              try {
+                return A.linear(x, wq, bias);
+              } finally {
+                wq.dispose();
+              }
+            },
+            type,
+            message: /^linear: bias /,
+          };
+        }
+      }
+    },
+    small: (A) => {
+      const wq = A.quantize(t([1, 1, 1, 0, 1, 0], [2, 3]));
+      try {
+        return A.linear(t([1, 2, 3], [1, 3]), wq, t([1, 2], [2]));
+      } finally {
+        wq.dispose();
+      }
+    },
+  },
+
   softmax: {
     weight: 2,
     valid(r) {

@@ -5,6 +5,7 @@
 import {
   init,
   Tensor,
+  QuantizedTensor,
   formatTensor,
   loadSafetensors,
   AttentionWasm,
@@ -170,7 +171,16 @@ const arith: Tensor[] = [A.add(pe, pe), A.add(pe, 1), A.add(2, pe), A.mul(pe, 0.
 const linear: Linear = new A.Linear({ inFeatures: 3, outFeatures: 2, bias: false });
 new A.Linear({ inFeatures: 3, outFeatures: 2 });
 const y: Tensor = linear.forward(r1);
-const w: Tensor = linear.weight;
+const w: Tensor | QuantizedTensor = linear.weight;
+// int8 weights: A.quantize, accepted by linear and as a Linear's weight
+const wq: QuantizedTensor = A.quantize(A.rand(2, 3), { dtype: 'q8' });
+const q8Facts: [string, number[], number, boolean] = [wq.dtype, wq.shape, wq.residentBytes, wq.disposed];
+const yq: Tensor = A.linear(r1, wq, A.rand(2));
+if (!(linear.weight instanceof QuantizedTensor)) linear.weight.data.fill(0);
+linear.weight = wq;
+const back: Tensor = wq.dequantize();
+wq.dispose();
+const int8Info: [string, number] = [A.buildInfo().int8Product, A.buildInfo().relaxedDotLowering];
 const b: Tensor | null = linear.bias;
 const sizes: number[] = [linear.inFeatures, linear.outFeatures];
 const norm: LayerNorm = new A.LayerNorm({ features: 8, eps: 1e-6, bias: true });
@@ -204,7 +214,7 @@ const maybeMhaWeights: Tensor | null = mha.forward(q, q, q, { needWeights: ask }
 const absentWeights: Tensor = mha.forward(q, q, q, { needWeights: false }).weights;
 // @ts-expect-error: with needWeights unknown, the weights may be null
 const unsureWeights: Tensor = mha.forward(q, q, q, { needWeights: ask }).weights;
-const mhaParams: (Tensor | null | undefined)[] = [
+const mhaParams: (Tensor | QuantizedTensor | null | undefined)[] = [
   mha.inProjWeight,
   mha.qProjWeight,
   mha.kProjWeight,
@@ -509,6 +519,10 @@ export const used = [
   helperResults,
   floatIds,
   notBool,
+  q8Facts,
+  yq,
+  back,
+  int8Info,
 ];
 
 // causal language models (issue 19): loadPretrained gives either kind; `kind` tells them apart

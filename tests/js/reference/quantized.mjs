@@ -1,0 +1,94 @@
+// The int8 ("q8") linear layer written from its definition (src/kernels/quantize.hpp,
+// src/kernels/quantized_matmul.hpp) in plain JS, float32 step by step with Math.fround (not a
+// float64 reference: the library's results must equal it byte for byte, in every build and engine).
+//   weights, per row:      scale = max|w| / 127, q = clamp(round(w * (127 / max|w|)), -127, 127)
+//   activations, per row:  lo = min(x, 0), hi = max(x, 0), r = hi - lo, inv = 127 / r,
+//                          zp = clamp(round(-lo * inv), 0, 127), scale = r / 127,
+//                          q = clamp(round(x * inv) + zp, 0, 127)
+//   y[i, j] = float(sum_p (qx - zp) qw) * (sx * sw) + bias[j]
+// round() is round-half-to-even; a row with NaN or an infinity has scale NaN.
+const f = Math.fround;
+
+/** Round half to even (f32x4.nearest, std::nearbyint). */
+export function roundHalfEven(x) {
+  const r = Math.round(x); // half up
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+const clamp = (t, lo, hi) => (t > lo ? (t < hi ? t : hi) : lo); // NaN -> lo
+
+/** {scale, inverse} of a weight row. */
+function weightRow(w) {
+  let maxAbs = 0,
+    finite = true;
+  for (const v of w) {
+    finite &&= Number.isFinite(v);
+    if (Math.abs(v) > maxAbs) maxAbs = Math.abs(v);
+  }
+  if (!finite) return { scale: NaN, inverse: 0 };
+  if (maxAbs === 0) return { scale: 0, inverse: 0 };
+  return { scale: f(maxAbs / 127), inverse: f(127 / maxAbs) };
+}
+
+/** W (n, k) -> {q: Int8Array (n, k), scales: Float32Array (n)} */
+export function quantizeWeight(w) {
+  const [n, k] = w.shape;
+  const q = new Int8Array(n * k),
+    scales = new Float32Array(n);
+  for (let j = 0; j < n; j++) {
+    const row = w.data.subarray(j * k, (j + 1) * k);
+    const { scale, inverse } = weightRow(row);
+    scales[j] = scale;
+    for (let p = 0; p < k; p++) q[j * k + p] = clamp(roundHalfEven(f(row[p] * inverse)), -127, 127);
+  }
+  return { q, scales, shape: [n, k] };
+}
+
+/** One activation row -> {q: Uint8Array, scale, zeroPoint}. */
+export function quantizeActivationRow(x) {
+  let lo = 0,
+    hi = 0,
+    finite = true;
+  for (const v of x) {
+    finite &&= Number.isFinite(v);
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  const q = new Uint8Array(x.length);
+  let scale, inverse, zeroPoint;
+  if (!finite) [scale, inverse, zeroPoint] = [NaN, 0, 0];
+  else if (f(hi - lo) === 0) [scale, inverse, zeroPoint] = [0, 0, 0];
+  else {
+    const range = f(hi - lo);
+    inverse = f(127 / range);
+    zeroPoint = clamp(roundHalfEven(f(-lo * inverse)), 0, 127);
+    scale = f(range / 127);
+  }
+  for (let p = 0; p < x.length; p++) q[p] = clamp(roundHalfEven(f(x[p] * inverse)) + zeroPoint, 0, 127);
+  return { q, scale, zeroPoint };
+}
+
+/** y = x W^T + bias with W quantized ({q, scales, shape}), x {data, shape (..., k)}: {data, shape}. */
+export function quantizedLinear(x, wq, bias) {
+  const [n, k] = wq.shape;
+  const m = x.shape.slice(0, -1).reduce((a, b) => a * b, 1);
+  const out = new Float32Array(m * n);
+  for (let i = 0; i < m; i++) {
+    const a = quantizeActivationRow(x.data.subarray(i * k, (i + 1) * k));
+    for (let j = 0; j < n; j++) {
+      let sum = 0;
+      for (let p = 0; p < k; p++) sum += (a.q[p] - a.zeroPoint) * wq.q[j * k + p];
+      const value = f(f(sum) * f(a.scale * wq.scales[j]));
+      out[i * n + j] = bias ? f(value + bias.data[j]) : value;
+    }
+  }
+  return { data: out, shape: [...x.shape.slice(0, -1), n] };
+}
+
+/** Index of the first element where a and b differ as float32 bytes (NaN == NaN), or -1. */
+export function firstDifference(a, b) {
+  if (a.length !== b.length) return 0;
+  for (let i = 0; i < a.length; i++)
+    if (!(Object.is(a[i], b[i]) || (Number.isNaN(a[i]) && Number.isNaN(b[i])))) return i;
+  return -1;
+}
