@@ -9,9 +9,11 @@
 //   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread in its relaxed-SIMD build
 //      (where the engine runs it) and its SIMD128 build, on 2 threads (the threaded build init()
 //      picks), and onnxruntime-web (wasm, 1 thread) running the same weights as an
-//      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in this one
-//      process, taking turns call by call after warm-up calls; each reports the median. A call
-//      includes copying the ids in and the last hidden state out.
+//      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in float32 and in
+//      the int8 form onnxruntime's quantize_dynamic writes (q8, what transformers.js runs by
+//      default), in this one process, taking turns call by call after warm-up calls; each reports
+//      the median. A call includes copying the ids in and the last hidden state out. For the q8
+//      graph, its per-token cosine to attention-wasm's float32 output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +52,17 @@ async function loadChild(dir) {
     JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }),
   );
   model.dispose();
+}
+
+/** The cosine of each token's row (dim values) of a to the same row of b. */
+function tokenCosines(a, b, dim) {
+  return Array.from({ length: a.length / dim }, (_, t) => {
+    let ab = 0,
+      aa = 0,
+      bb = 0;
+    for (let d = t * dim; d < (t + 1) * dim; d++) ((ab += a[d] * b[d]), (aa += a[d] * a[d]), (bb += b[d] * b[d]));
+    return ab / Math.sqrt(aa * bb);
+  });
 }
 
 const median = (xs) => {
@@ -122,7 +135,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     const header = [
       'tokens (batch 1)',
       ...libs.map((l) => `${l.name} ms`),
-      ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`] : []),
+      ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`, `onnxruntime-web ${ortVersion} q8 ms`] : []),
       ...(single > 1 ? ['relaxed / simd128'] : []),
       ...(libs.length > single ? ['threads speed-up'] : []),
       ...(buildEncoderOnnx ? libs.slice(0, single).map((l) => `${l.name.split(' ')[1]} / onnxruntime-web`) : []),
@@ -134,27 +147,40 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
           () =>
             model.forward(ids).lastHiddenState.data,
       );
-      let session = null;
+      const sessions = [];
       if (buildEncoderOnnx) {
-        session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), {
-          executionProviders: ['wasm'],
-          graphOptimizationLevel: 'all',
-        });
+        for (const quantized of [false, true])
+          sessions.push(
+            await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L, quantized }), {
+              executionProviders: ['wasm'],
+              graphOptimizationLevel: 'all',
+            }),
+          );
         const feeds = () => ({
           input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
           attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
         });
-        runs.push(async () => {
-          const { last_hidden_state: out } = await session.run(feeds());
-          const data = out.data;
-          out.dispose?.();
-          return data;
-        });
+        for (const session of sessions)
+          runs.push(async () => {
+            const { last_hidden_state: out } = await session.run(feeds());
+            const data = out.data;
+            out.dispose?.();
+            return data;
+          });
       }
-      // the same numbers everywhere
+      const q8Run = sessions.length ? runs.length - 1 : -1; // onnxruntime-web's q8 graph
+      // the same numbers everywhere (float32), and the q8 graph's per-token cosine
       const reference = await runs[0]();
       for (let i = 1; i < runs.length; i++) {
         const got = await runs[i]();
+        if (i === q8Run) {
+          const cosines = tokenCosines(got, reference, config.dim);
+          console.log(
+            `# onnxruntime-web q8 vs attention-wasm float32, ${L} tokens: per-token cosine min ` +
+              `${Math.min(...cosines).toFixed(6)}, mean ${(cosines.reduce((x, y) => x + y, 0) / L).toFixed(6)}`,
+          );
+          continue;
+        }
         let worst = 0;
         for (let j = 0; j < got.length; j++)
           worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
@@ -175,7 +201,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
         }
       }
       const ms = times.map(median);
-      const peer = buildEncoderOnnx ? ms.at(-1) : NaN;
+      const peer = sessions.length ? ms[libs.length] : NaN; // onnxruntime-web float32
       const row = [
         String(L),
         ...ms.map((t) => t.toFixed(1)),
@@ -185,7 +211,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       ];
       rows.push(row);
       console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
-      await session?.release?.();
+      for (const session of sessions) await session.release?.();
     }
     console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);

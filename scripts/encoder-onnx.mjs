@@ -8,7 +8,46 @@
 //               x = LayerNorm(o + x);   x = LayerNorm(lin2(gelu(lin1(x))) + x)
 // Inputs: input_ids int64 (1, L), attention_mask float (1, L) (1 = token, 0 = padding).
 // Output: last_hidden_state (1, L, dim).
+//
+// With `quantized: true`, the graph that onnxruntime's quantize_dynamic writes for it (the q8 ONNX
+// models transformers.js runs by default; quantize_dynamic in
+// onnxruntime/python/tools/quantization/quantize.py, MatMulInteger in operators/matmul.py, with
+// MatMulConstBOnly as transformers.js's scripts/quantize.py sets it): every MatMul with a constant
+// weight becomes
+//   x_q, x_scale, x_zp = DynamicQuantizeLinear(x)           uint8, per tensor (asymmetric)
+//   y = Cast(MatMulInteger(x_q, W_q, x_zp, W_zp), FLOAT) * (x_scale * W_scale)
+// then the bias Add as before. W_q is int8, symmetric (zero point 0), per tensor by default
+// (per_channel=False), or per output channel with `perChannel: true`: scale = max|W| / 127,
+// W_q = round(W / scale) (numpy's round half to even). The attention products, softmax,
+// LayerNorm and GELU stay float32.
 import { FLOAT, INT64, attrFloat, attrInt, attrInts, initializer, model, node, valueInfo } from './onnx.mjs';
+
+/** Round half to even (numpy.round). */
+function roundHalfEven(x) {
+  const r = Math.round(x);
+  return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
+}
+
+/**
+ * W^T (in, out) as quantize_dynamic stores it: int8 values and the scales (one, or one per column
+ * = output channel), symmetric, max|w| / 127.
+ */
+function quantizedTransposed(data, rows, cols, perChannel) {
+  const absMax = new Float32Array(perChannel ? rows : 1);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      const c = perChannel ? i : 0;
+      absMax[c] = Math.max(absMax[c], Math.abs(data[i * cols + j]));
+    }
+  const scales = absMax.map((m) => (m === 0 ? 1 : m / 127));
+  const q = new Int8Array(rows * cols);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++) {
+      const v = roundHalfEven(data[i * cols + j] / scales[perChannel ? i : 0]);
+      q[j * rows + i] = Math.max(-127, Math.min(127, v));
+    }
+  return { q, scales };
+}
 
 const FLOAT32_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
 
@@ -26,7 +65,7 @@ function transposed(data, rows, cols) {
  *   activation 'gelu' | 'relu'); tensors: the checkpoint's tensors by name, with or without the
  *   'distilbert.' prefix.
  */
-export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
+export function buildEncoderOnnx({ config, tensors, seqLength: L, quantized = false, perChannel = false }) {
   if (config.model_type !== 'distilbert')
     throw new Error(`buildEncoderOnnx: model_type ${config.model_type} is not supported (distilbert only)`);
   const { dim: D, n_layers: layers, n_heads: H, activation = 'gelu' } = config;
@@ -54,9 +93,26 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L }) {
   const linear = (x, name, out) => {
     const w = weight(`${name}.weight`),
       [rows, cols] = w.shape;
-    init(`${name}.weight.T`, [cols, rows], transposed(w.data, rows, cols));
     init(`${name}.bias`, [rows], weight(`${name}.bias`).data);
-    return op('Add', [op('MatMul', [x, `${name}.weight.T`], `${out}.xw`), `${name}.bias`], out);
+    if (!quantized) {
+      init(`${name}.weight.T`, [cols, rows], transposed(w.data, rows, cols));
+      return op('Add', [op('MatMul', [x, `${name}.weight.T`], `${out}.xw`), `${name}.bias`], out);
+    }
+    // quantize_dynamic's MatMulInteger form
+    const { q, scales } = quantizedTransposed(w.data, rows, cols, perChannel);
+    const channels = perChannel ? [rows] : [];
+    init(`${name}.weight_quantized`, [cols, rows], q);
+    init(`${name}.weight_scale`, channels, scales);
+    init(`${name}.weight_zero_point`, channels, new Int8Array(perChannel ? rows : 1));
+    nodes.push(node('DynamicQuantizeLinear', [x], [`${out}.x_q`, `${out}.x_scale`, `${out}.x_zp`]));
+    const product = op(
+      'MatMulInteger',
+      [`${out}.x_q`, `${name}.weight_quantized`, `${out}.x_zp`, `${name}.weight_zero_point`],
+      `${out}.xw_int`,
+    );
+    const scale = op('Mul', [`${out}.x_scale`, `${name}.weight_scale`], `${out}.scales`);
+    const xw = op('Mul', [op('Cast', [product], `${out}.xw_cast`, [attrInt('to', FLOAT)]), scale], `${out}.xw`);
+    return op('Add', [xw, `${name}.bias`], out);
   };
   const layerNorm = (x, name, out) => {
     init(`${name}.weight`, [D], weight(`${name}.weight`).data);

@@ -41,6 +41,8 @@ export function msg(num, fields) {
 
 // ONNX element types (TensorProto.DataType)
 export const FLOAT = 1,
+  UINT8 = 2,
+  INT8 = 3,
   INT32 = 6,
   INT64 = 7;
 
@@ -75,7 +77,16 @@ export function valueInfo(num, name, dims, elemType = FLOAT) {
 // TensorProto (graph initializer 5): dims 1, data_type 2, name 8, raw_data 9 (little-endian).
 export function initializer(name, dims, data) {
   const raw = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  const type = data instanceof BigInt64Array ? INT64 : data instanceof Int32Array ? INT32 : FLOAT;
+  const type =
+    data instanceof BigInt64Array
+      ? INT64
+      : data instanceof Int32Array
+        ? INT32
+        : data instanceof Int8Array
+          ? INT8
+          : data instanceof Uint8Array
+            ? UINT8
+            : FLOAT;
   return msg(5, [...dims.map((d) => int(1, d)), int(2, type), str(8, name), bytes(9, raw)]);
 }
 
