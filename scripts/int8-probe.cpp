@@ -10,19 +10,23 @@
 // GEMM: c (m, n) = a (m, k) w (n, k)^T with a as u7 in [0, 127] (the i7 operand, broadcast 4 k at a
 // time), w packed in panels of 4 V columns, each 4 k of 4 columns in 16 bytes (the i8 operand),
 // m = 120, k = 768, n = 3072; GOP/s = 2 m n k / time, the best of 16 calls after warm-up calls
-// (V8 does not replace a running wasm call with optimised code), the variants taking turns. The checksums must agree: every
+// (V8 does not replace a running wasm call with optimised code), the variants taking turns; and
+// the library's kernel (kernels::quantized_linear: x quantized per call, the f32 epilogue) on the
+// same shape with each product this build has. The checksums must agree: every
 // route computes the same exact integer sums.
 // Build and run: node scripts/int8-probe.mjs [--node=PATH ...] [--chromium]
 #include <emscripten/emscripten.h>
 #include <wasm_simd128.h>
 
+#include "kernels/quantized_matmul.hpp"  // the library's kernel, measured beside the bare tiles
+
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
-#include <algorithm>
 
 namespace {
 
@@ -38,10 +42,14 @@ int relaxed_dot_lowering() {
 enum class Route { RelaxedDot, I16Dot, Simd128, F32 };
 const char* route_name(Route r) {
   switch (r) {
-    case Route::RelaxedDot: return "relaxed-dot";
-    case Route::I16Dot: return "i16-dot";
-    case Route::Simd128: return "simd128";
-    case Route::F32: return "f32";
+    case Route::RelaxedDot:
+      return "relaxed-dot";
+    case Route::I16Dot:
+      return "i16-dot";
+    case Route::Simd128:
+      return "simd128";
+    case Route::F32:
+      return "f32";
   }
   return "?";
 }
@@ -63,8 +71,8 @@ inline v128_t broadcast4(const std::uint8_t* a) {
 
 // c[0:R, 0:4V] = a[0:R, 0:k] w_panel^T   (w_panel: k/4 steps of V x 16 bytes)
 template <int R, int V, Route route, bool Late>
-__attribute__((always_inline)) inline void int_tile(const std::uint8_t* a, const std::int8_t* w, std::int32_t* c,
-                                                    int k, int n) {
+__attribute__((always_inline)) inline void int_tile(const std::uint8_t* a, const std::int8_t* w, std::int32_t* c, int k,
+                                                    int n) {
   constexpr int A = route == Route::Simd128 ? 2 * V : V;
   v128_t acc[R][A];
 #pragma clang loop unroll(full)
@@ -164,6 +172,11 @@ __attribute__((noinline)) void f32_gemm(const float* a, const float* w, float* c
 }
 
 std::vector<std::uint8_t> a8;
+// the library's kernel: weights quantized and packed once, x quantized per call (in the kernel)
+std::vector<std::int8_t> packed;
+std::vector<float> packed_scales, y_lib;
+std::vector<std::int32_t> packed_sums;
+std::vector<unsigned char> scratch;
 std::vector<std::int16_t> a16;
 std::vector<std::int8_t> w8;
 std::vector<std::int32_t> c32;
@@ -175,6 +188,8 @@ std::int64_t checksum(int rows) {
   return s;
 }
 
+void run_library(aw::kernels::Int8Product product);
+
 // Every variant: a name, its rows (whole tiles of M), a run, its best speed so far.
 struct Variant {
   std::string name;
@@ -183,6 +198,13 @@ struct Variant {
   bool integer;
   double best = 0;
   std::int64_t checksum = 0;
+  const aw::kernels::Int8Product* library = nullptr;  // the library's kernel with this product
+  void call() const {
+    if (library)
+      run_library(*library);
+    else
+      run();
+  }
 };
 std::vector<Variant> variants;
 
@@ -190,11 +212,11 @@ template <int R, int V, Route route, bool Late = false>
 void add_int() {
   char name[64];
   std::snprintf(name, sizeof name, "%-12s %d x %2d%s", route_name(route), R, 4 * V, Late ? " late" : "");
-  variants.push_back({name, M / R * R, [] {
-                        int_gemm<R, V, route, Late>(route == Route::Simd128
-                                                        ? reinterpret_cast<const std::uint8_t*>(a16.data())
-                                                        : a8.data(),
-                                                    w8.data(), c32.data());
+  variants.push_back({name, M / R * R,
+                      [] {
+                        int_gemm<R, V, route, Late>(
+                            route == Route::Simd128 ? reinterpret_cast<const std::uint8_t*>(a16.data()) : a8.data(),
+                            w8.data(), c32.data());
                       },
                       true});
 }
@@ -206,24 +228,42 @@ void add_f32() {
   variants.push_back({name, M / R * R, [] { f32_gemm<R, V, Late>(af.data(), wf.data(), cf.data()); }, false});
 }
 
+void add_library_kernel(aw::kernels::Int8Product product, const char* name) {
+  if (!aw::kernels::int8_product_available(product)) return;
+  static aw::kernels::Int8Product chosen[4];
+  chosen[static_cast<int>(product)] = product;
+  char label[64];
+  std::snprintf(label, sizeof label, "%-12s library", name);
+  variants.push_back({label, M, nullptr, false});
+  variants.back().library = &chosen[static_cast<int>(product)];
+}
+
+void run_library(aw::kernels::Int8Product product) {
+  const aw::kernels::QuantizedWeightView w{packed.data(), packed_scales.data(), packed_sums.data(), N, K};
+  aw::kernels::quantized_linear(af.data(), w, nullptr, y_lib.data(), M, aw::kernels::OutputActivation::None,
+                                scratch.data(), product);
+}
+
 // Rounds over all variants, taking turns (the machine is shared: its load swings within seconds),
 // two timed calls each per round after three warm-up calls; each variant's best call counts.
 void measure_all(int rounds) {
   for (Variant& v : variants) {
     std::fill(c32.begin(), c32.end(), 0);
-    for (int i = 0; i < 3; ++i) v.run();
+    for (int i = 0; i < 3; ++i) v.call();
     if (v.integer) v.checksum = checksum(v.rows);
   }
   for (int round = 0; round < rounds; ++round)
     for (Variant& v : variants)
       for (int call = 0; call < 2; ++call) {
         const double t0 = emscripten_get_now();
-        v.run();
+        v.call();
         const double ms = emscripten_get_now() - t0;
         v.best = std::max(v.best, 2.0 * v.rows * K * N / (ms * 1e6));
       }
   for (const Variant& v : variants) {
-    if (v.integer)
+    if (v.library)
+      std::printf("gemm %s: %6.1f GOP/s    (quantizing x, the epilogue included)\n", v.name.c_str(), v.best);
+    else if (v.integer)
       std::printf("gemm %s: %6.1f GOP/s    checksum %lld\n", v.name.c_str(), v.best,
                   static_cast<long long>(v.checksum));
     else
@@ -254,6 +294,15 @@ int main() {
   for (int i = 0; i < M * K; ++i) af[i] = a8[i] / 127.0f;
   for (int i = 0; i < N * K; ++i) wf[i] = w8[i] / 127.0f;
 
+  packed.resize(aw::kernels::quantized_weight_bytes(N, K));
+  packed_scales.resize(aw::kernels::quantized_weight_channels(N));
+  packed_sums.resize(aw::kernels::quantized_weight_channels(N));
+  aw::kernels::quantize_weight_rows(wf.data(), 0, N, N, K, packed.data(), packed_scales.data(), packed_sums.data());
+  y_lib.resize(M * N);
+  scratch.resize(aw::kernels::quantized_linear_scratch_bytes(K));
+  add_library_kernel(aw::kernels::Int8Product::RelaxedDot, "relaxed-dot");
+  add_library_kernel(aw::kernels::Int8Product::RelaxedI16Dot, "i16-dot");
+  add_library_kernel(aw::kernels::Int8Product::Simd128Dot, "simd128");
   add_f32<4, 2>();
   add_f32<6, 2, true>();
   add_f32<2, 4>();

@@ -23,7 +23,7 @@ mkdirSync(out, { recursive: true });
 writeFileSync(`${out}/package.json`, '{"type": "commonjs"}\n'); // the glue is CommonJS
 writeFileSync(
   `${out}/index.html`,
-  '<!doctype html><script>var Module = { print: (s) => console.log(s) };</script><script src="int8-probe.js"></script>\n',
+  '<!doctype html><script>var Module = { print: (s) => console.log(s), onAbort: (e) => console.log(`aborted: ${e}`), onExit: () => console.log("done") };</script><script src="int8-probe.js"></script>\n',
 );
 if (!args.includes('--no-build')) {
   const build = spawnSync(
@@ -35,7 +35,15 @@ if (!args.includes('--no-build')) {
       '-msimd128',
       '-mrelaxed-simd',
       '-sENVIRONMENT=web,node',
+      '-sALLOW_MEMORY_GROWTH=1',
+      '-std=c++17',
+      '-Isrc',
+      '-Ibuild/deps/xsimd/include',
       'scripts/int8-probe.cpp',
+      // the library's int8 kernel, measured beside the bare tiles
+      'src/kernels/quantized_matmul.cpp',
+      'src/kernels/quantize.cpp',
+      'src/kernels/activation.cpp',
       '-o',
       'build/int8-probe/int8-probe.js',
     ],
@@ -63,7 +71,7 @@ if (args.includes('--chromium')) {
     page.on('console', (msg) => {
       if (msg.type() !== 'log') return;
       console.log(msg.text());
-      if (msg.text() === 'done') done();
+      if (msg.text() === 'done' || msg.text().startsWith('aborted')) done();
     });
     console.log(`\n## Chromium ${browser.version()}`);
     await page.goto(`http://127.0.0.1:${server.address().port}/index.html`);
