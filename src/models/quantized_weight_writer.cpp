@@ -10,34 +10,47 @@
 
 namespace aw {
 
-QuantizedWeightWriter::QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name)
-    : dtype_(dtype), target_(target), name_(std::move(name)) {
-  const auto rows = static_cast<std::uint64_t>(target.out_features);
-  const auto k = static_cast<std::uint64_t>(target.in_features);
-  total_ = rows * k * dtype_bytes(dtype);
+QuantizedWeightWriter::QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name,
+                                             bool transposed)
+    : dtype_(dtype), target_(target), name_(std::move(name)), transposed_(transposed) {
+  const auto rows = static_cast<std::size_t>(target.out_features);
+  const auto k = static_cast<std::size_t>(target.in_features);
+  total_ = static_cast<std::uint64_t>(rows) * k * dtype_bytes(dtype);
   try {
-    row_.resize(static_cast<std::size_t>(k));
+    stored_.resize(transposed ? rows * k : k);
+    if (transposed) channel_.resize(k);
   } catch (const std::bad_alloc&) {
-    fail(ErrorKind::Range, "tensor '" + name_ + "': out of memory for one row of " + std::to_string(k) + " floats");
+    fail(ErrorKind::Range, "tensor '" + name_ + "': out of memory for " + std::to_string(transposed ? rows * k : k) +
+                               " floats to quantize it from");
   }
   // rows of no values have no bytes to wait for
-  if (k == 0) target_.quantize_rows(row_.data(), 0, static_cast<std::size_t>(rows));
+  if (k == 0) target_.quantize_rows(stored_.data(), 0, rows);
+}
+
+// stored_ holds `count` more decoded floats: quantize what is complete (a row; or, transposed, the
+// whole tensor, a column at a time).
+void QuantizedWeightWriter::decoded(std::size_t count) {
+  filled_ += count;
+  if (filled_ < stored_.size()) return;
+  filled_ = 0;
+  if (!transposed_) {
+    target_.quantize_rows(stored_.data(), row_index_++, 1);
+    return;
+  }
+  const auto n = static_cast<std::size_t>(target_.out_features), k = channel_.size();
+  for (std::size_t j = 0; j < n; ++j) {
+    for (std::size_t p = 0; p < k; ++p) channel_[p] = stored_[p * n + j];  // W[j, :] = stored[:, j]
+    target_.quantize_rows(channel_.data(), j, 1);
+  }
+  stored_ = {};  // done: its memory back
+  channel_ = {};
 }
 
 void QuantizedWeightWriter::write(const std::uint8_t* bytes, std::size_t n) {
   if (n > total_ - written_)
     fail(ErrorKind::Range, "tensor '" + name_ + "': " + std::to_string(n) + " more bytes after " +
                                std::to_string(written_) + " run past its " + std::to_string(total_));
-  const std::size_t size = dtype_bytes(dtype_), k = row_.size();
-  // one element at a time across a chunk boundary, else whole runs of elements up to the row's end
-  auto decoded = [&](std::size_t count) {
-    row_filled_ += count;
-    if (row_filled_ == k) {  // a whole row: quantized into place
-      target_.quantize_rows(row_.data(), row_index_, 1);
-      ++row_index_;
-      row_filled_ = 0;
-    }
-  };
+  const std::size_t size = dtype_bytes(dtype_);
   written_ += n;
   while (n > 0) {
     if (partial_bytes_ > 0 || n < size) {  // an element split by a chunk boundary
@@ -45,14 +58,15 @@ void QuantizedWeightWriter::write(const std::uint8_t* bytes, std::size_t n) {
       std::memcpy(partial_ + partial_bytes_, bytes, take);
       partial_bytes_ += take, bytes += take, n -= take;
       if (partial_bytes_ == size) {
-        decode_weights(dtype_, partial_, row_.data() + row_filled_, 1);
+        decode_weights(dtype_, partial_, stored_.data() + filled_, 1);
         partial_bytes_ = 0;
         decoded(1);
       }
       continue;
     }
-    const std::size_t count = std::min(n / size, k - row_filled_);
-    decode_weights(dtype_, bytes, row_.data() + row_filled_, count);
+    // whole elements, up to the end of what stored_ holds
+    const std::size_t count = std::min(n / size, stored_.size() - filled_);
+    decode_weights(dtype_, bytes, stored_.data() + filled_, count);
     bytes += count * size, n -= count * size;
     decoded(count);
   }

@@ -4,6 +4,10 @@
 // decoded into a buffer of one row of float32 and quantized into the packed weight as soon as it
 // is complete (ops/quantized_linear.hpp), so that the float32 weight never exists in full: a q8
 // load holds the int8 model plus one row per layer being read.
+//
+// A weight stored transposed, (in_features, out_features) (GPT-2's Conv1D), has each output
+// channel spread over the whole tensor: it is decoded whole into float32 (one tensor, not the
+// model), then quantized channel by channel.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,8 +22,8 @@ namespace aw {
 class QuantizedWeightWriter {
  public:
   // target: storage for the weight's shape (QuantizedLinearWeight(out, in, ...)), written here;
-  // name: the tensor, for messages.
-  QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name);
+  // name: the tensor, for messages; transposed: stored (in_features, out_features).
+  QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name, bool transposed = false);
 
   // The next n bytes of the tensor's data. Range error naming the tensor (nothing written) if
   // they run past its end.
@@ -30,13 +34,17 @@ class QuantizedWeightWriter {
   bool complete() const { return written_ == total_; }
 
  private:
+  void decoded(std::size_t count);
+
   WeightDtype dtype_;
   QuantizedLinearWeight& target_;
   std::string name_;
   std::uint64_t written_ = 0, total_ = 0;
-  AlignedVector<float> row_;      // the row being read (in_features floats)
-  std::size_t row_index_ = 0;     // its index
-  std::size_t row_filled_ = 0;    // its floats decoded so far
+  bool transposed_ = false;
+  AlignedVector<float> stored_;   // the row being read (in_features floats), or the transposed tensor
+  AlignedVector<float> channel_;  // transposed: one output channel gathered (in_features floats)
+  std::size_t row_index_ = 0;     // the row being read
+  std::size_t filled_ = 0;        // floats of stored_ decoded so far
   std::uint8_t partial_[4] = {};  // the bytes of an element split by a chunk boundary
   std::size_t partial_bytes_ = 0;
 };

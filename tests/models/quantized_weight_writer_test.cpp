@@ -76,6 +76,28 @@ TEST_CASE("QuantizedWeightWriter: chunks of every size give the weight quantized
       }
 }
 
+TEST_CASE("QuantizedWeightWriter: a weight stored transposed (in, out) gives the weight quantized at once",
+          "[models][quantized]") {
+  std::mt19937 rng(20260402);
+  for (aw::WeightDtype dtype : {aw::WeightDtype::F32, aw::WeightDtype::BF16})
+    for (std::size_t chunk : {3, 1000})
+      for (auto [n, k] : {std::pair<std::size_t, std::size_t>{9, 37}, {16, 300}, {1, 1}}) {
+        CAPTURE(static_cast<int>(dtype), chunk, n, k);
+        const Encoded e = encode(dtype, n * k, rng);  // stored (k, n)
+        std::vector<float> w(n * k);                  // (n, k)
+        for (std::size_t p = 0; p < k; ++p)
+          for (std::size_t j = 0; j < n; ++j) w[j * k + p] = e.floats[p * n + j];
+        const aw::QuantizedLinearWeight want = aw::quantize_linear_weight(
+            aw::TensorRef{w.data(), {static_cast<std::int64_t>(n), static_cast<std::int64_t>(k)}});
+        aw::QuantizedLinearWeight got(static_cast<std::int64_t>(n), static_cast<std::int64_t>(k), "test");
+        aw::QuantizedWeightWriter writer(dtype, got, "h.0.mlp.c_fc.weight", true);
+        for (std::size_t at = 0; at < e.bytes.size(); at += chunk)
+          writer.write(e.bytes.data() + at, std::min(chunk, e.bytes.size() - at));
+        CHECK(writer.complete());
+        CHECK(same_weight(got, want));
+      }
+}
+
 TEST_CASE("QuantizedWeightWriter: bytes past the tensor's end are refused", "[models][quantized]") {
   aw::QuantizedLinearWeight q(2, 3, "test");
   aw::QuantizedWeightWriter writer(aw::WeightDtype::F16, q, "encoder.layer.0.ffn.lin1.weight");
