@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../tests/chromium.mjs';
+import { chromiumLaunchOptions } from '../tests/browsers.mjs';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
 import { loadAverage, machine } from './load-average.mjs';

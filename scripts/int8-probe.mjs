@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../tests/chromium.mjs';
+import { chromiumLaunchOptions } from '../tests/browsers.mjs';
 import { loadAverage, machine } from './load-average.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -5,7 +5,7 @@ import { chromium } from 'playwright-core';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { chromiumLaunchOptions } from '../tests/chromium.mjs';
+import { chromiumLaunchOptions } from '../tests/browsers.mjs';
 
 const scripts = process.argv.slice(2).map((p) => resolve(p));
 const dir = dirname(scripts[0]);

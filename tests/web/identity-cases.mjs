@@ -12,9 +12,9 @@
 //            everywhere) or { relative: r } (within r * (1 + |x|) of the other engines' values:
 //            f32x4.relaxed_madd is fused or not as each engine and CPU lowers it). The SIMD128
 //            build must give the same bytes everywhere, in every row.
-// To add a row (the int8 q8 path: its integer dots must be the same everywhere, so relaxed:
-// 'bytes'), append it to CASES; identity.test.mjs runs every row in every engine. An output of
-// another typed array than Float32Array (Int8Array, Int32Array) is compared byte for byte too.
+// To add a row, append it to CASES; identity.test.mjs runs every row in every engine. The int8
+// (q8) rows promise relaxed: 'bytes' (their integer dots are exact on every lowering). An output
+// of another typed array than Float32Array (Int8Array, Int32Array) is compared byte for byte too.
 
 /** `n` float32 values in [-1, 1), exactly representable, from an integer generator (xorshift32). */
 export function inputs(n, seed) {
@@ -38,6 +38,16 @@ const t = (shape, seed) => ({
   ),
   shape,
 });
+
+/** f(the int8 form of `weight`), the int8 weight freed afterwards. */
+function q8(A, weight, f) {
+  const w = A.quantize(weight);
+  try {
+    return f(w);
+  } finally {
+    w.dispose();
+  }
+}
 
 /**
  * What the relaxed build promises across engines for float32 outputs: f32x4.relaxed_madd may be
@@ -87,6 +97,29 @@ export const CASES = [
     name: 'linear, 100 rows (W packed block by block): (100, 96) x (70, 96)^T + bias',
     run: (A) => A.linear(t([100, 96], 12), t([70, 96], 13), t([70], 14)).data,
     relaxed: FUSED_OR_NOT,
+  },
+  // The int8 (q8) layer: the weight quantized per row, each input row to 7 bits, int32 sums that
+  // are exact on every lowering of the relaxed dot (its i7 operand kept in [0, 127]), then a
+  // float32 epilogue without relaxed_madd: the same bytes in every engine, relaxed build too.
+  {
+    name: 'quantize (q8) then dequantize: (70, 96)',
+    run: (A) => q8(A, t([70, 96], 21), (w) => w.dequantize().data),
+    relaxed: 'bytes',
+  },
+  {
+    name: 'linear, int8 weights (q8), every tail: (7, 37) x (13, 37)^T + bias',
+    run: (A) => q8(A, t([13, 37], 22), (w) => A.linear(A.mul(t([7, 37], 23), 3), w, t([13], 24)).data),
+    relaxed: 'bytes',
+  },
+  {
+    name: 'linear, int8 weights (q8): (40, 768) x (96, 768)^T + bias',
+    run: (A) => q8(A, t([96, 768], 25), (w) => A.linear(t([40, 768], 26), w, t([96], 27)).data),
+    relaxed: 'bytes',
+  },
+  {
+    name: 'linear, int8 weights (q8), no bias: (5, 3072) x (24, 3072)^T',
+    run: (A) => q8(A, t([24, 3072], 28), (w) => A.linear(A.mul(t([5, 3072], 29), 8), w).data),
+    relaxed: 'bytes',
   },
   {
     name: 'layerNorm (9, 77) over 77, weight and bias',

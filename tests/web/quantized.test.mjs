@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { chromium } from 'playwright-core';
-import { chromiumLaunchOptions } from '../chromium.mjs';
+import { chromiumLaunchOptions } from '../browsers.mjs';
 import { init } from '../../dist/node.js';
 import { relaxedSimdSupported } from '../../dist/builds.js';
 import { firstDifference, quantizedLinear, quantizeWeight, randomTensor, rng } from '../js/reference/index.mjs';
