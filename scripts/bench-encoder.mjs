@@ -1,19 +1,21 @@
-// npm run bench, whole-encoder rows (also on its own: node scripts/bench-encoder.mjs [--quick]).
+// npm run bench, whole-encoder rows (also on its own: node scripts/bench-encoder.mjs [--quick] [--threads=1]).
 //
 // A DistilBERT-base-shaped encoder (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522, 512
 // positions; random weights, F32) is written as a Hugging Face folder (config.json +
 // model.safetensors, ~266 MB) into a temp dir, then:
 //   1. load: A.loadPretrained(folder) in a fresh Node process (scripts/bench-encoder.mjs
-//      --load-child DIR): wall time, and the process's peak resident memory (maxRSS) against
-//      its resident memory before the load and against the file's size;
+//      --load-child DIR [q8]): wall time, and the process's peak resident memory (maxRSS) against
+//      its resident memory before the load and against the file's size; in float32 and in q8
+//      (dtype 'q8': the linear layers quantized to int8 as they stream in);
 //   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread in its relaxed-SIMD build
 //      (where the engine runs it) and its SIMD128 build, on 2 threads (the threaded build init()
 //      picks), and onnxruntime-web (wasm, 1 thread) running the same weights as an
 //      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in float32 and in
 //      the int8 form onnxruntime's quantize_dynamic writes (q8, what transformers.js runs by
-//      default), in this one process, taking turns call by call after warm-up calls; each reports
-//      the median. A call includes copying the ids in and the last hidden state out. For the q8
-//      graph, its per-token cosine to attention-wasm's float32 output.
+//      default), and attention-wasm's own q8 models (dtype 'q8', 1 thread, both builds) on the same
+//      weights, in this one process, taking turns call by call after warm-up calls; each reports
+//      the median. A call includes copying the ids in and the last hidden state out. For each q8
+//      run, its per-token cosine to attention-wasm's float32 output.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,12 +41,12 @@ export function writeFolder(dir, config, tensors) {
 }
 
 /** In a fresh process: the load's time and the peak resident memory. Prints one JSON line. */
-async function loadChild(dir) {
+async function loadChild(dir, dtype = 'fp32') {
   const A = await init();
   globalThis.gc?.();
   const before = process.memoryUsage().rss;
   const t0 = performance.now();
-  const model = await A.loadPretrained(dir);
+  const model = await A.loadPretrained(dir, { dtype });
   const ms = performance.now() - t0;
   const after = process.memoryUsage().rss;
   const peak = process.resourceUsage().maxRSS * 1024; // KiB -> bytes: the process's high-water mark
@@ -79,30 +81,37 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     const tensors = randomTensors(config);
     const fileBytes = writeFolder(dir, config, tensors);
 
-    // 1. load time and peak memory, in a fresh process
-    const child = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir], {
-      encoding: 'utf8',
+    // 1. load time and peak memory, in a fresh process, float32 and q8
+    const loads = ['fp32', 'q8'].map((dtype) => {
+      const child = spawnSync(
+        process.execPath,
+        ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir, dtype],
+        { encoding: 'utf8' },
+      );
+      if (child.status !== 0) throw new Error(`load child (${dtype}) failed: ${child.stderr}`);
+      return { dtype, ...JSON.parse(child.stdout.trim().split('\n').at(-1)) };
     });
-    if (child.status !== 0) throw new Error(`load child failed: ${child.stderr}`);
-    const load = JSON.parse(child.stdout.trim().split('\n').at(-1));
     console.log(
       '\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522), random F32 weights',
     );
     console.log(`# ${machineLine()}`);
     console.log(
-      '\n| model.safetensors | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) |',
+      '\n| model.safetensors | dtype | load time (s) | RSS before load (MiB) | peak RSS (MiB) | peak RSS / file | (peak - before) / file | weights resident (MiB) | resident / file |',
     );
-    console.log('| --- | --- | --- | --- | --- | --- | --- |');
-    console.log(
-      `| ${MiB(fileBytes)} MiB | ${(load.ms / 1000).toFixed(2)} | ${MiB(load.before)} | ${MiB(load.peak)} | ${(load.peak / fileBytes).toFixed(2)}x | ${((load.peak - load.before) / fileBytes).toFixed(2)}x | ${MiB(load.resident)} |`,
-    );
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const load of loads)
+      console.log(
+        `| ${MiB(fileBytes)} MiB | ${load.dtype} | ${(load.ms / 1000).toFixed(2)} | ${MiB(load.before)} | ${MiB(load.peak)} | ${(load.peak / fileBytes).toFixed(2)}x | ${((load.peak - load.before) / fileBytes).toFixed(2)}x | ${MiB(load.resident)} | ${(load.resident / fileBytes).toFixed(2)}x |`,
+      );
 
     // 2. forward, alternating
     // ours on one thread in both SIMD flavours (relaxed first, where this engine runs it), then threaded
-    const libs = [];
+    const libs = [],
+      q8Libs = [];
     for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
       const A = await init({ simd });
       libs.push({ name: `attention-wasm ${simd}`, model: await A.loadPretrained(dir) });
+      q8Libs.push({ name: `attention-wasm ${simd} q8`, model: await A.loadPretrained(dir, { dtype: 'q8' }) });
     }
     if (libs.length === 1) console.log('# attention-wasm relaxed: this Node has no relaxed SIMD; left out');
     const single = libs.length; // the one-thread columns of ours
@@ -136,9 +145,12 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       'tokens (batch 1)',
       ...libs.map((l) => `${l.name} ms`),
       ...(buildEncoderOnnx ? [`onnxruntime-web ${ortVersion} ms`, `onnxruntime-web ${ortVersion} q8 ms`] : []),
+      ...q8Libs.map((l) => `${l.name} ms`),
       ...(single > 1 ? ['relaxed / simd128'] : []),
       ...(libs.length > single ? ['threads speed-up'] : []),
       ...(buildEncoderOnnx ? libs.slice(0, single).map((l) => `${l.name.split(' ')[1]} / onnxruntime-web`) : []),
+      ...q8Libs.map((l) => `${l.name.split(' ')[1]} q8 / float32`),
+      ...(buildEncoderOnnx ? q8Libs.map((l) => `${l.name.split(' ')[1]} q8 / onnxruntime-web q8`) : []),
     ];
     for (const L of [128, 512]) {
       const ids = encoderIds(L);
@@ -168,15 +180,21 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
             return data;
           });
       }
-      const q8Run = sessions.length ? runs.length - 1 : -1; // onnxruntime-web's q8 graph
-      // the same numbers everywhere (float32), and the q8 graph's per-token cosine
+      const q8Runs = new Map(); // run -> its name: onnxruntime-web's q8 graph, ours
+      if (sessions.length) q8Runs.set(runs.length - 1, 'onnxruntime-web q8');
+      const q8First = runs.length; // ours in q8, one thread, each build
+      for (const { name, model } of q8Libs) {
+        q8Runs.set(runs.length, name);
+        runs.push(() => model.forward(ids).lastHiddenState.data);
+      }
+      // the same numbers everywhere (float32), and each q8 run's per-token cosine
       const reference = await runs[0]();
       for (let i = 1; i < runs.length; i++) {
         const got = await runs[i]();
-        if (i === q8Run) {
+        if (q8Runs.has(i)) {
           const cosines = tokenCosines(got, reference, config.dim);
           console.log(
-            `# onnxruntime-web q8 vs attention-wasm float32, ${L} tokens: per-token cosine min ` +
+            `# ${q8Runs.get(i)} vs attention-wasm float32, ${L} tokens: per-token cosine min ` +
               `${Math.min(...cosines).toFixed(6)}, mean ${(cosines.reduce((x, y) => x + y, 0) / L).toFixed(6)}`,
           );
           continue;
@@ -202,12 +220,16 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       }
       const ms = times.map(median);
       const peer = sessions.length ? ms[libs.length] : NaN; // onnxruntime-web float32
+      const peerQ8 = sessions.length ? ms[libs.length + 1] : NaN; // onnxruntime-web q8
+      const q8Ms = ms.slice(q8First);
       const row = [
         String(L),
         ...ms.map((t) => t.toFixed(1)),
         ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`] : []),
         ...(libs.length > single ? [`${(ms[0] / ms[single]).toFixed(2)}x`] : []),
         ...(buildEncoderOnnx ? ms.slice(0, single).map((t) => `${(peer / t).toFixed(2)}x`) : []),
+        ...q8Ms.map((t, i) => `${(ms[i] / t).toFixed(2)}x`),
+        ...(buildEncoderOnnx ? q8Ms.map((t) => `${(peerQ8 / t).toFixed(2)}x`) : []),
       ];
       rows.push(row);
       console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
@@ -216,7 +238,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
     console.log(`# ${machine()}, load average after: ${loadAverage()}`);
-    for (const l of libs) {
+    for (const l of [...libs, ...q8Libs]) {
       l.model.dispose();
       l.A?.dispose();
     }
@@ -229,9 +251,10 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
   if (args[0] === '--load-child') {
-    await loadChild(args[1]);
+    await loadChild(args[1], args[2]);
   } else {
-    await benchEncoder({ quick: args.includes('--quick') });
+    const threads = Number(args.find((a) => a.startsWith('--threads='))?.slice('--threads='.length) ?? 2);
+    await benchEncoder({ quick: args.includes('--quick'), threads });
     process.exit(0); // onnxruntime-web may keep handles open
   }
 }

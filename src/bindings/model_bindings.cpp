@@ -6,7 +6,8 @@
 // validates them (models/checkpoint: the one place a checkpoint is checked), then allocates the
 // resident weight arena and a staging buffer and returns the byte ranges of the file to stream;
 // JS copies each chunk of the file into the staging buffer (_modelStagingView) and _modelWrite
-// converts it into the arena; _modelFinish checks that every tensor arrived, frees the staging
+// converts it into the arena (or, for dtype 'q8', quantizes the linear weights as they pass);
+// _modelFinish checks that every tensor arrived, frees the staging
 // buffer and packs the linear layers' weights for the kernel. _modelDispose frees the model.
 #include <emscripten/bind.h>
 
@@ -125,11 +126,22 @@ val read_ranges_js(const std::vector<TensorRead>& reads) {
   return out;
 }
 
+// The linear layers' form: 'fp32' (float32, packed) or 'q8' (int8, quantized as they stream in).
+ModelDtype model_dtype_from_js(const val& dtype) {
+  const std::string name = dtype.isString() ? dtype.as<std::string>() : "";
+  if (name == "fp32") return ModelDtype::Float32;
+  if (name == "q8") return ModelDtype::Q8;
+  if (!dtype.isString())
+    fail(ErrorKind::Type, "dtype must be 'fp32' or 'q8', got a " + dtype.typeOf().as<std::string>());
+  fail(ErrorKind::Range, "dtype must be 'fp32' or 'q8', got '" + name + "'");
+}
+
 // config: Uint8Array (config.json), header: Uint8Array (the N header bytes), file_size: bytes of
-// model.safetensors -> {handle, stagingBytes, dataStart, ranges, ignoredTensors, modelType,
-// numLayers, numHeads, hiddenSize, maxPositions, typeVocabSize}.
-val model_open_js(val config_bytes, val header_bytes, double file_size) {
+// model.safetensors, dtype: 'fp32' | 'q8' -> {handle, stagingBytes, dataStart, ranges,
+// ignoredTensors, modelType, numLayers, numHeads, hiddenSize, maxPositions, typeVocabSize}.
+val model_open_js(val config_bytes, val header_bytes, double file_size, val dtype) {
   return guarded([&] {
+    const ModelDtype model_dtype = model_dtype_from_js(dtype);
     const auto config = typed_array_from_js<std::uint8_t>(config_bytes, "config.json").data;
     const auto header = typed_array_from_js<std::uint8_t>(header_bytes, std::string(kWeightsFile) + ": header").data;
     const CheckpointPlan plan = read_checkpoint(std::string(config.begin(), config.end()), header.data(), header.size(),
@@ -137,7 +149,7 @@ val model_open_js(val config_bytes, val header_bytes, double file_size) {
 
     // Validated: allocate.
     LoadedModel loaded;
-    loaded.model = std::make_unique<Model>(plan);
+    loaded.model = std::make_unique<Model>(plan, model_dtype);
     loaded.data_bytes = plan.data_bytes;
     loaded.stream = std::make_unique<WeightStream>(loaded.model->weight_targets(plan.reads));
     try {

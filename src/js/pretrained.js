@@ -15,6 +15,8 @@ import { idRows, flatInts } from './model-input.js';
 import { CausalLM } from './causal-lm.js';
 
 const FN = 'loadPretrained';
+/** loadPretrained's dtypes: the linear layers in float32, or in int8 (quantized while loading). */
+export const MODEL_DTYPES = Object.freeze(['fp32', 'q8']);
 const WEIGHTS = 'model.safetensors';
 
 function checkWeightsFile(files) {
@@ -45,7 +47,7 @@ const finalizer =
 
 export class PretrainedModel {
   /** @private */
-  constructor(A, handle, { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors }) {
+  constructor(A, handle, { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype }) {
     this.A = A;
     this.handle = handle;
     /** 'encoder' (causal language models: 'causal-lm', src/js/causal-lm.js) */
@@ -65,7 +67,9 @@ export class PretrainedModel {
     this.maxPositions = model.maxPositions;
     /** Whether forward returns poolerOutput (BERT checkpoints with pooler.dense). */
     this.hasPooler = hasPooler;
-    /** Bytes of wasm memory the weights hold (float32). */
+    /** 'fp32' | 'q8': the form of the linear layers' weights (loadPretrained's dtype). */
+    this.dtype = dtype;
+    /** Bytes of wasm memory the weights hold (float32, and int8 for a q8 model's linear layers). */
     this.residentBytes = residentBytes;
     /** Tensors of the file that the model does not use (heads, buffers). */
     this.ignoredTensors = ignoredTensors;
@@ -262,13 +266,17 @@ export const pretrainedMethods = {
    * @param source Node: a folder path; browsers: FileList | File[] | { name: Blob | ArrayBuffer | Uint8Array }
    * @param options { onProgress({loaded, total}) }: bytes of model.safetensors read so far / to read
    *   (its header and the tensors the model uses); trustPatterns: run tokenizer.json's regular
-   *   expressions unchecked (src/js/tokenizer-patterns.js)
+   *   expressions unchecked (src/js/tokenizer-patterns.js); dtype: 'fp32' (default) or 'q8' (the
+   *   linear layers' weights quantized to int8 as they stream in)
    */
   async loadPretrained(source, options) {
-    const o = optionsArg(options, ['onProgress', 'trustPatterns'], FN);
+    const o = optionsArg(options, ['onProgress', 'trustPatterns', 'dtype'], FN);
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw new TypeError(`${FN}: onProgress must be a function, got ${describe(o.onProgress)}`);
     }
+    const dtype = o.dtype === undefined ? 'fp32' : o.dtype;
+    if (typeof dtype !== 'string') throw new TypeError(`${FN}: dtype must be 'fp32' or 'q8', got ${describe(dtype)}`);
+    if (!MODEL_DTYPES.includes(dtype)) throw new RangeError(`${FN}: dtype must be 'fp32' or 'q8', got '${dtype}'`);
     const trustPatterns = boolOption(o.trustPatterns, `${FN}: trustPatterns`);
     const raw = this.raw;
     const files = await openModelFiles(source, FN).catch((e) => {
@@ -280,7 +288,7 @@ export const pretrainedMethods = {
       checkWeightsFile(files);
       const header = await readHeader(raw, files);
       // config.json and the header read and validated by the C++ side, which then allocates
-      const opened = unwrap(raw._modelOpen(configBytes, header, files.size(WEIGHTS)));
+      const opened = unwrap(raw._modelOpen(configBytes, header, files.size(WEIGHTS), dtype));
       try {
         const config = JSON.parse(new TextDecoder().decode(configBytes)); // valid: the C++ side parsed it
         const tokenizer = await tokenizerFromFiles(files, {
@@ -320,6 +328,7 @@ export const pretrainedMethods = {
           hasPooler: info.hasPooler,
           residentBytes: info.residentBytes,
           ignoredTensors: opened.ignoredTensors,
+          dtype,
         });
       } catch (e) {
         raw._modelDispose(opened.handle);

@@ -592,18 +592,22 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
   plan.data_bytes = file_size - header.data_start;
   std::set<std::string> used;
   for (const Found& f : found) {
-    const ParameterSlot& slot =
-        plan.layout.slots[f.layer < 0 ? plan.layout.global(f.rule->param) : plan.layout.layer(f.layer, f.rule->param)];
+    const std::size_t slot_index =
+        f.layer < 0 ? plan.layout.global(f.rule->param) : plan.layout.layer(f.layer, f.rule->param);
+    const ParameterSlot& slot = plan.layout.slots[slot_index];
     const std::int64_t cols = slot.shape.size() == 2 ? slot.shape[1] : 1;
+    const std::int64_t first_row = part_rows(f.rule->part, f.rule->param, c).first;
     TensorRead read;
     read.name = f.tensor->name;
     read.dtype = parse_weight_dtype(f.tensor->dtype, read.name);
     read.begin = f.tensor->begin;
     read.end = f.tensor->end;
-    read.offset = slot.offset + static_cast<std::size_t>(part_rows(f.rule->part, f.rule->param, c).first * cols);
+    read.offset = slot.offset + static_cast<std::size_t>(first_row * cols);
     read.transposed = f.rule->transposed;
     read.rows = static_cast<std::size_t>(f.tensor->shape[0]);
     read.cols = f.tensor->shape.size() == 2 ? static_cast<std::size_t>(f.tensor->shape[1]) : 1;
+    read.slot = slot_index;
+    read.first_row = static_cast<std::size_t>(first_row);
     plan.reads.push_back(std::move(read));
     used.insert(f.tensor->name);
   }

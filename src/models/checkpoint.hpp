@@ -99,6 +99,8 @@ struct TensorRead {
   std::size_t offset = 0;
   bool transposed = false;
   std::size_t rows = 0, cols = 0;  // the stored shape (2-D when transposed)
+  std::size_t slot = 0;            // the parameter it fills (ParameterLayout::slots)
+  std::size_t first_row = 0;       // from this row (a part of a fused parameter)
 };
 
 struct CheckpointPlan {

@@ -106,9 +106,8 @@ Tensor pool(const Model& model, const float* x, std::size_t N, std::size_t L) {
   Tensor first = make_uninitialised_tensor({i64(N), i64(D)}, fn + ": pooler input");
   for (std::size_t n = 0; n < N; ++n) std::copy_n(x + n * L * D, D, first.data.data() + n * D);
   Tensor out = make_uninitialised_tensor(first.shape, fn + ": pooler output");
-  linear({LinearFormat::Packed, model.parameter(p.global(Param::PoolerWeight)),
-          model.parameter(p.global(Param::PoolerBias)), D, D},
-         first.data.data(), out.data.data(), N);
+  linear(model.linear_weight(p.global(Param::PoolerWeight), p.global(Param::PoolerBias), D, D), first.data.data(),
+         out.data.data(), N);
   for (float& y : out.data) y = std::tanh(y);
   return out;
 }
@@ -119,12 +118,45 @@ Tensor copy_of(const Tensor& t, const std::string& what) {
   return c;
 }
 
+// The layout without the slots `dropped` (a q8 model's linear weights, held as int8 apart): the
+// other parameters in their order, each at a cache line, the arena that much smaller.
+void drop_from_arena(ParameterLayout& layout, const std::vector<bool>& dropped) {
+  std::vector<std::size_t> kept;
+  for (std::size_t i = 0; i < layout.slots.size(); ++i)
+    if (layout.slots[i].present && !dropped[i]) kept.push_back(i);
+  std::sort(kept.begin(), kept.end(),
+            [&](std::size_t a, std::size_t b) { return layout.slots[a].offset < layout.slots[b].offset; });
+  std::size_t next = 0;
+  for (std::size_t i : kept) {
+    ParameterSlot& s = layout.slots[i];
+    s.offset = next;
+    std::size_t n = 1;
+    for (auto d : s.shape) n *= static_cast<std::size_t>(d);
+    next = (next + n + 15) / 16 * 16;
+  }
+  for (std::size_t i = 0; i < layout.slots.size(); ++i)
+    if (dropped[i]) layout.slots[i].offset = 0;
+  layout.arena_floats = next;
+}
+
 }  // namespace
 
-Model::Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads)
+Model::Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads,
+             ModelDtype dtype)
     : architecture_(&architecture),
       config_(config),
-      layout_(parameter_layout(architecture, config, with_optional, std::move(heads))) {
+      layout_(parameter_layout(architecture, config, with_optional, std::move(heads))),
+      dtype_(dtype) {
+  quantized_.resize(layout_.slots.size());
+  if (dtype_ == ModelDtype::Q8) {
+    std::vector<bool> q8(layout_.slots.size(), false);
+    for (const auto& [slot, rows] : linear_weights()) {
+      const ParameterSlot& s = layout_.slots[slot];
+      quantized_[slot] = std::make_unique<QuantizedLinearWeight>(s.shape[0], s.shape[1], "model: " + s.name);
+      q8[slot] = true;
+    }
+    drop_from_arena(layout_, q8);
+  }
   try {
     arena_.resize(layout_.arena_floats);
   } catch (const std::bad_alloc&) {
@@ -133,14 +165,34 @@ Model::Model(const Architecture& architecture, const ModelConfig& config, bool w
   }
 }
 
-Model::Model(const CheckpointPlan& plan)
-    : Model(*plan.architecture, plan.config, plan.with_optional, plan.layout.heads) {}
+Model::Model(const CheckpointPlan& plan, ModelDtype dtype)
+    : Model(*plan.architecture, plan.config, plan.with_optional, plan.layout.heads, dtype) {}
+
+std::size_t Model::resident_bytes() const {
+  std::size_t bytes = arena_.size() * sizeof(float);
+  for (const auto& q : quantized_)
+    if (q) bytes += q->resident_bytes();
+  return bytes;
+}
 
 std::vector<WeightTarget> Model::weight_targets(const std::vector<TensorRead>& reads) {
   std::vector<WeightTarget> targets;
   targets.reserve(reads.size());
-  for (const TensorRead& r : reads)
-    targets.push_back({r.name, r.dtype, r.begin, r.end, arena_.data() + r.offset, r.transposed, r.rows, r.cols});
+  for (const TensorRead& r : reads) {
+    WeightTarget t{r.name, r.dtype, r.begin, r.end, arena_.data() + r.offset, r.transposed, r.rows, r.cols};
+    if (dtype_ == ModelDtype::Q8) {
+      const ParameterSlot& s = layout_.slots[r.slot];
+      const std::size_t cols = s.shape.size() == 2 ? static_cast<std::size_t>(s.shape[1]) : 1;
+      t.dst = parameter(r.slot) + r.first_row * cols;      // the q8 layout's place
+      if (QuantizedLinearWeight* q = quantized(r.slot)) {  // quantized as it streams in
+        writers_.push_back(std::make_unique<QuantizedWeightWriter>(r.dtype, *q, r.name, r.transposed, r.first_row,
+                                                                   r.transposed ? r.cols : r.rows));
+        t.dst = nullptr;
+        t.quantized = writers_.back().get();
+      }
+    }
+    targets.push_back(std::move(t));
+  }
   return targets;
 }
 
@@ -178,6 +230,7 @@ void Model::pack_linear_weights() {
   const std::size_t P = kernels::linear_panel_width();
   std::vector<float> rows;
   for (const auto& [slot, n] : linear_weights()) {
+    if (quantized(slot)) continue;  // int8, packed as it was written
     const std::size_t k = static_cast<std::size_t>(layout_.slots[slot].shape.back());
     rows.resize(P * k);
     float* w = parameter(slot);
@@ -186,17 +239,29 @@ void Model::pack_linear_weights() {
       kernels::linear_pack_weight(rows.data(), w + t * k, P, k);
     }
   }
+  writers_.clear();
   packed_ = true;
   const std::size_t words = layout_.global(Param::WordEmbeddings);
-  for (const auto& [slot, n] : linear_weights()) tied_packed_ = tied_packed_ || slot == words;
+  for (const auto& [slot, n] : linear_weights()) tied_packed_ = tied_packed_ || (slot == words && !quantized(slot));
+}
+
+LinearWeight Model::linear_weight(std::size_t weight_slot, std::size_t bias_slot, std::size_t out,
+                                  std::size_t in) const {
+  LinearWeight w{packed_ ? LinearFormat::Packed : LinearFormat::Rows, nullptr, parameter_or_null(bias_slot), out, in};
+  if (const QuantizedLinearWeight* q = quantized(weight_slot)) {
+    w.format = LinearFormat::Q8;
+    w.q8 = q;
+  } else {
+    w.weight = parameter(weight_slot);
+  }
+  return w;
 }
 
 BlockWeights Model::layer_weights(std::int64_t l) const {
   const BlockConfig& b = config_.block;
-  const LinearFormat format = packed_ ? LinearFormat::Packed : LinearFormat::Rows;
   const auto slot = [&](Param p) { return layout_.layer(l, p); };
   const auto weight = [&](Param w, Param bias, std::size_t out, std::size_t in) {
-    return LinearWeight{format, parameter(slot(w)), parameter_or_null(slot(bias)), out, in};
+    return linear_weight(slot(w), slot(bias), out, in);
   };
   BlockWeights w;
   w.qkv = weight(Param::QkvWeight, Param::QkvBias, b.query_width() + 2 * b.key_value_width(), b.hidden_size);
@@ -212,11 +277,12 @@ BlockWeights Model::layer_weights(std::int64_t l) const {
 LinearWeight Model::head_dense(std::size_t h, std::size_t i) const {
   const HeadStepSlots& step = layout_.steps[h][i];
   const std::size_t out = static_cast<std::size_t>(step.out), in = static_cast<std::size_t>(step.in);
-  if (step.weight == kNoSlot)  // tied: the word embeddings (V, D), packed with the linear weights
-    return {tied_packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(layout_.global(Param::WordEmbeddings)),
-            parameter_or_null(step.bias), out, in};
-  return {packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(step.weight), parameter_or_null(step.bias),
-          out, in};
+  const std::size_t word = layout_.global(Param::WordEmbeddings);
+  if (step.weight == kNoSlot && !quantized(word))  // tied: the word embeddings (V, D), packed with the linear weights
+    return {tied_packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(word), parameter_or_null(step.bias), out,
+            in};
+  // its own weight, packed or int8; or tied to a q8 model's int8 word embeddings
+  return linear_weight(step.weight == kNoSlot ? word : step.weight, step.bias, out, in);
 }
 
 NormWeights Model::head_norm(std::size_t h, std::size_t i) const {

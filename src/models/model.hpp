@@ -1,7 +1,10 @@
 // A pretrained model for inference: an architecture's table (models/architecture), the
 // ModelConfig read from its config.json, and its weights resident in one float32 arena laid out
 // by the checkpoint reader (models/checkpoint). Every layer is the one transformer block
-// (models/transformer_block), whose linear weights are packed once, at load.
+// (models/transformer_block), whose linear weights are packed once, at load — or, for a q8 model
+// (ModelDtype::Q8), quantized to int8 per output channel as their bytes stream in
+// (models/quantized_weight_writer: the float32 weight never exists in full) and run by the int8
+// layer (LinearFormat::Q8, ops/quantized_linear); embeddings, norms and attention stay float32.
 //
 // The encoder forward (DistilBertModel, BertModel: transformers' modeling_distilbert.py /
 // modeling_bert.py, eval mode):
@@ -15,10 +18,17 @@
 #include <cstdint>
 #include <vector>
 
+#include <memory>
+
 #include "core/tensor.hpp"
 #include "models/checkpoint.hpp"
+#include "models/quantized_weight_writer.hpp"
+#include "ops/linear_weight.hpp"
 
 namespace aw {
+
+// How a model holds its linear layers' weights: float32 (packed) or int8 (q8).
+enum class ModelDtype { Float32, Q8 };
 
 struct EncoderInput {
   const std::int32_t* input_ids = nullptr;       // (N, L)
@@ -46,26 +56,36 @@ class Model {
   // weight_targets and a WeightStream). with_optional: the architecture's optional tensors
   // (BERT's pooler) have slots.
   // heads: which of the architecture's heads have slots (parameter_layout's rule when empty).
-  Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads = {});
-  explicit Model(const CheckpointPlan& plan);
+  // q8: the linear layers' weights are int8 (their slots take no room in the arena).
+  Model(const Architecture& architecture, const ModelConfig& config, bool with_optional, std::vector<bool> heads = {},
+        ModelDtype dtype = ModelDtype::Float32);
+  explicit Model(const CheckpointPlan& plan, ModelDtype dtype = ModelDtype::Float32);
 
   const Architecture& architecture() const { return *architecture_; }
   const ModelConfig& config() const { return config_; }
   const ParameterLayout& layout() const { return layout_; }
   bool has(Param p) const { return layout_.slots[layout_.global(p)].present; }
   bool has_pooler() const { return has(Param::PoolerWeight); }
-  std::size_t resident_bytes() const { return arena_.size() * sizeof(float); }
+  ModelDtype dtype() const { return dtype_; }
+  // The weights' memory: the float32 arena and the int8 weights.
+  std::size_t resident_bytes() const;
 
-  // A parameter's floats, in the checkpoint's layout until pack_linear_weights().
+  // A parameter's floats, in the checkpoint's layout until pack_linear_weights(). Not for the
+  // linear weights of a q8 model (quantized(slot)).
   float* parameter(std::size_t slot) { return arena_.data() + layout_.slots[slot].offset; }
   const float* parameter(std::size_t slot) const { return arena_.data() + layout_.slots[slot].offset; }
+  // A q8 model's int8 weight for a linear layer's slot (nullptr for every other slot).
+  QuantizedLinearWeight* quantized(std::size_t slot) { return quantized_[slot].get(); }
+  const QuantizedLinearWeight* quantized(std::size_t slot) const { return quantized_[slot].get(); }
 
-  // The plan's reads as targets in this model's arena (for a WeightStream).
+  // The plan's reads as targets in this model's arena (for a WeightStream); a q8 model's linear
+  // weights go to writers that quantize them (kept until pack_linear_weights()).
   std::vector<WeightTarget> weight_targets(const std::vector<TensorRead>& reads);
 
-  // Once every parameter is written: permutes the linear layers' weights in place into the
-  // packed layout of kernels::linear_packed (LinearFormat::Packed), which forward() reads. The
-  // arena stays the same size; only a panel's worth of scratch is used.
+  // Once every parameter is written: permutes the float32 linear layers' weights in place into
+  // the packed layout of kernels::linear_packed (LinearFormat::Packed), which forward() reads
+  // (the arena stays the same size; only a panel's worth of scratch is used), and frees a q8
+  // load's writers.
   void pack_linear_weights();
   // Validates the input (ids in [0, V), types in [0, T), mask values 0/1, 1 <= L <= P, N >= 1)
   // before computing; aw::Error naming the argument otherwise.
@@ -80,6 +100,8 @@ class Model {
 
   // Layer l's parameters as the block takes them.
   BlockWeights layer_weights(std::int64_t layer) const;
+  // The linear weight of a slot with its bias, in whichever form the model holds it.
+  LinearWeight linear_weight(std::size_t weight_slot, std::size_t bias_slot, std::size_t out, std::size_t in) const;
 
   // Whether head h of the architecture is loaded, and a step's parameters: a Dense step's weight
   // (packed, or the word embeddings as rows when tied), a Norm step's weight and bias.
@@ -96,7 +118,10 @@ class Model {
   const Architecture* architecture_;
   ModelConfig config_;
   ParameterLayout layout_;
+  ModelDtype dtype_ = ModelDtype::Float32;
   AlignedVector<float> arena_;
+  std::vector<std::unique_ptr<QuantizedLinearWeight>> quantized_;  // per slot: q8 linear weights
+  std::vector<std::unique_ptr<QuantizedWeightWriter>> writers_;    // while a q8 model loads
   bool packed_ = false;       // the linear weights are packed (pack_linear_weights)
   bool tied_packed_ = false;  // the word embeddings are packed too: a loaded head's Dense is tied to them
 };

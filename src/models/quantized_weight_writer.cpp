@@ -11,20 +11,30 @@
 namespace aw {
 
 QuantizedWeightWriter::QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name,
-                                             bool transposed)
+                                             bool transposed, std::size_t first_row, std::size_t rows)
     : dtype_(dtype), target_(target), name_(std::move(name)), transposed_(transposed) {
-  const auto rows = static_cast<std::size_t>(target.out_features);
+  const auto out = static_cast<std::size_t>(target.out_features);
   const auto k = static_cast<std::size_t>(target.in_features);
+  first_row_ = std::min(first_row, out);
+  rows = std::min(rows, out - first_row_);
+  rows_ = rows;
+  row_index_ = first_row_;
   total_ = static_cast<std::uint64_t>(rows) * k * dtype_bytes(dtype);
+  // rows of no values have no bytes to wait for
+  if (k == 0) target_.quantize_rows(nullptr, first_row_, rows);
+}
+
+// The float32 buffer, when the first bytes arrive (a model's writers are made together, before
+// any byte is read: a transposed tensor's buffer exists only while that tensor streams in).
+void QuantizedWeightWriter::allocate() {
+  const auto k = static_cast<std::size_t>(target_.in_features);
   try {
-    stored_.resize(transposed ? rows * k : k);
-    if (transposed) channel_.resize(k);
+    stored_.resize(transposed_ ? rows_ * k : k);
+    if (transposed_) channel_.resize(k);
   } catch (const std::bad_alloc&) {
-    fail(ErrorKind::Range, "tensor '" + name_ + "': out of memory for " + std::to_string(transposed ? rows * k : k) +
+    fail(ErrorKind::Range, "tensor '" + name_ + "': out of memory for " + std::to_string(transposed_ ? rows_ * k : k) +
                                " floats to quantize it from");
   }
-  // rows of no values have no bytes to wait for
-  if (k == 0) target_.quantize_rows(stored_.data(), 0, rows);
 }
 
 // stored_ holds `count` more decoded floats: quantize what is complete (a row; or, transposed, the
@@ -35,12 +45,13 @@ void QuantizedWeightWriter::decoded(std::size_t count) {
   filled_ = 0;
   if (!transposed_) {
     target_.quantize_rows(stored_.data(), row_index_++, 1);
+    if (row_index_ == first_row_ + rows_) stored_ = {};  // the last row: its memory back
     return;
   }
-  const auto n = static_cast<std::size_t>(target_.out_features), k = channel_.size();
+  const std::size_t n = rows_, k = channel_.size();
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t p = 0; p < k; ++p) channel_[p] = stored_[p * n + j];  // W[j, :] = stored[:, j]
-    target_.quantize_rows(channel_.data(), j, 1);
+    target_.quantize_rows(channel_.data(), first_row_ + j, 1);
   }
   stored_ = {};  // done: its memory back
   channel_ = {};
@@ -50,6 +61,8 @@ void QuantizedWeightWriter::write(const std::uint8_t* bytes, std::size_t n) {
   if (n > total_ - written_)
     fail(ErrorKind::Range, "tensor '" + name_ + "': " + std::to_string(n) + " more bytes after " +
                                std::to_string(written_) + " run past its " + std::to_string(total_));
+  if (n == 0) return;
+  if (stored_.empty()) allocate();
   const std::size_t size = dtype_bytes(dtype_);
   written_ += n;
   while (n > 0) {

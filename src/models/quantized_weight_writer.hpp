@@ -22,8 +22,12 @@ namespace aw {
 class QuantizedWeightWriter {
  public:
   // target: storage for the weight's shape (QuantizedLinearWeight(out, in, ...)), written here;
-  // name: the tensor, for messages; transposed: stored (in_features, out_features).
-  QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name, bool transposed = false);
+  // name: the tensor, for messages; transposed: stored (in_features, rows). The tensor fills
+  // target's rows first_row .. first_row + rows - 1 (a part of a fused weight: q, k or v; rows
+  // kAllRows: from first_row to the last).
+  static constexpr std::size_t kAllRows = ~std::size_t{0};
+  QuantizedWeightWriter(WeightDtype dtype, QuantizedLinearWeight& target, std::string name, bool transposed = false,
+                        std::size_t first_row = 0, std::size_t rows = kAllRows);
 
   // The next n bytes of the tensor's data. Range error naming the tensor (nothing written) if
   // they run past its end.
@@ -34,6 +38,7 @@ class QuantizedWeightWriter {
   bool complete() const { return written_ == total_; }
 
  private:
+  void allocate();
   void decoded(std::size_t count);
 
   WeightDtype dtype_;
@@ -41,11 +46,12 @@ class QuantizedWeightWriter {
   std::string name_;
   std::uint64_t written_ = 0, total_ = 0;
   bool transposed_ = false;
-  AlignedVector<float> stored_;   // the row being read (in_features floats), or the transposed tensor
-  AlignedVector<float> channel_;  // transposed: one output channel gathered (in_features floats)
-  std::size_t row_index_ = 0;     // the row being read
-  std::size_t filled_ = 0;        // floats of stored_ decoded so far
-  std::uint8_t partial_[4] = {};  // the bytes of an element split by a chunk boundary
+  AlignedVector<float> stored_;           // the row being read (in_features floats), or the transposed tensor
+  AlignedVector<float> channel_;          // transposed: one output channel gathered (in_features floats)
+  std::size_t first_row_ = 0, rows_ = 0;  // the target's rows the tensor fills
+  std::size_t row_index_ = 0;             // the row being read (of the target)
+  std::size_t filled_ = 0;                // floats of stored_ decoded so far
+  std::uint8_t partial_[4] = {};          // the bytes of an element split by a chunk boundary
   std::size_t partial_bytes_ = 0;
 };
 

@@ -32,7 +32,7 @@ void project_qkv(const BlockConfig& c, const BlockWeights& w, const float* x, st
                  Projected out[3]) {
   const std::size_t Q = c.query_width(), K = c.key_value_width();
   float* qkv = s.qkv.data.data();
-  if (w.qkv.weight) {
+  if (w.qkv.present()) {
     linear(w.qkv, x, qkv, rows);
     const std::size_t width = Q + 2 * K;
     out[0] = {qkv, width, 0}, out[1] = {qkv, width, Q}, out[2] = {qkv, width, Q + K};

@@ -70,7 +70,7 @@ struct NormWeights {
 struct BlockWeights {
   // The query, key and value projections: one fused (H Dh + 2 Hkv Dh, D) weight whose rows are
   // q's, then k's, then v's (BERT's three tensors placed back to back at load, GPT-2's c_attn,
-  // torch's in_proj_weight), or, when qkv.weight is null, three: q (H Dh, D), k and v (Hkv Dh, D).
+  // torch's in_proj_weight), or, when qkv is not present(), three: q (H Dh, D), k and v (Hkv Dh, D).
   LinearWeight qkv, q, k, v;
   LinearWeight out;      // (D, H Dh)
   LinearWeight mlp_in;   // (F, D); gated: (2F, D), the gate's rows then the up projection's

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "models/quantized_weight_writer.hpp"
 
 namespace aw {
 
@@ -103,6 +104,11 @@ void WeightStream::write(std::uint64_t offset, const std::uint8_t* bytes, std::s
     const std::uint64_t from = std::max(offset, s.target.begin), to = std::min(stop, s.target.end);
     const std::uint8_t* p = bytes + (from - offset);
     std::size_t left = static_cast<std::size_t>(to - from);
+    if (s.target.quantized) {  // the writer keeps its own split element
+      s.target.quantized->write(p, left);
+      s.written += left;
+      continue;
+    }
     const std::size_t size = dtype_bytes(s.target.dtype);
     std::size_t pos = static_cast<std::size_t>(s.written);  // bytes into the tensor
     // 1. complete an element that the previous chunk split

@@ -13,6 +13,8 @@
 
 namespace aw {
 
+class QuantizedWeightWriter;  // models/quantized_weight_writer.hpp
+
 enum class WeightDtype { F32, F16, BF16 };
 
 // "F32" / "F16" / "BF16" -> dtype; throws aw::Error (Type) naming `where` for any other name.
@@ -29,7 +31,9 @@ void decode_weights(WeightDtype dtype, const std::uint8_t* src, float* dst, std:
 
 // One tensor to read: bytes [begin, end) of the data section, (end - begin) / dtype_bytes
 // elements written to dst; transposed: the elements are a (rows, cols) matrix written to dst as
-// its (cols, rows) transpose (GPT-2's Conv1D weights, stored (in, out)).
+// its (cols, rows) transpose (GPT-2's Conv1D weights, stored (in, out)). Or, with `quantized`
+// set, the bytes go to that writer (a q8 model's linear weight, quantized as it streams in)
+// instead of dst.
 struct WeightTarget {
   std::string name;  // for messages
   WeightDtype dtype = WeightDtype::F32;
@@ -37,6 +41,7 @@ struct WeightTarget {
   float* dst = nullptr;
   bool transposed = false;
   std::size_t rows = 0, cols = 0;  // the stored shape, when transposed
+  QuantizedWeightWriter* quantized = nullptr;
 };
 
 class WeightStream {

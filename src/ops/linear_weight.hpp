@@ -25,6 +25,8 @@ struct LinearWeight {
   const float* bias = nullptr;    // (out_features) or nullptr
   std::size_t out_features = 0, in_features = 0;
   const QuantizedLinearWeight* q8 = nullptr;  // Q8: the weight (of those sizes)
+
+  bool present() const { return weight || q8; }  // a weight in either form (not none)
 };
 
 // y (rows, out_features) = x (rows, in_features) W^T + b, the rows split over the thread pool.

@@ -395,22 +395,27 @@ test('the C++ boundary trusts nothing: config bytes, header, chunk order and ran
     assert.equal(A.memoryStats().allocatedBytes, baseline, `${label}: nothing kept`);
   };
   const open = (config, t = good, fileSize = 8 + t.header.length + t.dataBytes) =>
-    raw._modelOpen(utf8(config), t.header, fileSize);
+    raw._modelOpen(utf8(config), t.header, fileSize, 'fp32');
   const edited = (name, change) =>
     table((h) => {
       Object.assign(h[name], change);
       return h;
     });
-  fails(raw._modelOpen('{}', good.header, size), /config\.json must have Uint8Array data/, 'config as a string');
   fails(
-    raw._modelOpen(utf8(cfg), [1, 2], size),
+    raw._modelOpen('{}', good.header, size, 'fp32'),
+    /config\.json must have Uint8Array data/,
+    'config as a string',
+  );
+  fails(
+    raw._modelOpen(utf8(cfg), [1, 2], size, 'fp32'),
     /model\.safetensors: header must have Uint8Array data/,
     'header as an array',
   );
   fails(open({ ...cfg, dim: '4' }), /config\.json: dim must be an integer, got "4"/, 'string size');
   fails(open({ ...cfg, dim: 4.5 }), /config\.json: dim must be an integer, got number 4\.5/, 'fractional size');
   fails(open({ ...cfg, model_type: 't5' }), /model_type 't5' is not supported/, 'model_type');
-  fails(raw._modelOpen(utf8(cfg), good.header, -1), /the file size must be an integer number of bytes/, 'size');
+  fails(raw._modelOpen(utf8(cfg), good.header, -1, 'fp32'), /the file size must be an integer number of bytes/, 'size');
+  fails(raw._modelOpen(utf8(cfg), good.header, size, 'int4'), /^dtype must be 'fp32' or 'q8', got 'int4'$/, 'dtype');
   fails(
     open(cfg, edited('embeddings.LayerNorm.bias', { shape: [3] })),
     /shape \[3\] of F32 needs 12 bytes but data_offsets \[\d+, \d+\] hold 16 \(safetensors: TensorInvalidInfo\)/,

@@ -24,6 +24,7 @@ function ballast(raw, vocabSize = 520000) {
     new TextEncoder().encode(JSON.stringify(config)),
     header,
     8 + header.length + dataBytes,
+    'fp32',
   );
   assert.equal(opened.error, undefined, opened.error);
   return { handle: opened.handle, bytes: dataBytes };

@@ -17,6 +17,7 @@
 #include "models/checkpoint.hpp"
 #include "models/model.hpp"
 #include "models/safetensors.hpp"
+#include "models/safetensors_file.hpp"
 
 namespace {
 
@@ -46,37 +47,9 @@ const std::string kBert =
 
 std::string with(const std::string& base, const std::string& extra) { return "{" + base + ", " + extra + "}"; }
 
-struct FileTensor {
-  std::string name;
-  aw::Shape shape;
-  std::string dtype = "F32";
-};
-
-// A safetensors file's header for these tensors (back to back, in this order) and its size.
-struct File {
-  std::string header;
-  std::uint64_t size = 0;
-  const std::uint8_t* bytes() const { return reinterpret_cast<const std::uint8_t*>(header.data()); }
-};
-
-File file_of(const std::vector<FileTensor>& tensors) {
-  std::string json = "{";
-  std::uint64_t offset = 0;
-  for (const FileTensor& t : tensors) {
-    std::uint64_t n = t.dtype == "F32" || t.dtype == "I32" ? 4 : t.dtype == "I64" ? 8 : 2;
-    std::string shape;
-    for (auto d : t.shape) {
-      n *= static_cast<std::uint64_t>(d);
-      shape += (shape.empty() ? "" : ",") + std::to_string(d);
-    }
-    json += (json.size() > 1 ? "," : "") + std::string("\"") + t.name + "\":{\"dtype\":\"" + t.dtype +
-            "\",\"shape\":[" + shape + "],\"data_offsets\":[" + std::to_string(offset) + "," +
-            std::to_string(offset + n) + "]}";
-    offset += n;
-  }
-  json += "}";
-  return {json, 8 + json.size() + offset};
-}
+using aw_test::File;
+using aw_test::file_of;
+using aw_test::FileTensor;
 
 // Every tensor a tiny DistilBERT (kDistil) needs, under `prefix`, and the masked-LM head's.
 std::vector<FileTensor> distilbert_tensors(const std::string& prefix = "distilbert.") {

@@ -114,3 +114,39 @@ TEST_CASE("QuantizedWeightWriter: bytes past the tensor's end are refused", "[mo
   writer.write(bytes.data(), 2);
   CHECK(writer.complete());
 }
+
+TEST_CASE("QuantizedWeightWriter: tensors filling row ranges of one weight (q, k, v) give it quantized at once",
+          "[models][quantized]") {
+  std::mt19937 rng(20260403);
+  for (bool transposed : {false, true})
+    for (auto [k, parts] : {std::pair<std::size_t, std::vector<std::size_t>>{12, {12, 12, 12}}, {37, {5, 9, 2}}}) {
+      CAPTURE(transposed, k);
+      std::size_t n = 0;
+      for (std::size_t rows : parts) n += rows;
+      std::vector<Encoded> encoded;
+      std::vector<float> w(n * k);  // (n, k): the parts' rows back to back
+      std::size_t first = 0;
+      for (std::size_t rows : parts) {
+        encoded.push_back(encode(aw::WeightDtype::F32, rows * k, rng));  // stored (rows, k) or (k, rows)
+        for (std::size_t j = 0; j < rows; ++j)
+          for (std::size_t p = 0; p < k; ++p)
+            w[(first + j) * k + p] =
+                transposed ? encoded.back().floats[p * rows + j] : encoded.back().floats[j * k + p];
+        first += rows;
+      }
+      const aw::QuantizedLinearWeight want = aw::quantize_linear_weight(
+          aw::TensorRef{w.data(), {static_cast<std::int64_t>(n), static_cast<std::int64_t>(k)}});
+      aw::QuantizedLinearWeight got(static_cast<std::int64_t>(n), static_cast<std::int64_t>(k), "test");
+      first = 0;
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        aw::QuantizedWeightWriter writer(aw::WeightDtype::F32, got, "part", transposed, first, parts[i]);
+        CHECK(writer.total_bytes() == parts[i] * k * 4);
+        const auto& bytes = encoded[i].bytes;
+        for (std::size_t at = 0; at < bytes.size(); at += 7)
+          writer.write(bytes.data() + at, std::min<std::size_t>(7, bytes.size() - at));
+        CHECK(writer.complete());
+        first += parts[i];
+      }
+      CHECK(same_weight(got, want));
+    }
+}

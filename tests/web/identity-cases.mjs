@@ -158,6 +158,20 @@ export const CASES = [
     },
     relaxed: FUSED_OR_NOT,
   },
+  {
+    name: "the fixture DistilBERT's forward in q8 (int8 linear layers): last hidden state",
+    async run(A, fixture) {
+      const model = await A.loadPretrained(fixture, { dtype: 'q8' });
+      try {
+        return model.forward(model.tokenizer.encode('Write a poem about a man fishing on a river bank.').ids)
+          .lastHiddenState.data;
+      } finally {
+        model.dispose();
+      }
+    },
+    // the int8 products are exact everywhere; the attention, norms and GELU around them are float32
+    relaxed: FUSED_OR_NOT,
+  },
 ];
 
 /** What one engine reports for one build: its buildInfo().simd and every row's output bytes (base64). */

@@ -337,6 +337,10 @@ const why: string | null = catastrophicBacktracking(/(a+)+$/u);
 const tokenizerOptions: LoadTokenizerOptions = { maxLength: 128, trustPatterns: true };
 await loadTokenizer(folder, tokenizerOptions);
 await A.loadPretrained(folder, { onProgress: () => {}, trustPatterns: true });
+const q8Model: PretrainedModel = await A.loadPretrained(folder, { dtype: 'q8' });
+const q8ModelDtype: 'fp32' | 'q8' = q8Model.dtype;
+// @ts-expect-error: dtype is 'fp32' or 'q8'
+await A.loadPretrained(folder, { dtype: 'int4' });
 // @ts-expect-error: trustPatterns is a boolean
 await loadTokenizer(folder, { trustPatterns: 'yes' });
 // @ts-expect-error: the analysis takes a RegExp
@@ -520,6 +524,7 @@ export const used = [
   floatIds,
   notBool,
   q8Facts,
+  q8ModelDtype,
   yq,
   back,
   int8Info,
