@@ -748,10 +748,11 @@ export interface LoadPretrainedOptions {
    * attention's output, the MLP's two, BERT's pooler) quantized to int8 per output channel
    * (symmetric, one scale per row) as its bytes stream in — the float32 weight never exists in
    * full — and run by the int8 layer of {@link AttentionWasm.linear} (each input row to 7 bits,
-   * exact int32 sums, a float32 epilogue). Embeddings, norms, softmax and the attention products
-   * stay float32. About half the memory of `'fp32'` for DistilBERT/BERT (the word embeddings stay
-   * float32); the last hidden state within a per-token cosine of ~0.9999 of float32 on random
-   * weights, less with real checkpoints' outlier activations.
+   * exact int32 sums, a float32 epilogue); the word embeddings kept as int8 rows with a scale per
+   * token, read back as float32. The embedding sums, norms, softmax and the attention products
+   * compute in float32. About a quarter of the memory of `'fp32'` (DistilBERT-base: 0.26x); the
+   * last hidden state within a per-token cosine of ~0.9994 of float32 on random weights at
+   * BERT-base's scale, possibly less with real checkpoints' outlier activations.
    */
   dtype?: 'fp32' | 'q8';
 }

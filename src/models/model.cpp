@@ -78,7 +78,6 @@ void embed(const Model& model, const EncoderInput& in, float* x) {
   const ParameterLayout& p = model.layout();
   const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length),
                     D = static_cast<std::size_t>(model.config().hidden_size);
-  const float* word = model.parameter(p.global(Param::WordEmbeddings));
   const float* position = model.parameter(p.global(Param::PositionEmbeddings));
   const bool types = model.has(Param::TokenTypeEmbeddings);
   const float* token_type = types ? model.parameter(p.global(Param::TokenTypeEmbeddings)) : nullptr;
@@ -86,7 +85,8 @@ void embed(const Model& model, const EncoderInput& in, float* x) {
     for (std::size_t l = 0; l < L; ++l) {
       const std::size_t t = n * L + l;
       float* row = x + t * D;
-      kernels::add(word + static_cast<std::size_t>(in.input_ids[t]) * D, 1, position + l * D, 1, row, D);
+      model.word_embedding(in.input_ids[t], row);
+      kernels::add(row, 1, position + l * D, 1, row, D);
       if (types) {  // token type 0 when none are given (transformers' buffered zeros)
         const std::size_t type = in.token_type_ids ? static_cast<std::size_t>(in.token_type_ids[t]) : 0;
         kernels::add(row, 1, token_type + type * D, 1, row, D);
@@ -150,7 +150,11 @@ Model::Model(const Architecture& architecture, const ModelConfig& config, bool w
   quantized_.resize(layout_.slots.size());
   if (dtype_ == ModelDtype::Q8) {
     std::vector<bool> q8(layout_.slots.size(), false);
-    for (const auto& [slot, rows] : linear_weights()) {
+    auto slots = linear_weights();
+    const std::size_t words = layout_.global(Param::WordEmbeddings);  // int8 rows, read back per token
+    if (std::none_of(slots.begin(), slots.end(), [&](const auto& s) { return s.first == words; }))
+      slots.push_back({words, 0});  // (already there when a loaded head is tied to them)
+    for (const auto& [slot, rows] : slots) {
       const ParameterSlot& s = layout_.slots[slot];
       quantized_[slot] = std::make_unique<QuantizedLinearWeight>(s.shape[0], s.shape[1], "model: " + s.name);
       q8[slot] = true;
@@ -323,7 +327,14 @@ EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& optio
 void Model::word_embedding(std::int32_t id, float* out) const {
   const std::size_t D = static_cast<std::size_t>(config_.hidden_size), V = static_cast<std::size_t>(config_.vocab_size),
                     j = static_cast<std::size_t>(id);
-  const float* word = parameter(layout_.global(Param::WordEmbeddings));
+  const std::size_t slot = layout_.global(Param::WordEmbeddings);
+  if (const QuantizedLinearWeight* q = quantized(slot)) {  // q8: the int8 row times its scale
+    const float scale = q->scales[j];
+    for (std::size_t p = 0; p < D; ++p)
+      out[p] = scale * static_cast<float>(kernels::packed_weight_at(q->packed.data(), D, j, p));
+    return;
+  }
+  const float* word = parameter(slot);
   const std::size_t P = kernels::linear_panel_width(), panels = V - V % P;
   if (!tied_packed_ || j >= panels)
     return static_cast<void>(std::copy_n(word + j * D, D, out));  // a row (or the tail's)

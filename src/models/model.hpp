@@ -4,7 +4,9 @@
 // (models/transformer_block), whose linear weights are packed once, at load — or, for a q8 model
 // (ModelDtype::Q8), quantized to int8 per output channel as their bytes stream in
 // (models/quantized_weight_writer: the float32 weight never exists in full) and run by the int8
-// layer (LinearFormat::Q8, ops/quantized_linear); embeddings, norms and attention stay float32.
+// layer (LinearFormat::Q8, ops/quantized_linear). A q8 model also keeps its word embeddings as
+// int8 rows, one scale per token (read back as float32 rows, scale * q: the embedding sums,
+// norms and attention compute in float32), for a quarter of their memory.
 //
 // The encoder forward (DistilBertModel, BertModel: transformers' modeling_distilbert.py /
 // modeling_bert.py, eval mode):
@@ -74,7 +76,8 @@ class Model {
   // linear weights of a q8 model (quantized(slot)).
   float* parameter(std::size_t slot) { return arena_.data() + layout_.slots[slot].offset; }
   const float* parameter(std::size_t slot) const { return arena_.data() + layout_.slots[slot].offset; }
-  // A q8 model's int8 weight for a linear layer's slot (nullptr for every other slot).
+  // A q8 model's int8 weight for a linear layer's slot, or its word embeddings' (nullptr for
+  // every other slot).
   QuantizedLinearWeight* quantized(std::size_t slot) { return quantized_[slot].get(); }
   const QuantizedLinearWeight* quantized(std::size_t slot) const { return quantized_[slot].get(); }
 
@@ -93,9 +96,10 @@ class Model {
 
   // The learned input embeddings word[ids]: (count, D) (model.embeddings.word_embeddings(ids)).
   Tensor word_embeddings(const std::int32_t* ids, std::size_t count) const;
-  // out (D) = word[id], whether the table is rows or packed (a tied LM head's weight is packed
-  // with the linear weights, pack_linear_weights: the decode step's largest product then runs in
-  // the packed kernel, and a lookup reads the row's D floats a panel apart).
+  // out (D) = word[id]: a q8 model's int8 row times its scale, or the float32 row, whether the table
+  // is rows or packed (a tied LM head's weight is packed with the linear weights,
+  // pack_linear_weights: the decode step's largest product then runs in the packed kernel, and a
+  // lookup reads the row's D floats a panel apart).
   void word_embedding(std::int32_t id, float* out) const;
 
   // Layer l's parameters as the block takes them.

@@ -1,10 +1,10 @@
 // Tests for a q8 model (src/models/model with ModelDtype::Q8): the checkpoint's linear weights
-// quantized as their bytes stream in (q, k and v as row ranges of one fused weight, chunks that
-// split elements) equal each weight quantized whole from the float32 model's; every other
-// parameter is the same floats; the arena holds no linear weight; the forward runs every linear
-// layer through LinearFormat::Q8, within a per-token cosine of the float32 model's, the same
-// bytes on 1, 2 and 3 threads. (The q8 encoder against the float64 reference of transformers'
-// modeling files: tests/js/pretrained_q8.test.mjs.)
+// and word embeddings quantized as their bytes stream in (q, k and v as row ranges of one fused
+// weight, chunks that split elements) equal each weight quantized whole from the float32 model's;
+// every other parameter is the same floats; the arena holds none of them; the word embeddings
+// read back as scale * q; the forward runs every linear layer through LinearFormat::Q8, within a
+// per-token cosine of the float32 model's, the same bytes on 1, 2 and 3 threads. (The q8 encoder against the float64
+// reference of transformers' modeling files: tests/js/pretrained_q8.test.mjs.)
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -159,7 +159,10 @@ TEST_CASE("q8 model: each linear weight quantized as it streams in equals the fl
           CHECK(std::memcmp(q8->parameter(s), f32->parameter(s), n * 4) == 0);
         }
       }
-      CHECK(linear_weights == 4 * 2 + (bert ? 1 : 0));  // q/k/v, out, the MLP's two per layer; the pooler
+      // q/k/v, out, the MLP's two per layer; the pooler; the word embeddings (int8 rows)
+      CHECK(linear_weights == 4 * 2 + (bert ? 1 : 0) + 1);
+      CHECK(q8->quantized(q8->layout().global(aw::Param::WordEmbeddings)) != nullptr);
+      CHECK(q8->quantized(q8->layout().global(aw::Param::PositionEmbeddings)) == nullptr);
       CHECK(q8->layout().arena_floats + linear_floats == f32->layout().arena_floats);
       CHECK(q8->resident_bytes() == q8->layout().arena_floats * 4 + quantized_bytes);
       const aw::BlockWeights w = q8->layer_weights(1);
@@ -170,6 +173,24 @@ TEST_CASE("q8 model: each linear weight quantized as it streams in equals the fl
       }
     }
   }
+}
+
+TEST_CASE("q8 model: word embeddings read back as each row's scale times its int8 values",
+          "[models][model][quantized]") {
+  const Checkpoint c = random_checkpoint(kDistil, encoder_tensors(false, 50, 16, 12, 19, 2), 14);
+  const auto f32 = load(c, aw::ModelDtype::Float32, 1 << 20), q8 = load(c, aw::ModelDtype::Q8, 1 << 20);
+  const std::size_t slot = q8->layout().global(aw::Param::WordEmbeddings);
+  const aw::Tensor want = aw::dequantize(*q8->quantized(slot));  // (50, 12)
+  const std::vector<std::int32_t> ids = {0, 49, 7, 7};
+  const aw::Tensor got = q8->word_embeddings(ids.data(), ids.size()),
+                   exact = f32->word_embeddings(ids.data(), ids.size());
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t p = 0; p < 12; ++p) {
+      CHECK(got.data[i * 12 + p] == want.data[static_cast<std::size_t>(ids[i]) * 12 + p]);
+      // int8 per row: within half a step (max |row| / 254) of the float32 value
+      CHECK(std::fabs(got.data[i * 12 + p] - exact.data[i * 12 + p]) <=
+            q8->quantized(slot)->scales[ids[i]] * 0.5f + 1e-7f);
+    }
 }
 
 TEST_CASE("q8 model: the forward within a per-token cosine of 0.999 of float32, the same bytes on 1, 2, 3 threads",

@@ -159,7 +159,7 @@ export const CASES = [
     relaxed: FUSED_OR_NOT,
   },
   {
-    name: "the fixture DistilBERT's forward in q8 (int8 linear layers): last hidden state",
+    name: "the fixture DistilBERT's forward in q8 (int8 linear layers and word embeddings): last hidden state",
     async run(A, fixture) {
       const model = await A.loadPretrained(fixture, { dtype: 'q8' });
       try {
