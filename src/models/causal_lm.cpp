@@ -107,7 +107,7 @@ void embed(const Model& model, const CausalInput& in, const std::vector<std::int
   const float* position =
       model.has(Param::PositionEmbeddings) ? model.parameter(p.global(Param::PositionEmbeddings)) : nullptr;
   for (std::size_t t = 0; t < rows; ++t) {
-    model.word_embedding(in.input_ids[t], x + t * D);
+    model.word_embedding(in.input_ids[t], x + t * D);  // float32, or a q8 model's int8 row read back
     if (position) kernels::add(x + t * D, 1, position + static_cast<std::size_t>(positions[t]) * D, 1, x + t * D, D);
   }
 }

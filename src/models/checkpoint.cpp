@@ -613,7 +613,8 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
   }
   for (const HeadFound& f : head_found) {
     const HeadStepSlots& step = plan.layout.steps[f.tensor.head][f.tensor.step];
-    const ParameterSlot& slot = plan.layout.slots[f.tensor.bias ? step.bias : step.weight];
+    const std::size_t slot_index = f.tensor.bias ? step.bias : step.weight;
+    const ParameterSlot& slot = plan.layout.slots[slot_index];
     TensorRead read;
     read.name = f.file_tensor->name;
     read.dtype = parse_weight_dtype(f.file_tensor->dtype, read.name);
@@ -623,6 +624,7 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     read.transposed = f.tensor.transposed;
     read.rows = static_cast<std::size_t>(f.file_tensor->shape[0]);
     read.cols = f.file_tensor->shape.size() == 2 ? static_cast<std::size_t>(f.file_tensor->shape[1]) : 1;
+    read.slot = slot_index;
     plan.reads.push_back(std::move(read));
     used.insert(f.file_tensor->name);
   }
