@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/parallel.hpp"
+#include "models/causal_lm.hpp"
 #include "models/checkpoint.hpp"
 #include "models/model.hpp"
 #include "models/safetensors_file.hpp"
@@ -80,8 +81,9 @@ Checkpoint random_checkpoint(const std::string& config, const std::vector<FileTe
   std::mt19937 rng(seed);
   std::normal_distribution<float> normal(0.0f, std);
   for (const aw::TensorRead& r : c.plan.reads) {
-    const bool norm_weight =
-        r.name.find("LayerNorm.weight") != std::string::npos || r.name.find("layer_norm.weight") != std::string::npos;
+    const bool norm_weight = r.name.find("LayerNorm.weight") != std::string::npos ||
+                             r.name.find("layer_norm.weight") != std::string::npos ||
+                             (r.name.find(".ln_") != std::string::npos && r.name.find(".weight") != std::string::npos);
     for (std::uint64_t b = r.begin; b < r.end; b += 4) {
       const float v = norm_weight ? 1.0f + normal(rng) : normal(rng);
       std::memcpy(c.data.data() + b, &v, 4);
@@ -221,4 +223,58 @@ TEST_CASE("q8 model: the forward within a per-token cosine of 0.999 of float32, 
     aw::set_thread_count(1);
     CHECK(bytes_of(many.last_hidden_state.data) == bytes_of(got.last_hidden_state.data));
   }
+}
+
+TEST_CASE(
+    "q8 GPT-2: Conv1D weights quantized from their (in, out) storage, the LM head tied to the int8 word "
+    "embeddings; logits within cosine 0.999 of float32",
+    "[models][model][quantized]") {
+  const std::int64_t V = 50, P = 64, D = 64, F = 256;
+  std::vector<FileTensor> t = {{"transformer.wte.weight", {V, D}}, {"transformer.wpe.weight", {P, D}}};
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "transformer.h." + std::to_string(l) + ".";
+    t.push_back({p + "ln_1.weight", {D}});
+    t.push_back({p + "ln_1.bias", {D}});
+    t.push_back({p + "attn.c_attn.weight", {D, 3 * D}});  // (in, out)
+    t.push_back({p + "attn.c_attn.bias", {3 * D}});
+    t.push_back({p + "attn.c_proj.weight", {D, D}});
+    t.push_back({p + "attn.c_proj.bias", {D}});
+    t.push_back({p + "ln_2.weight", {D}});
+    t.push_back({p + "ln_2.bias", {D}});
+    t.push_back({p + "mlp.c_fc.weight", {D, F}});
+    t.push_back({p + "mlp.c_fc.bias", {F}});
+    t.push_back({p + "mlp.c_proj.weight", {F, D}});
+    t.push_back({p + "mlp.c_proj.bias", {D}});
+  }
+  t.push_back({"transformer.ln_f.weight", {D}});
+  t.push_back({"transformer.ln_f.bias", {D}});
+  const Checkpoint c = random_checkpoint(
+      R"({"model_type": "gpt2", "vocab_size": 50, "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 64})", t, 15);
+  const auto f32 = load(c, aw::ModelDtype::Float32, 1 << 20, false), q8 = load(c, aw::ModelDtype::Q8, 1000);
+  for (std::int64_t l = 0; l < 2; ++l)  // c_attn (D, 3D) stored: the int8 weight of its transpose
+    for (aw::Param w : {aw::Param::QkvWeight, aw::Param::MlpInWeight, aw::Param::MlpOutWeight}) {
+      const std::size_t slot = q8->layout().layer(l, w);
+      const aw::QuantizedLinearWeight want =
+          aw::quantize_linear_weight({f32->parameter(slot), q8->layout().slots[slot].shape});
+      CHECK(bytes_of(q8->quantized(slot)->packed) == bytes_of(want.packed));
+      CHECK(bytes_of(q8->quantized(slot)->scales) == bytes_of(want.scales));
+    }
+  REQUIRE(q8->has_head(1));  // lm_head, tied to wte
+  CHECK(q8->head_dense(1, 0).format == aw::LinearFormat::Q8);
+  CHECK(q8->head_dense(1, 0).q8 == q8->quantized(q8->layout().global(aw::Param::WordEmbeddings)));
+  f32->pack_linear_weights();
+  std::vector<std::int32_t> ids(20);
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int32_t>((i * 13 + 5) % 50);
+  aw::CausalInput in;
+  in.input_ids = ids.data();
+  in.batch = 1;
+  in.length = 20;
+  const aw::CausalOutput want = aw::causal_forward(*f32, in, {}), got = aw::causal_forward(*q8, in, {});
+  REQUIRE(got.logits.shape == want.logits.shape);
+  double worst = 1;
+  for (std::size_t r = 0; r < 20; ++r)
+    worst = std::min(worst, cosine(got.logits.data.data() + r * V, want.logits.data.data() + r * V, V));
+  INFO("worst per-token cosine of the logits " << worst);
+  CHECK(worst >= 0.999);
+  CHECK(worst < 1.0);
 }
