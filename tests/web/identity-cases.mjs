@@ -163,7 +163,7 @@ export const CASES = [
     async run(A, fixture) {
       const model = await A.loadPretrained(fixture, { dtype: 'q8' });
       try {
-        return model.forward(model.tokenizer.encode('Write a poem about a man fishing on a river bank.').ids)
+        return model.forward(model.tokenizer.encode('Write a poem about a man fishing on a river bank.').inputIds)
           .lastHiddenState.data;
       } finally {
         model.dispose();
