@@ -10,6 +10,15 @@
 // scripts/convert-vocab.mjs). Sizes are small and odd (dim 18 with 3 heads of 6, feed-forward
 // 37, ...) so that the kernels' SIMD tails are taken.
 //
+// The task heads (issue 20) as the hub's fine-tuned checkpoints have them (`head`): config.json's
+// architectures[0], id2label / label2id, problem_type; the head's tensors under transformers'
+// names, at the top level beside the 'distilbert.' / 'bert.' base (modeling_distilbert.py,
+// modeling_bert.py); a masked-LM head's output projection tied to the word embeddings and so not
+// in the file (save_pretrained and the hub's conversions drop _tied_weights_keys: DistilBERT's
+// vocab_projector.weight, BERT's cls.predictions.decoder.*), its bias there. These use a
+// 270-token subset of bert-base-uncased's vocabulary (`vocab: 'small'`) so that each folder is a
+// few tens of KB.
+//
 // The causal LMs (gpt2-*, llama-*) carry config.json and generation_config.json as their hub
 // checkpoints have them, model.safetensors with transformers' names (causalTensorSpecs), and a
 // BPE tokenizer trained here on a fixed text (scripts/fixture-tokenizers.mjs): byte-level for
@@ -31,7 +40,8 @@ const DIST = new URL('../dist/', import.meta.url);
 
 /** The fixtures: architecture, sizes, dtype and how the folder is laid out. */
 export const FIXTURES = {
-  // distilbert-base-uncased's layout: prefixed names, the masked-LM head, every tokenizer file
+  // distilbert-base-uncased's layout: prefixed names, the masked-LM head (vocab_projector tied to
+  // the word embeddings: only its bias in the file), every tokenizer file
   'distilbert-f32': {
     arch: 'distilbert',
     dtype: 'F32',
@@ -42,7 +52,7 @@ export const FIXTURES = {
     positions: 40,
     activation: 'gelu',
     prefixed: true,
-    heads_mlm: true,
+    head: 'masked-lm',
     tokenizer: ['tokenizer.json', 'vocab.txt'],
     seed: 11,
   },
@@ -58,7 +68,6 @@ export const FIXTURES = {
     positions: 512,
     activation: 'gelu',
     prefixed: true,
-    heads_mlm: false,
     tokenizer: ['tokenizer.json', 'vocab.txt'],
     seed: 14,
   },
@@ -73,7 +82,6 @@ export const FIXTURES = {
     positions: 40,
     activation: 'relu',
     prefixed: false,
-    heads_mlm: false,
     tokenizer: ['vocab.txt'],
     seed: 12,
   },
@@ -87,11 +95,11 @@ export const FIXTURES = {
     positions: 40,
     activation: 'gelu',
     prefixed: true,
-    heads_mlm: false,
     tokenizer: ['tokenizer.json'],
     seed: 13,
   },
-  // bert-base-uncased's layout: 'bert.' prefix, pooler, pretraining heads, gamma/beta LayerNorm names
+  // bert-base-uncased's layout: 'bert.' prefix, pooler, pretraining heads (the masked-LM decoder
+  // tied: cls.predictions.bias only; cls.seq_relationship), gamma/beta LayerNorm names
   'bert-f32': {
     arch: 'bert',
     dtype: 'F32',
@@ -102,7 +110,7 @@ export const FIXTURES = {
     positions: 40,
     activation: 'gelu',
     prefixed: true,
-    heads_mlm: true,
+    head: 'pretraining',
     pooler: true,
     gammaBeta: true,
     tokenizer: ['vocab.txt'],
@@ -119,7 +127,6 @@ export const FIXTURES = {
     positions: 40,
     activation: 'gelu_new',
     prefixed: false,
-    heads_mlm: false,
     pooler: true,
     positionIds: true,
     tokenizer: ['tokenizer.json', 'vocab.txt'],
@@ -136,10 +143,193 @@ export const FIXTURES = {
     positions: 40,
     activation: 'relu',
     prefixed: false,
-    heads_mlm: false,
     pooler: false,
     tokenizer: ['vocab.txt'],
     seed: 23,
+  },
+
+  // Task heads (issue 20), each with the small vocabulary. DistilBERT: distilbert-base-uncased's
+  // fine-tuned layout ('distilbert.' base, the head at the top level); BERT: bare or prefixed.
+  // DistilBertForMaskedLM as distilbert-base-uncased: vocab_transform, GELU, vocab_layer_norm,
+  // vocab_projector tied to the word embeddings (its bias in the file)
+  'distilbert-mlm': {
+    arch: 'distilbert',
+    dtype: 'F32',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'masked-lm',
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 51,
+  },
+  // DistilBertForSequenceClassification as distilbert-base-uncased-finetuned-sst-2-english:
+  // pre_classifier + ReLU + classifier, NEGATIVE / POSITIVE, no problem_type
+  'distilbert-seq': {
+    arch: 'distilbert',
+    dtype: 'F32',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'sequence-classification',
+    labels: ['NEGATIVE', 'POSITIVE'],
+    finetuningTask: 'sst-2',
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 52,
+  },
+  // DistilBertForTokenClassification (a BIO tag set), BF16
+  'distilbert-tok': {
+    arch: 'distilbert',
+    dtype: 'BF16',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'token-classification',
+    labels: ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'],
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 53,
+  },
+  // DistilBertForQuestionAnswering as distilbert-base-cased-distilled-squad: qa_outputs (2, dim);
+  // 40 positions, so that a context of a few sentences takes several windows
+  'distilbert-qa': {
+    arch: 'distilbert',
+    dtype: 'F32',
+    dim: 18,
+    heads: 3,
+    ffn: 37,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'question-answering',
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 54,
+  },
+  // BertForMaskedLM: cls.predictions.transform (dense, act, LayerNorm) and the decoder tied to the
+  // word embeddings (cls.predictions.bias in the file); no pooler (add_pooling_layer=False)
+  'bert-mlm': {
+    arch: 'bert',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'masked-lm',
+    pooler: false,
+    vocab: 'small',
+    tokenizer: ['vocab.txt'],
+    seed: 61,
+  },
+  // BertForSequenceClassification, single label over three classes (an NLI model: pairs),
+  // problem_type single_label_classification: softmax
+  'bert-seq': {
+    arch: 'bert',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'sequence-classification',
+    pooler: true,
+    labels: ['contradiction', 'entailment', 'neutral'],
+    problemType: 'single_label_classification',
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 62,
+  },
+  // multi_label_classification (sigmoid per label), F16, bare names
+  'bert-multilabel': {
+    arch: 'bert',
+    dtype: 'F16',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: false,
+    head: 'sequence-classification',
+    pooler: true,
+    labels: ['toxic', 'obscene', 'insult', 'threat'],
+    problemType: 'multi_label_classification',
+    vocab: 'small',
+    tokenizer: ['vocab.txt'],
+    seed: 63,
+  },
+  // a cross-encoder as cross-encoder/ms-marco-MiniLM-L-6-v2: one label (LABEL_0), no problem_type
+  // (the pipeline's sigmoid), query and passage as a pair
+  'bert-rerank': {
+    arch: 'bert',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 3,
+    positions: 64,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'sequence-classification',
+    pooler: true,
+    labels: ['LABEL_0'],
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 64,
+  },
+  // BertForTokenClassification as dslim/bert-base-NER: CoNLL-2003's nine BIO tags, no pooler
+  'bert-tok': {
+    arch: 'bert',
+    dtype: 'F32',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'token-classification',
+    pooler: false,
+    labels: ['O', 'B-MISC', 'I-MISC', 'B-PER', 'I-PER', 'B-ORG', 'I-ORG', 'B-LOC', 'I-LOC'],
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 65,
+  },
+  // BertForQuestionAnswering: qa_outputs (2, hidden), no pooler, BF16
+  'bert-qa': {
+    arch: 'bert',
+    dtype: 'BF16',
+    dim: 20,
+    heads: 4,
+    ffn: 43,
+    layers: 2,
+    positions: 40,
+    activation: 'gelu',
+    prefixed: true,
+    head: 'question-answering',
+    pooler: false,
+    vocab: 'small',
+    tokenizer: ['tokenizer.json', 'vocab.txt'],
+    seed: 66,
   },
 
   // Causal language models (scripts/fixture-tokenizers.mjs trains their tokenizers). Heads of odd
@@ -301,31 +491,103 @@ function tensorSpecs(s, V) {
   for (const x of t) base.push(x[0]);
   const prefix = s.prefixed ? `${s.arch}.` : '';
   const named = t.map(([n, shape, kind]) => [prefix + n, shape, kind]);
-  if (s.heads_mlm && s.arch === 'distilbert') {
-    // DistilBertForMaskedLM
-    named.push(
-      ['vocab_transform.weight', [D, D], 'w'],
-      ['vocab_transform.bias', [D], 'b'],
-      ['vocab_layer_norm.weight', [D], 'ln'],
-      ['vocab_layer_norm.bias', [D], 'lnb'],
-      ['vocab_projector.weight', [V, D], 'e'],
-      ['vocab_projector.bias', [V], 'b'],
-    );
-  }
-  if (s.heads_mlm && s.arch === 'bert') {
-    // BertForPreTraining
-    named.push(
-      ['cls.predictions.bias', [V], 'b'],
-      ['cls.predictions.transform.dense.weight', [D, D], 'w'],
-      ['cls.predictions.transform.dense.bias', [D], 'b'],
-      ['cls.predictions.transform.LayerNorm.gamma', [D], 'ln'],
-      ['cls.predictions.transform.LayerNorm.beta', [D], 'lnb'],
-      ['cls.predictions.decoder.weight', [V, D], 'e'],
-      ['cls.seq_relationship.weight', [2, D], 'w'],
-      ['cls.seq_relationship.bias', [2], 'b'],
-    );
-  }
+  named.push(...headTensorSpecs(s, V, D));
   return { named, prefix };
+}
+
+/** The number of labels of a head: id2label's length (PretrainedConfig), 2 for question answering. */
+const numLabels = (s) => (s.head === 'question-answering' ? 2 : (s.labels?.length ?? 2));
+
+/**
+ * The head's tensors at the top level of the ForX model (no base prefix), as the hub's files have
+ * them. The masked-LM output projection is tied to the word embeddings and absent; its bias is
+ * there (DistilBERT: vocab_projector.bias; BERT: cls.predictions.bias, which the tied
+ * cls.predictions.decoder.bias shares).
+ */
+function headTensorSpecs(s, V, D) {
+  const t = [];
+  const lin = (name, out, inp) => t.push([`${name}.weight`, [out, inp], 'w'], [`${name}.bias`, [out], 'b']);
+  const ln = (name) => {
+    const [w, b] = s.gammaBeta ? ['gamma', 'beta'] : ['weight', 'bias'];
+    t.push([`${name}.${w}`, [D], 'ln'], [`${name}.${b}`, [D], 'lnb']);
+  };
+  const K = numLabels(s);
+  const distil = s.arch === 'distilbert';
+  switch (s.head) {
+    case undefined:
+      break;
+    case 'masked-lm': // DistilBertForMaskedLM / BertForMaskedLM (BertOnlyMLMHead)
+    case 'pretraining': // BertForPreTraining (BertPreTrainingHeads)
+      if (distil) {
+        lin('vocab_transform', D, D);
+        t.push(['vocab_layer_norm.weight', [D], 'ln'], ['vocab_layer_norm.bias', [D], 'lnb']);
+        t.push(['vocab_projector.bias', [V], 'b']);
+      } else {
+        t.push(['cls.predictions.bias', [V], 'b']);
+        lin('cls.predictions.transform.dense', D, D);
+        ln('cls.predictions.transform.LayerNorm');
+        if (s.head === 'pretraining') lin('cls.seq_relationship', 2, D);
+      }
+      break;
+    case 'sequence-classification': // DistilBERT: pre_classifier, ReLU, classifier; BERT: the pooler, classifier
+      if (distil) lin('pre_classifier', D, D);
+      lin('classifier', K, D);
+      break;
+    case 'token-classification':
+      lin('classifier', K, D);
+      break;
+    case 'question-answering':
+      lin('qa_outputs', 2, D);
+      break;
+    default:
+      throw new Error(`make-fixtures: head ${s.head}`);
+  }
+  return t;
+}
+
+/** transformers' class for a fixture's head (config.json's architectures[0]). */
+function architectureName(s) {
+  const base = s.arch === 'distilbert' ? 'DistilBert' : 'Bert';
+  const suffix = {
+    'masked-lm': 'ForMaskedLM',
+    pretraining: 'ForPreTraining',
+    'sequence-classification': 'ForSequenceClassification',
+    'token-classification': 'ForTokenClassification',
+    'question-answering': 'ForQuestionAnswering',
+  }[s.head];
+  return base + (suffix ?? 'Model');
+}
+
+/** config.json's label fields of a classification head: id2label, label2id (and problem_type). */
+function labelFields(s) {
+  if (!['sequence-classification', 'token-classification'].includes(s.head)) return {};
+  const fields = {
+    id2label: Object.fromEntries(s.labels.map((l, i) => [String(i), l])),
+    label2id: Object.fromEntries(s.labels.map((l, i) => [l, i])),
+  };
+  if (s.problemType) fields.problem_type = s.problemType;
+  if (s.finetuningTask) fields.finetuning_task = s.finetuningTask;
+  return fields;
+}
+
+/**
+ * The small vocabulary of the head fixtures: bert-base-uncased's lines (in its order) that are
+ * a special token, one printable ASCII character, '##' and one letter or digit, or one of the
+ * words of the tests' sentences; other words split into characters (WordPiece subwords).
+ */
+const SMALL_VOCAB_WORDS = `the a an of and in on to is was i my me you he she it we they this that what where who how
+many do does did have has be not no yes at by for from with about man woman person people write poem fishing river
+bank money withdrawing capital france paris city new york berlin london live lives name company based museum art
+famous population love movie film terrible great good bad music guitar playing plays play is are there one two three
+day time world work house water sun sky blue big small old young`;
+
+export function smallVocabulary(fullText) {
+  const words = new Set(SMALL_VOCAB_WORDS.split(/\s+/));
+  const keep = (t) =>
+    /^\[(PAD|UNK|CLS|SEP|MASK)\]$/.test(t) || /^[!-~]$/.test(t) || /^##[a-z0-9]$/.test(t) || words.has(t);
+  const lines = fullText.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.filter(keep).join('\n') + '\n';
 }
 
 const BYTES = { F32: 4, F16: 2, BF16: 2 };
@@ -391,7 +653,8 @@ export async function fixture(name) {
   const s = FIXTURES[name];
   if (!s) throw new Error(`make-fixtures: no fixture ${name}`);
   if (CAUSAL.has(s.arch)) return causalFixture(s);
-  const vocabText = readFileSync(new URL('vocab-bert-base-uncased.txt', DIST), 'utf8');
+  const fullVocab = readFileSync(new URL('vocab-bert-base-uncased.txt', DIST), 'utf8');
+  const vocabText = s.vocab === 'small' ? smallVocabulary(fullVocab) : fullVocab;
   const V = vocabText.split('\n').length - 1;
   const rand = random(s.seed);
   const draw = drawer(s.dtype, rand);
@@ -427,7 +690,8 @@ export async function fixture(name) {
     s.arch === 'distilbert'
       ? {
           activation: s.activation,
-          architectures: [s.heads_mlm ? 'DistilBertForMaskedLM' : 'DistilBertModel'],
+          architectures: [architectureName(s)],
+          ...labelFields(s),
           attention_dropout: 0.1,
           dim: s.dim,
           dropout: 0.1,
@@ -446,7 +710,8 @@ export async function fixture(name) {
           vocab_size: V,
         }
       : {
-          architectures: [s.heads_mlm ? 'BertForPreTraining' : 'BertModel'],
+          architectures: [architectureName(s)],
+          ...labelFields(s),
           attention_probs_dropout_prob: 0.1,
           gradient_checkpointing: false,
           hidden_act: s.activation,

@@ -190,6 +190,20 @@ export function truncatedLengths(n1, n2, budget, strategy) {
   return strategy === 'only_first' ? [n1 - remove, n2] : [n1, n2 - remove];
 }
 
+/**
+ * The windows over n tokens that keep `keep` at a time, each overlapping the one before by
+ * `stride` (stride < keep): [start, end) from 0 in steps of keep - stride until one reaches n, as
+ * tokenizers' Encoding::truncate splits what overflows (tokenizer/encoding.rs).
+ */
+export function windowRanges(n, keep, stride) {
+  const ranges = [];
+  for (let start = 0; ; start += keep - stride) {
+    const end = Math.min(start + keep, n);
+    ranges.push([start, end]);
+    if (end === n) return ranges;
+  }
+}
+
 /** Text -> ids for one model, with a maximum length. */
 export class TextTokenizer {
   /**
@@ -217,6 +231,22 @@ export class TextTokenizer {
 
   get vocabSize() {
     return this.hf.get_vocab(true).size;
+  }
+
+  /** The mask token ([MASK], or tokenizer_config.json's mask_token) if the vocabulary has it, else null. */
+  get maskToken() {
+    const mask = tokenName(this.hf.config?.mask_token, '[MASK]');
+    return this.hf.token_to_id(mask) === undefined ? null : mask;
+  }
+
+  /** The id of the unknown token ([UNK]), or null if the model has none. */
+  get unkId() {
+    return this.hf.model.unk_token_id ?? null;
+  }
+
+  /** Tokens joined as the decoder writes them ('fish', '##ing' -> 'fishing'): transformers' convert_tokens_to_string. */
+  convertTokensToString(tokens) {
+    return this.hf.decoder ? this.hf.decoder(tokens) : tokens.join(' ');
   }
 
   tokenToId(token) {
@@ -276,16 +306,24 @@ export class TextTokenizer {
 
   /**
    * One text, or a pair of texts, -> { inputIds, tokens, attentionMask, tokenTypeIds?, offsets?,
-   * sequenceIds? } with the special tokens (encodeBatch's fields, one row), as transformers' tokenizer(text, text_pair). A result
-   * longer than maxLength is a RangeError unless `truncation`: true or 'longest_first' (cut the
-   * longer text first), 'only_first' or 'only_second' (tokenizers' truncation strategies); a text
-   * with no tokens (empty, or only spaces) is a RangeError.
+   * sequenceIds?, wordIds?, overflowing? } with the special tokens, as transformers'
+   * tokenizer(text, text_pair). A result longer than maxLength is a RangeError unless
+   * `truncation`: true or 'longest_first' (cut the longer text first), 'only_first' or
+   * 'only_second' (tokenizers' truncation strategies); a text with no tokens (empty, or only
+   * spaces) is a RangeError. With `returnOverflowingTokens`, what truncation cuts is not lost:
+   * `overflowing` holds the further windows over the truncated text, each overlapping the one
+   * before by `stride` tokens (tokenizers' Encoding::truncate with a stride; the
+   * question-answering pipeline's windows over a long context).
    * @param {string} text
-   * @param {{ textPair?: string, truncation?: boolean | string, maxLength?: number, returnOffsets?: boolean }} [options]
+   * @param {{ textPair?: string, truncation?: boolean | string, maxLength?: number, returnOffsets?: boolean, stride?: number, returnOverflowingTokens?: boolean }} [options]
    */
   encode(text, options) {
     const fn = 'tokenizer.encode';
-    const o = optionsArg(options, ['textPair', 'truncation', 'maxLength', 'returnOffsets'], fn);
+    const o = optionsArg(
+      options,
+      ['textPair', 'truncation', 'maxLength', 'returnOffsets', 'stride', 'returnOverflowingTokens'],
+      fn,
+    );
     let strategy = o.truncation ?? false;
     if (strategy === true) strategy = 'longest_first';
     if (strategy !== false && !STRATEGIES.includes(strategy)) {
@@ -297,6 +335,14 @@ export class TextTokenizer {
     if (!(maxLength === Infinity || (Number.isInteger(maxLength) && maxLength > 0)))
       throw new RangeError(`${fn}: maxLength must be a positive integer, got ${maxLength}`);
     const returnOffsets = boolOption(o.returnOffsets, `${fn}: returnOffsets`);
+    const overflow = boolOption(o.returnOverflowingTokens, `${fn}: returnOverflowingTokens`);
+    const stride = o.stride ?? 0;
+    if (!(Number.isInteger(stride) && stride >= 0))
+      throw new RangeError(
+        `${fn}: stride must be a non-negative integer, got ${typeof stride === 'number' ? stride : describe(stride)}`,
+      );
+    if (stride > 0 && !overflow)
+      throw new TypeError(`${fn}: stride needs returnOverflowingTokens: true (it is the overlap of the windows)`);
     const pair = o.textPair !== undefined && o.textPair !== null;
     const chars = text?.length + (pair ? o.textPair?.length : 0);
     if (pair && typeof text === 'string' && typeof o.textPair === 'string' && chars > this.maxInputChars) {
@@ -304,12 +350,19 @@ export class TextTokenizer {
         `${fn}: text and textPair have ${chars} characters, more than tokenizer.maxInputChars (${this.maxInputChars}), the bound on one call's work`,
       );
     }
-    let a = this.#tokenize(text, fn, 'text');
-    let b = pair ? this.#tokenize(o.textPair, fn, 'textPair') : null;
+    if (overflow && pair && strategy === 'longest_first') {
+      throw new TypeError(
+        `${fn}: returnOverflowingTokens with a textPair needs truncation 'only_first' or 'only_second' (the text whose windows overflow)`,
+      );
+    }
+    const a = this.#tokenize(text, fn, 'text');
+    const b = pair ? this.#tokenize(o.textPair, fn, 'textPair') : null;
 
     // truncation, as tokenizers' post_process: the budget is maxLength less the special tokens
     const specials = pair ? this.pairSpecialTokenCount : this.specialTokenCount;
     const total = a.length + (b?.length ?? 0) + specials;
+    // each window: the tokens of each text it keeps, [start, end)
+    let windows = [[[0, a.length], b && [0, b.length]]];
     if (total > maxLength) {
       const what = pair ? 'the pair' : 'the text';
       const maximum = `${o.maxLength === undefined ? "the model's maximum" : 'maxLength'} of ${maxLength}`;
@@ -323,31 +376,63 @@ export class TextTokenizer {
       const kept = truncatedLengths(a.length, b?.length ?? null, maxLength - specials, strategy);
       if (typeof kept === 'string')
         throw new RangeError(`${fn}: ${what} has ${total} tokens, more than ${maximum}; ${kept}`);
-      a = a.slice(0, kept[0]);
-      b = b && b.slice(0, kept[1]);
+      windows = [[[0, kept[0]], b && [0, kept[1]]]];
+      if (overflow) {
+        // the truncated text's windows: tokenizers cuts it to `keep` tokens, and what overflows
+        // into windows of `keep` that overlap the one before by `stride` (Encoding::truncate)
+        const target = strategy === 'only_second' ? 1 : 0;
+        const n = target ? b.length : a.length,
+          keep = kept[target];
+        if (stride >= keep) {
+          throw new RangeError(
+            `${fn}: stride ${stride} must be less than the ${keep} tokens of the ${target ? 'second' : 'first'} text that fit in maxLength ${maxLength} (beside the other text and ${specials} special tokens)`,
+          );
+        }
+        windows = windowRanges(n, keep, stride).map((range) => {
+          const w = [[0, a.length], b && [0, b.length]];
+          w[target] = range;
+          return w;
+        });
+      }
     }
 
-    const { items, types } = this.#postProcess(a, b);
-    const texts = [a, b];
-    const tokens = items.map((t) => (typeof t === 'string' ? t : texts[t.sequence][t.index]));
+    const spans = returnOffsets ? [this.#offsets(text, fn), pair ? this.#offsets(o.textPair, fn) : null] : null;
+    const [first, ...rest] = windows.map((w) => this.#assemble([a, b], w, spans));
+    if (overflow) first.overflowing = rest;
+    return first;
+  }
+
+  /**
+   * One encoding of the tokens of each text in `window` ([start, end) per text): the
+   * post-processor's special tokens around them, ids, the mask, token types, offsets, sequence
+   * and word ids (from `spans`, the offsets and word ids of every token of each text).
+   */
+  #assemble(texts, window, spans) {
+    const parts = texts.map((t, i) => t && t.slice(...window[i]));
+    const { items, types } = this.#postProcess(parts[0], parts[1]);
+    const at = (t) => window[t.sequence][0] + t.index; // the token's index in its whole text
+    const tokens = items.map((t) => (typeof t === 'string' ? t : parts[t.sequence][t.index]));
     const ids = tokens.map((t) => this.#id(t));
     const out = { inputIds: ids, tokens, attentionMask: new Array(ids.length).fill(1) };
     if (this.returnsTokenTypeIds)
       out.tokenTypeIds = types ?? items.map((t) => (typeof t === 'string' ? 0 : t.sequence));
-    if (returnOffsets) {
-      const spans = [this.#offsets(text, fn), pair ? this.#offsets(o.textPair, fn) : null];
-      out.offsets = items.map((t) => (typeof t === 'string' ? [0, 0] : spans[t.sequence][t.index]));
+    if (spans) {
+      out.offsets = items.map((t) => (typeof t === 'string' ? [0, 0] : spans[t.sequence].offsets[at(t)]));
       out.sequenceIds = items.map((t) => (typeof t === 'string' ? null : t.sequence));
+      out.wordIds = items.map((t) => (typeof t === 'string' ? null : spans[t.sequence].words[at(t)]));
     }
     return out;
   }
 
   /**
-   * [start, end) in the text (UTF-16 indices, as String.prototype.slice takes them) of each of its
-   * tokens, as transformers' return_offsets_mapping: a WordPiece token covers the characters it
-   * came from (a continuation '##ing' its own), [UNK] the whole word, an added token its text.
-   * Each character is normalised on its own to know where normalised text came from; a pipeline
-   * whose tokens cannot be placed that way (byte-level BPE, SentencePiece) is an Error.
+   * { offsets, words } of each token of the text: offsets, [start, end) in the text (UTF-16
+   * indices, as String.prototype.slice takes them), as transformers' return_offsets_mapping: a
+   * WordPiece token covers the characters it came from (a continuation '##ing' its own), [UNK]
+   * the whole word, an added token its text; words, the index of the pre-tokenizer's word each
+   * token belongs to (transformers' word_ids(): a continuation belongs to the word before it, an
+   * added token is a word of its own). Each character is normalised on its own to know where
+   * normalised text came from; a pipeline whose tokens cannot be placed that way (byte-level BPE,
+   * SentencePiece) is an Error.
    */
   #offsets(text, fn) {
     const hf = this.hf;
@@ -365,6 +450,7 @@ export class TextTokenizer {
     }
     const tokens = hf.tokenize(text);
     const spans = [];
+    const words = [];
     let at = 0; // index into normal
     let raw = 0; // index into text, for added tokens (matched before normalisation)
     const skipSpaces = () => {
@@ -377,6 +463,7 @@ export class TextTokenizer {
         while (start < text.length && /\s/u.test(text[start])) start++;
         if (text.startsWith(added.content, start)) {
           spans.push([start, start + added.content.length]);
+          words.push((words.at(-1) ?? -1) + 1);
           raw = start + added.content.length;
           while (at < normal.length && normal[at].from < raw) at++;
           continue;
@@ -384,7 +471,8 @@ export class TextTokenizer {
         if (token !== hf.model.unk_token) throw unsupported(`the added token ${token} is not at ${start} in the text`);
       }
       skipSpaces();
-      let piece = token.startsWith(prefix) && token.length > prefix.length ? token.slice(prefix.length) : token;
+      const continues = token.startsWith(prefix) && token.length > prefix.length;
+      let piece = continues ? token.slice(prefix.length) : token;
       if (token === hf.model.unk_token) {
         // [UNK] stands for the whole word the pre-tokenizer made
         const rest = normal
@@ -402,17 +490,18 @@ export class TextTokenizer {
         throw unsupported(`the token '${token}' does not match the text at ${normal[at]?.from ?? text.length}`);
       const end = at + [...piece].length;
       spans.push([normal[at].from, normal[end - 1].to]);
+      words.push((words.at(-1) ?? -1) + (continues && words.length ? 0 : 1));
       raw = normal[end - 1].to;
       at = end;
     }
-    return spans;
+    return { offsets: spans, words };
   }
 
   /**
    * Several texts (or pairs [text, textPair], or texts with options.textPairs) -> a padded batch
-   * { inputIds, attentionMask, tokenTypeIds?, offsets?, sequenceIds?, tokens } (each of the
-   * longest row's length; padding gets padId, mask 0, token type 0, offsets [0, 0], sequence
-   * null), as tokenizer(texts, text_pairs, padding=True) in transformers.
+   * { inputIds, attentionMask, tokenTypeIds?, offsets?, sequenceIds?, wordIds?, tokens } (each of
+   * the longest row's length; padding gets padId, mask 0, token type 0, offsets [0, 0], sequence
+   * and word null), as tokenizer(texts, text_pairs, padding=True) in transformers.
    */
   encodeBatch(texts, options) {
     const fn = 'tokenizer.encodeBatch';
@@ -447,6 +536,7 @@ export class TextTokenizer {
         ...Array.from({ length: L - e.inputIds.length }, () => [0, 0]),
       ]);
       batch.sequenceIds = encoded.map((e) => pad(e.sequenceIds, null));
+      batch.wordIds = encoded.map((e) => pad(e.wordIds, null));
     }
     return batch;
   }

@@ -6,12 +6,17 @@
 //     truncate_encodings, applied to max_length less the special tokens): 'longest_first' by
 //     default, 'only_first', 'only_second', an error when the text to cut is too short; the
 //     length table of that file's own tests, and texts of known lengths that force each branch;
-//   - offsets as return_offsets_mapping gives them: per text, (0, 0) for special tokens.
+//   - offsets as return_offsets_mapping gives them: per text, (0, 0) for special tokens; word ids
+//     as word_ids() gives them;
+//   - windows over a long text (return_overflowing_tokens with a stride, the question-answering
+//     pipeline's doc_stride) as tokenizers' Encoding::truncate makes them, against the reference
+//     written from it (tests/js/reference/heads.mjs, referenceContextWindows).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadTokenizer } from 'attention-wasm';
 import { truncatedLengths } from '../../dist/tokenizer.js';
 import { pipelineJson, asFile } from './fixtures/pipelines.mjs';
+import { referenceContextWindows } from './reference/index.mjs';
 
 const bert = await loadTokenizer('bert-base-uncased');
 const distil = await loadTokenizer('distilbert-base-uncased');
@@ -306,11 +311,158 @@ test('bad arguments: clear errors naming them', () => {
   });
   assert.throws(() => bert.encode('a', { text_pair: 'b' }), {
     name: 'TypeError',
-    message: /unknown option 'text_pair' \(allowed: textPair, truncation, maxLength, returnOffsets\)/,
+    message:
+      /unknown option 'text_pair' \(allowed: textPair, truncation, maxLength, returnOffsets, stride, returnOverflowingTokens\)/,
   });
   assert.throws(() => bert.encodeBatch(['a'], { textPairs: ['b', 'c'] }), {
     name: 'TypeError',
     message: /textPairs must be an array of 1 strings/,
   });
+  assert.throws(() => bert.encode('a', { stride: 2 }), {
+    name: 'TypeError',
+    message: 'tokenizer.encode: stride needs returnOverflowingTokens: true (it is the overlap of the windows)',
+  });
+  assert.throws(() => bert.encode('a', { stride: -1, returnOverflowingTokens: true }), {
+    name: 'RangeError',
+    message: 'tokenizer.encode: stride must be a non-negative integer, got -1',
+  });
+  assert.throws(() => bert.encode('a', { textPair: 'b', truncation: true, returnOverflowingTokens: true }), {
+    name: 'TypeError',
+    message: /returnOverflowingTokens with a textPair needs truncation 'only_first' or 'only_second'/,
+  });
   assert.deepEqual(bert.encode('a b').inputIds, [101, 1037, 1038, 102], 'the tokenizer works on');
+});
+
+test('windows over a truncated text: returnOverflowingTokens with a stride, as tokenizers makes them', () => {
+  // question-answering's case, [CLS] question [SEP] context [SEP] with 'only_second': every branch of
+  // truncate_encodings and Encoding::truncate (fits; the context too short to cut; stride >= what
+  // a window keeps; stride 0; windows that end exactly at the end; a short last window)
+  const cases = [
+    // [question tokens, context tokens, maxLength, stride]
+    [3, 4, 10, 2], // fits: one window
+    [3, 4, 10, 0],
+    [3, 20, 10, 0], // windows of 4, no overlap
+    [3, 20, 10, 2], // 4 kept, steps of 2: ends exactly at 20
+    [3, 21, 10, 2], // ... one token past
+    [3, 20, 10, 3], // steps of 1
+    [2, 17, 12, 5], // 7 kept, steps of 2, a short last window
+    [3, 20, 10, 4], // stride = what a window keeps: an error
+    [3, 20, 10, 5],
+    [7, 3, 10, 0], // no room for the context: an error
+    [8, 3, 10, 0],
+    [6, 30, 10, 0], // one context token per window
+  ];
+  for (const [nq, nc, maxLength, stride] of cases) {
+    const q = words(nq),
+      c = words(nc, 5);
+    const label = `${nq}, ${nc}, maxLength ${maxLength}, stride ${stride}`;
+    const want = referenceContextWindows(nq, nc, maxLength, 3, stride);
+    const run = () =>
+      bert.encode(q, {
+        textPair: c,
+        truncation: 'only_second',
+        maxLength,
+        stride,
+        returnOverflowingTokens: true,
+        returnOffsets: true,
+      });
+    if (typeof want === 'string') {
+      assert.throws(run, { name: 'RangeError' }, `${label}: ${want}`);
+      continue;
+    }
+    const e = run();
+    const windows = [e, ...e.overflowing];
+    assert.equal(windows.length, want.length, label);
+    const cTokens = c.split(' '),
+      cOffsets = bert.encode(c, { returnOffsets: true }).offsets.slice(1, -1);
+    windows.forEach((w, i) => {
+      const [from, to] = want[i];
+      assert.deepEqual(w.tokens, ['[CLS]', ...q.split(' '), '[SEP]', ...cTokens.slice(from, to), '[SEP]'], label);
+      assert.deepEqual(w.tokenTypeIds, [...new Array(nq + 2).fill(0), ...new Array(to - from + 1).fill(1)]);
+      assert.deepEqual(
+        w.inputIds,
+        bert.encode(w.tokens.slice(1, nq + 1).join(' '), { textPair: w.tokens.slice(nq + 2, -1).join(" ") }).inputIds,
+      );
+      // offsets and word ids of the context tokens: those of the whole context
+      assert.deepEqual(w.offsets.slice(nq + 2, -1), cOffsets.slice(from, to), label);
+      assert.deepEqual(
+        w.wordIds.slice(nq + 2, -1),
+        Array.from({ length: to - from }, (_, k) => from + k),
+      );
+      assert.equal(w.overflowing, i === 0 ? w.overflowing : undefined);
+    });
+  }
+  // the errors say why
+  assert.throws(
+    () =>
+      bert.encode(words(3), {
+        textPair: words(20, 5),
+        truncation: 'only_second',
+        maxLength: 10,
+        stride: 4,
+        returnOverflowingTokens: true,
+      }),
+    {
+      message:
+        'tokenizer.encode: stride 4 must be less than the 4 tokens of the second text that fit in maxLength 10 (beside the other text and 3 special tokens)',
+    },
+  );
+  assert.throws(
+    () =>
+      bert.encode(words(7), {
+        textPair: words(3),
+        truncation: 'only_second',
+        maxLength: 10,
+        returnOverflowingTokens: true,
+      }),
+    {
+      message: /the pair has 13 tokens, more than maxLength of 10; the second text has 3 tokens, and 3 must go/,
+    },
+  );
+  // 'only_first' windows the first text; one text windows itself
+  const f = bert.encode(words(9), {
+    textPair: words(2, 20),
+    truncation: 'only_first',
+    maxLength: 9,
+    stride: 1,
+    returnOverflowingTokens: true,
+  });
+  assert.deepEqual(
+    [f, ...f.overflowing].map((w) => w.tokens.join(' ')),
+    ['[CLS] a b c d [SEP] u v [SEP]', '[CLS] d e f g [SEP] u v [SEP]', '[CLS] g h i [SEP] u v [SEP]'],
+  );
+  const one = bert.encode(words(7), { truncation: true, maxLength: 5, stride: 1, returnOverflowingTokens: true });
+  assert.deepEqual(
+    [one, ...one.overflowing].map((w) => w.tokens.join(' ')),
+    ['[CLS] a b c [SEP]', '[CLS] c d e [SEP]', '[CLS] e f g [SEP]'],
+  );
+  // nothing to cut: no windows beyond the first
+  assert.deepEqual(bert.encode('a', { returnOverflowingTokens: true }).overflowing, []);
+});
+
+test('word ids (word_ids()): a continuation joins the word before it, punctuation and added tokens are words', () => {
+  const text = "unaffable [MASK], don't x😀y";
+  const e = bert.encode(text, { textPair: 'fishing bank', returnOffsets: true });
+  assert.deepEqual(e.tokens, [
+    '[CLS]',
+    'una',
+    '##ffa',
+    '##ble',
+    '[MASK]',
+    ',',
+    'don',
+    "'",
+    't',
+    '[UNK]',
+    '[SEP]',
+    'fishing',
+    'bank',
+    '[SEP]',
+  ]);
+  assert.deepEqual(e.wordIds, [null, 0, 0, 0, 1, 2, 3, 4, 5, 6, null, 0, 1, null]);
+  const b = bert.encodeBatch([['a', 'b'], 'unaffable'], { returnOffsets: true });
+  assert.deepEqual(b.wordIds, [
+    [null, 0, null, 0, null],
+    [null, 0, 0, 0, null],
+  ]);
 });

@@ -1,0 +1,533 @@
+// The task helpers of a pretrained encoder with a head (issue 20), with the semantics of
+// transformers' pipelines: model.fillMask (pipelines/fill_mask.py), model.classify
+// (text_classification.py), model.tagTokens (token_classification.py, aggregation 'none' and
+// 'simple'), model.answer (question_answering.py) and model.rerank (a cross-encoder: sequence
+// classification of (query, passage) pairs, sorted, as sentence-transformers' CrossEncoder.rank).
+//
+// The model computes the head's logits (C++: the head's steps of its architecture's table, on
+// the padded batch); this file turns them into the pipelines' answers in float64: softmax,
+// sigmoid, top-k, entity grouping, answer spans. Each function below names the pipeline
+// function it follows; tests/js/reference/heads.mjs is the float64 reference written from the
+// same files, and tests/js/tasks.test.mjs compares the two.
+import { describe } from './tensor.js';
+import { optionsArg } from './validate.js';
+
+/** The heads a model may have (config.json's architectures[0]: ...ForMaskedLM, ...). */
+export const HEADS = ['masked-lm', 'sequence-classification', 'token-classification', 'question-answering'];
+
+/** The helpers and the head each needs. */
+const NEEDS = {
+  fillMask: 'masked-lm',
+  classify: 'sequence-classification',
+  rerank: 'sequence-classification',
+  tagTokens: 'token-classification',
+  answer: 'question-answering',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Post-processing, in float64 (exported for the tests)
+
+/** numpy's softmax as the pipelines write it: exp(x - max) / sum(exp(x - max)). */
+export function softmax(x) {
+  let max = -Infinity;
+  for (const v of x) if (v > max) max = v;
+  const out = new Float64Array(x.length);
+  let sum = 0;
+  for (let i = 0; i < x.length; i++) sum += out[i] = Math.exp(x[i] - max);
+  for (let i = 0; i < x.length; i++) out[i] /= sum;
+  return out;
+}
+
+const sigmoid = (x) => 1 / (1 + Math.exp(-x));
+
+/** The indices of the k largest values, largest first; equal values in index order. */
+export function topIndices(values, k) {
+  const order = Array.from({ length: values.length }, (_, i) => i);
+  order.sort((i, j) => values[j] - values[i] || i - j);
+  return order.slice(0, k);
+}
+
+/** config.json's labels: id2label in index order (PretrainedConfig's LABEL_i where it has none). */
+export function labelsOf(config, count) {
+  const map = config?.id2label;
+  return Array.from({ length: count }, (_, i) => {
+    const label = map && typeof map === 'object' ? map[String(i)] : undefined;
+    return typeof label === 'string' ? label : `LABEL_${i}`;
+  });
+}
+
+/**
+ * The function TextClassificationPipeline.postprocess applies when none is asked for: none for
+ * problem_type 'regression'; sigmoid for 'multi_label_classification' or a single label;
+ * softmax for 'single_label_classification' or several labels.
+ */
+export function defaultFunction(config, numLabels) {
+  const problem = config?.problem_type;
+  if (problem === 'regression') return 'none';
+  if (problem === 'multi_label_classification' || numLabels === 1) return 'sigmoid';
+  return 'softmax';
+}
+
+/** Scores of one row of logits under 'softmax' | 'sigmoid' | 'none'. */
+export function classificationScores(logits, fn) {
+  if (fn === 'softmax') return softmax(logits);
+  return Float64Array.from(logits, fn === 'sigmoid' ? sigmoid : (x) => x);
+}
+
+/** Every label with its score, sorted by score (ties in label order), the first topK (null: all). */
+export function rankLabels(scores, labels, topK) {
+  const order = topIndices(scores, topK === null ? scores.length : topK);
+  return order.map((i) => ({ label: labels[i], score: scores[i] }));
+}
+
+/**
+ * FillMaskPipeline.postprocess: for each [MASK] position its softmax over the vocabulary, the
+ * topK tokens, and the text with that token in place of the mask (padding removed, decoded
+ * without special tokens when there is one mask, with them when there are several).
+ * @param rows (masks, V) logits of the mask positions; ids the encoded text
+ */
+export function fillMaskPredictions({ rows, V, ids, positions, topK, padId, decode }) {
+  const single = positions.length === 1;
+  return positions.map((position, m) => {
+    const probs = softmax(rows.subarray(m * V, (m + 1) * V));
+    return topIndices(probs, topK).map((id) => {
+      const filled = ids.map((t, i) => (i === position ? id : t)).filter((t) => t !== padId);
+      return { score: probs[id], id, token: decode([id], false), sequence: decode(filled, single) };
+    });
+  });
+}
+
+/** token_classification.py get_tag: [B or I, tag]; a label with neither prefix counts as I. */
+function tagOf(label) {
+  if (label.startsWith('B-')) return ['B', label.slice(2)];
+  if (label.startsWith('I-')) return ['I', label.slice(2)];
+  return ['I', label];
+}
+
+/**
+ * group_entities / group_sub_entities: consecutive tokens join one entity while their tag is the
+ * same and the next is not a B-; the entity's group is the label after its first '-', its score
+ * the mean of its tokens', its word the tokens joined as the tokenizer writes them.
+ */
+export function groupEntities(tokens, tokensToString) {
+  const groups = [];
+  const close = (group) => {
+    const first = group[0].entity;
+    groups.push({
+      entityGroup: first.includes('-') ? first.slice(first.indexOf('-') + 1) : first,
+      score: group.reduce((sum, t) => sum + t.score, 0) / group.length,
+      word: tokensToString(group.map((t) => t.word)),
+      start: group[0].start,
+      end: group.at(-1).end,
+    });
+  };
+  let group = [];
+  for (const token of tokens) {
+    if (group.length && (tagOf(token.entity)[0] === 'B' || tagOf(token.entity)[1] !== tagOf(group.at(-1).entity)[1])) {
+      close(group);
+      group = [];
+    }
+    group.push(token);
+  }
+  if (group.length) close(group);
+  return groups;
+}
+
+/**
+ * TokenClassificationPipeline.postprocess for one text: each token that is not a special token
+ * (gather_pre_entities) with the label of its largest softmax score; 'none' keeps the tokens
+ * whose label is not ignored, 'simple' groups them first (aggregate, group_entities) and keeps the
+ * groups whose label is not ignored. [UNK] reads as the text it stands for.
+ * @param logits (L, K) of the encoded text
+ */
+export function tokenEntities({ logits, K, encoding, text, labels, unkId, aggregation, ignoreLabels, tokensToString }) {
+  const tokens = [];
+  encoding.sequenceIds.forEach((sequence, index) => {
+    if (sequence === null) return; // [CLS], [SEP]
+    const scores = softmax(logits.subarray(index * K, (index + 1) * K));
+    const best = topIndices(scores, 1)[0];
+    const [start, end] = encoding.offsets[index];
+    tokens.push({
+      entity: labels[best],
+      score: scores[best],
+      index,
+      word: encoding.ids[index] === unkId ? text.slice(start, end) : encoding.tokens[index],
+      start,
+      end,
+    });
+  });
+  if (aggregation === 'none') return tokens.filter((t) => !ignoreLabels.includes(t.entity));
+  return groupEntities(tokens, tokensToString).filter((g) => !ignoreLabels.includes(g.entityGroup));
+}
+
+/**
+ * select_starts_ends and decode_spans for one window: the question and special tokens out of the
+ * softmax (p_mask: logits -10000, [CLS] kept), start and end softmax, [CLS] (position 0) zeroed,
+ * then the spans i <= j < i + maxAnswerLength of context tokens by start[i] * end[j], the best
+ * topK. (The pipeline's top-k also runs over the spans that score 0, which it can return when
+ * topK is more than the context's spans; those are left out here.)
+ * @param window { start, end: (L) logits, context: (L) booleans, the context tokens }
+ */
+export function bestSpans({ start, end, context }, topK, maxAnswerLength) {
+  const L = context.length;
+  const masked = (logits) => Float64Array.from(logits, (x, i) => (context[i] || i === 0 ? x : -10000.0));
+  const p = softmax(masked(start)),
+    q = softmax(masked(end));
+  p[0] = q[0] = 0;
+  const spans = [];
+  for (let i = 1; i < L; i++) {
+    if (!context[i]) continue;
+    for (let j = i; j < Math.min(L, i + maxAnswerLength); j++) {
+      if (context[j] && p[i] * q[j] > 0) spans.push({ s: i, e: j, score: p[i] * q[j] });
+    }
+  }
+  spans.sort((a, b) => b.score - a.score || a.s - b.s || a.e - b.e);
+  return spans.slice(0, topK);
+}
+
+/**
+ * QuestionAnsweringPipeline.postprocess over a question's windows: each window's best spans
+ * widened to whole words of the context (get_indices with align_to_words), an answer equal
+ * (ignoring case) to one already found adding its score to it (get_answer); sorted by score, the
+ * first topK.
+ * @param windows [{ start, end, encoding }] (encodings with offsets, sequence and word ids)
+ */
+export function answerSpans(windows, context, topK, maxAnswerLength) {
+  const answers = [];
+  for (const { start, end, encoding } of windows) {
+    const inContext = encoding.sequenceIds.map((s) => s === 1);
+    // word -> [first start, last end] of its tokens in this window
+    const words = new Map();
+    encoding.wordIds.forEach((word, t) => {
+      if (!inContext[t]) return;
+      const [from, to] = encoding.offsets[t];
+      const w = words.get(word);
+      words.set(word, w ? [w[0], to] : [from, to]);
+    });
+    for (const { s, e, score } of bestSpans({ start, end, context: inContext }, topK, maxAnswerLength)) {
+      const from = words.get(encoding.wordIds[s])[0],
+        to = words.get(encoding.wordIds[e])[1];
+      const answer = context.slice(from, to);
+      const same = answers.find((a) => a.answer.toLowerCase() === answer.toLowerCase());
+      if (same) same.score += score;
+      else answers.push({ answer, score, start: from, end: to });
+    }
+  }
+  answers.sort((a, b) => b.score - a.score);
+  return answers.slice(0, topK);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+function text(value, where) {
+  if (typeof value !== 'string') throw new TypeError(`${where} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+function positiveInteger(value, where, fallback) {
+  if (value === undefined) return fallback;
+  if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1))
+    throw new RangeError(
+      `${where} must be a positive integer, got ${typeof value === 'number' ? value : describe(value)}`,
+    );
+  return value;
+}
+
+/** A classification input: a text, or a pair as { text, textPair } or [text, textPair]. */
+function classificationInput(value, where) {
+  if (typeof value === 'string') return [value, undefined];
+  if (Array.isArray(value) && value.length === 2 && value.every((t) => typeof t === 'string')) return value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const unknown = Object.keys(value).filter((k) => k !== 'text' && k !== 'textPair');
+    if (unknown.length === 0 && typeof value.text === 'string' && typeof value.textPair === 'string')
+      return [value.text, value.textPair];
+  }
+  throw new TypeError(
+    `${where} must be a text, a pair { text, textPair } or [text, textPair], got ${Array.isArray(value) ? `Array(${value.length})` : describe(value)}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The helpers, as methods of PretrainedModel (mixed into its prototype by pretrained.js). Each
+// uses this.headForward(batch, rows?) for the logits.
+
+/** transformers' class suffix of each head. */
+const CLASS = {
+  'masked-lm': 'ForMaskedLM',
+  'sequence-classification': 'ForSequenceClassification',
+  'token-classification': 'ForTokenClassification',
+  'question-answering': 'ForQuestionAnswering',
+};
+
+/** The model has the head helper `fn` needs, and a tokenizer; else an Error saying what is missing. */
+function requireHead(model, fn) {
+  model.check(fn);
+  const head = NEEDS[fn.slice('model.'.length)];
+  if (model.head !== head) {
+    const has = model.head ? `its head is '${model.head}'` : 'it was loaded without a task head';
+    throw new Error(
+      `${fn} needs a model with the '${head}' head (config.json's architectures[0] a ...${CLASS[head]}); ${has}`,
+    );
+  }
+  if (!model.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
+  return model.tokenizer;
+}
+
+/**
+ * Runs a tokenizer call for helper `fn`: its errors name the helper and the helper's argument
+ * (`names`: text -> question, ...) instead of the tokenizer's.
+ */
+function tokenized(fn, names, run) {
+  try {
+    return run();
+  } catch (e) {
+    if (e instanceof Error && /^tokenizer\.encode(Batch)?:/.test(e.message)) {
+      e.message = e.message
+        .replace(/^tokenizer\.encode(Batch)?:/, `${fn}:`)
+        .replace(/\b(textPair|text)\b(?= (has|must))/g, (name) => names[name] ?? name);
+    }
+    throw e;
+  }
+}
+
+/** Encodings of one kind (each with ids, attentionMask, tokenTypeIds?) padded into one batch. */
+function padded(encodings, padId) {
+  const L = Math.max(...encodings.map((e) => e.ids.length));
+  const pad = (row, value) => [...row, ...new Array(L - row.length).fill(value)];
+  const batch = {
+    inputIds: encodings.map((e) => pad(e.ids, padId)),
+    attentionMask: encodings.map((e) => pad(e.attentionMask, 0)),
+  };
+  if (encodings[0].tokenTypeIds) batch.tokenTypeIds = encodings.map((e) => pad(e.tokenTypeIds, 0));
+  return batch;
+}
+
+/** The sequence classifier's logits of each input ([text, textPair?]), batchSize at a time. */
+function sequenceLogits(model, inputs, fn, { truncation, batchSize }) {
+  const rows = [];
+  for (let start = 0; start < inputs.length; start += batchSize) {
+    const part = inputs.slice(start, start + batchSize);
+    const batch = tokenized(fn, {}, () =>
+      model.tokenizer.encodeBatch(
+        part.map(([t, pair]) => (pair === undefined ? t : [t, pair])),
+        { truncation },
+      ),
+    );
+    const { logits } = model.headForward(batch);
+    const K = logits.shape[1];
+    part.forEach((_, i) => rows.push(logits.data.subarray(i * K, (i + 1) * K)));
+  }
+  return rows;
+}
+
+export const taskMethods = {
+  /**
+   * The tokens most likely at each [MASK] of `text` (transformers' fill-mask pipeline): one mask
+   * gives [{ score, id, token, sequence }] (topK of them, best first); several give one such list
+   * per mask, in text order.
+   */
+  fillMask(textArg, options) {
+    const fn = 'model.fillMask';
+    const tokenizer = requireHead(this, fn);
+    const o = optionsArg(options, ['topK'], fn);
+    const value = text(textArg, `${fn}: text`);
+    const V = this.vocabSize;
+
+    const topK = positiveInteger(o.topK, `${fn}: topK`, 5);
+    if (topK > V) throw new RangeError(`${fn}: topK ${topK} is more than the vocabulary's ${V} tokens`);
+    const mask = tokenizer.maskToken;
+    if (mask === null) throw new Error(`${fn}: the tokenizer has no mask token`);
+    const encoding = tokenized(fn, {}, () => tokenizer.encode(value));
+    const maskId = tokenizer.tokenToId(mask);
+    const positions = encoding.ids.flatMap((id, i) => (id === maskId ? [i] : []));
+    if (positions.length === 0)
+      throw new Error(`${fn}: the text has no ${mask} token (put ${mask} where a token is to be predicted)`);
+    const { logits } = this.headForward(padded([encoding], tokenizer.padId), {
+      positions: positions.map((p) => [0, p]),
+    });
+    const predictions = fillMaskPredictions({
+      rows: logits.data,
+      V,
+      ids: encoding.ids,
+      positions,
+      topK,
+      padId: tokenizer.padId,
+      decode: (ids, skipSpecialTokens) => tokenizer.decode(ids, { skipSpecialTokens }),
+    });
+    return positions.length === 1 ? predictions[0] : predictions;
+  },
+
+  /**
+   * Labels with scores for a text or a pair (transformers' text-classification pipeline): the
+   * topK labels (default 1; null: all) sorted by score; scores by `functionToApply`, by default
+   * softmax over several labels, sigmoid for one label or problem_type multi_label_classification,
+   * none for problem_type regression. An array of inputs gives one list per input, run as padded
+   * batches of `batchSize`.
+   */
+  classify(input, options) {
+    const fn = 'model.classify';
+    const tokenizer = requireHead(this, fn);
+    const o = optionsArg(options, ['topK', 'functionToApply', 'truncation', 'batchSize'], fn);
+    const batch = Array.isArray(input); // an array is a batch: a pair in it is [text, textPair]
+    const inputs = (batch ? input : [input]).map((x, i) =>
+      classificationInput(x, batch ? `${fn}: input[${i}]` : `${fn}: input`),
+    );
+    if (inputs.length === 0) throw new TypeError(`${fn}: input is an empty array`);
+    const labels = this.labels;
+    const topK = o.topK === null ? null : positiveInteger(o.topK, `${fn}: topK`, 1);
+    const functionToApply = o.functionToApply ?? defaultFunction(this.config, labels.length);
+    if (!['softmax', 'sigmoid', 'none'].includes(functionToApply))
+      throw new TypeError(
+        `${fn}: functionToApply must be 'softmax', 'sigmoid' or 'none', got ${typeof functionToApply === 'string' ? `'${functionToApply}'` : describe(functionToApply)}`,
+      );
+    const scores = sequenceLogits(this, inputs, fn, {
+      truncation: o.truncation ?? false,
+      batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
+    });
+    const results = scores.map((row) => rankLabels(classificationScores(row, functionToApply), labels, topK));
+    return batch ? results : results[0];
+  },
+
+  /**
+   * Each (query, passage) pair scored by a cross-encoder (a sequence classifier with one label,
+   * as ms-marco-MiniLM), best first: [{ index, score, text }] (topK of them; default all). The
+   * score is the classifier's (sigmoid of the logit, or the logit for problem_type regression);
+   * pairs longer than the model's maximum are cut, the passage first (truncation 'longest_first',
+   * as CrossEncoder tokenizes).
+   */
+  rerank(query, passages, options) {
+    const fn = 'model.rerank';
+    requireHead(this, fn);
+    const o = optionsArg(options, ['topK', 'batchSize', 'truncation'], fn);
+    text(query, `${fn}: query`);
+    if (!Array.isArray(passages) || passages.length === 0)
+      throw new TypeError(`${fn}: passages must be a non-empty array of strings, got ${describe(passages)}`);
+    passages.forEach((p, i) => text(p, `${fn}: passages[${i}]`));
+    if (this.labels.length !== 1) {
+      throw new Error(
+        `${fn} needs a cross-encoder with one output; config.json has ${this.labels.length} labels (${this.labels.join(', ')}): use model.classify for pairs`,
+      );
+    }
+    const topK = positiveInteger(o.topK, `${fn}: topK`, passages.length);
+    const truncation = o.truncation ?? true;
+    const fnName = defaultFunction(this.config, 1);
+    const logits = sequenceLogits(
+      this,
+      passages.map((p) => [query, p]),
+      fn,
+      { truncation, batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32) },
+    );
+    const ranked = logits.map((row, index) => ({
+      index,
+      score: classificationScores(row, fnName)[0],
+      text: passages[index],
+    }));
+    ranked.sort((a, b) => b.score - a.score || a.index - b.index);
+    return ranked.slice(0, topK);
+  },
+
+  /**
+   * The label of each token of a text (transformers' token-classification pipeline, the text cut
+   * to the model's maximum): aggregation 'none' (default) gives [{ entity, score, index, word,
+   * start, end }] per token, 'simple' groups consecutive tokens of one entity (B-/I- tags) into
+   * [{ entityGroup, score, word, start, end }]; start and end are character offsets in the text.
+   * Tokens (or groups) labelled with one of `ignoreLabels` (default ['O']) are left out.
+   */
+  tagTokens(textArg, options) {
+    const fn = 'model.tagTokens';
+    const tokenizer = requireHead(this, fn);
+    const o = optionsArg(options, ['aggregation', 'ignoreLabels'], fn);
+    const value = text(textArg, `${fn}: text`);
+    const aggregation = o.aggregation ?? 'none';
+    if (aggregation !== 'none' && aggregation !== 'simple')
+      throw new TypeError(
+        `${fn}: aggregation must be 'none' or 'simple', got ${typeof aggregation === 'string' ? `'${aggregation}'` : describe(aggregation)}`,
+      );
+    const ignoreLabels = o.ignoreLabels ?? ['O'];
+    if (!Array.isArray(ignoreLabels) || !ignoreLabels.every((l) => typeof l === 'string'))
+      throw new TypeError(`${fn}: ignoreLabels must be an array of strings, got ${describe(ignoreLabels)}`);
+    const encoding = tokenized(fn, {}, () => tokenizer.encode(value, { truncation: true, returnOffsets: true }));
+    const { logits } = this.headForward(padded([encoding], tokenizer.padId));
+    return tokenEntities({
+      logits: logits.data,
+      K: this.labels.length,
+      encoding,
+      text: value,
+      labels: this.labels,
+      unkId: tokenizer.unkId,
+      aggregation,
+      ignoreLabels,
+      tokensToString: (tokens) => tokenizer.convertTokensToString(tokens),
+    });
+  },
+
+  /**
+   * The answer to `question` found in `context` (transformers' question-answering pipeline):
+   * { answer, score, start, end } with the character offsets of the answer in the context, or,
+   * with `topK`, the topK best as an array. A long context is read in windows of maxSeqLength
+   * tokens (default min(384, the model's maximum)) that overlap by docStride (default
+   * min(maxSeqLength / 2, 128)), all in one padded batch; answers are spans of at most
+   * maxAnswerLength tokens (default 15), widened to whole words.
+   */
+  answer(question, context, options) {
+    const fn = 'model.answer';
+    const tokenizer = requireHead(this, fn);
+    const o = optionsArg(options, ['topK', 'maxAnswerLength', 'maxSeqLength', 'docStride'], fn);
+    text(question, `${fn}: question`);
+    text(context, `${fn}: context`);
+    const topK = positiveInteger(o.topK, `${fn}: topK`, 1);
+    const maxAnswerLength = positiveInteger(o.maxAnswerLength, `${fn}: maxAnswerLength`, 15);
+    const maxSeqLength = positiveInteger(o.maxSeqLength, `${fn}: maxSeqLength`, Math.min(tokenizer.maxLength, 384));
+    if (maxSeqLength > tokenizer.maxLength)
+      throw new RangeError(
+        `${fn}: maxSeqLength ${maxSeqLength} is more than the model's maximum of ${tokenizer.maxLength} tokens`,
+      );
+    const docStride =
+      o.docStride === undefined
+        ? Math.min(Math.floor(maxSeqLength / 2), 128)
+        : o.docStride === 0
+          ? 0
+          : positiveInteger(o.docStride, `${fn}: docStride`);
+    if (docStride > maxSeqLength)
+      throw new RangeError(`${fn}: docStride ${docStride} is more than maxSeqLength ${maxSeqLength}`);
+    // the windows of context beside the question (tokenizers' only_second truncation with a
+    // stride): none when the question leaves no more than docStride tokens for the context
+    const names = { text: 'question', textPair: 'context' };
+    const count = (t, what) =>
+      tokenized(fn, { text: what }, () => tokenizer.encode(t, { maxLength: Infinity })).ids.length -
+      tokenizer.specialTokenCount;
+    const q = count(question, 'question'),
+      c = count(context, 'context');
+    const room = maxSeqLength - q - tokenizer.pairSpecialTokenCount;
+    if (q + c + tokenizer.pairSpecialTokenCount > maxSeqLength && room <= docStride) {
+      throw new RangeError(
+        `${fn}: the question's ${q} tokens leave ${Math.max(room, 0)} tokens for the context in windows of maxSeqLength ${maxSeqLength} (with ${tokenizer.pairSpecialTokenCount} special tokens), and a window must hold more than docStride ${docStride} of the context's ${c}: shorten the question or lower docStride`,
+      );
+    }
+    const first = tokenized(fn, names, () =>
+      tokenizer.encode(question, {
+        textPair: context,
+        truncation: 'only_second',
+        maxLength: maxSeqLength,
+        stride: docStride,
+        returnOverflowingTokens: true,
+        returnOffsets: true,
+      }),
+    );
+    const encodings = [first, ...first.overflowing];
+    delete first.overflowing;
+    const { startLogits, endLogits } = this.headForward(padded(encodings, tokenizer.padId));
+    const L = startLogits.shape[1];
+    const windows = encodings.map((encoding, n) => ({
+      encoding,
+      start: startLogits.data.subarray(n * L, n * L + encoding.ids.length),
+      end: endLogits.data.subarray(n * L, n * L + encoding.ids.length),
+    }));
+    const answers = answerSpans(windows, context, topK, maxAnswerLength);
+    return o.topK === undefined ? (answers[0] ?? null) : answers;
+  },
+};
+
+/** Which helper needs which head. */
+export { NEEDS as HELPER_HEADS };
