@@ -755,7 +755,21 @@ export interface LoadPretrainedOptions {
    * BERT-base's scale, possibly less with real checkpoints' outlier activations.
    */
   dtype?: 'fp32' | 'q8';
+   * The task head to load: `'auto'` (default) the one config.json's `architectures[0]` names
+   * (`DistilBertForMaskedLM`, `BertForSequenceClassification`, ...; none for `...Model` and for
+   * architectures without a supported head); a {@link TaskHead} to ask for one (an Error naming
+   * its tensors when the file lacks them); `'none'` for the base model alone (transformers'
+   * `AutoModel`), whatever the file holds.
+   */
+  head?: 'auto' | 'none' | TaskHead;
 }
+
+/**
+ * The task heads of the BERT family, as transformers' classes name them:
+ * `...ForMaskedLM` (and `BertForPreTraining`'s masked-LM half), `...ForSequenceClassification`,
+ * `...ForTokenClassification`, `...ForQuestionAnswering`.
+ */
+export type TaskHead = 'masked-lm' | 'sequence-classification' | 'token-classification' | 'question-answering';
 
 export interface LoadTokenizerOptions {
   /** The most tokens a text may have; default the model's (tokenizer_config.json, config.json). */
@@ -793,6 +807,18 @@ export interface EncodedText {
   offsets?: [number, number][];
   /** 0 or 1: the text each token came from; null for special tokens (transformers' `sequence_ids()`). */
   sequenceIds?: (0 | 1 | null)[];
+  /**
+   * With `returnOffsets`: the index, in its own text, of the word each token belongs to
+   * (transformers' `word_ids()`: the pieces of a word share it; punctuation and added tokens are
+   * words of their own); null for special tokens.
+   */
+  wordIds?: (number | null)[];
+  /**
+   * With `returnOverflowingTokens`: the further windows over the truncated text (each an
+   * encoding like this one, without `overflowing`), each starting `stride` tokens before the end
+   * of the one before; empty when nothing was cut.
+   */
+  overflowing?: EncodedText[];
 }
 
 /** Several texts (or pairs) padded to the longest: padding gets the pad id, mask 0, token type 0. */
@@ -804,6 +830,8 @@ export interface EncodedBatch {
   offsets?: [number, number][][];
   /** With `returnOffsets`; padding gets null. */
   sequenceIds?: (0 | 1 | null)[][];
+  /** With `returnOffsets`; padding gets null. */
+  wordIds?: (number | null)[][];
   tokens: string[][];
 }
 
@@ -822,11 +850,22 @@ export interface EncodeOptions {
   truncation?: TruncationStrategy;
   /** The most tokens, special ones included; default the tokenizer's `maxLength`. */
   maxLength?: number;
-  /** Also return `offsets` and `sequenceIds` (WordPiece tokenizers, the BERT family). */
+  /** Also return `offsets`, `sequenceIds` and `wordIds` (WordPiece tokenizers, the BERT family). */
   returnOffsets?: boolean;
+  /**
+   * Keep what truncation cuts as further windows in `overflowing` (transformers'
+   * `return_overflowing_tokens`; the question-answering pipeline's windows over a long
+   * context). With a `textPair`, truncation must be `'only_first'` or `'only_second'`.
+   */
+  returnOverflowingTokens?: boolean;
+  /**
+   * With `returnOverflowingTokens`: how many tokens of the truncated text each window repeats
+   * from the one before (default 0); less than what a window keeps of it, else a RangeError.
+   */
+  stride?: number;
 }
 
-export interface EncodeBatchOptions extends Omit<EncodeOptions, 'textPair'> {
+export interface EncodeBatchOptions extends Omit<EncodeOptions, 'textPair' | 'returnOverflowingTokens' | 'stride'> {
   /** The second text of each row (or give rows as `[text, textPair]`). */
   textPairs?: readonly string[];
 }
@@ -865,6 +904,12 @@ export class TextTokenizer {
   decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
+  /** The mask token (`[MASK]`, or tokenizer_config.json's `mask_token`), null if the vocabulary has none. */
+  readonly maskToken: string | null;
+  /** The id of the unknown token (`[UNK]`), null if the model has none. */
+  readonly unkId: number | null;
+  /** Tokens joined as the decoder writes them (`['fish', '##ing']` -> `'fishing'`): `convert_tokens_to_string`. */
+  convertTokensToString(tokens: readonly string[]): string;
 }
 
 /**
@@ -919,6 +964,127 @@ export interface EncoderOutput {
   poolerOutput?: Tensor<Float32Array, 2>;
 }
 
+/** One prediction for a [MASK] (the fill-mask pipeline's `{score, token, token_str, sequence}`). */
+export interface FillMaskPrediction {
+  /** The probability of the token at the mask (softmax over the vocabulary). */
+  score: number;
+  /** The token's id (the pipeline's `token`). */
+  id: number;
+  /** The token, decoded (the pipeline's `token_str`). */
+  token: string;
+  /** The text with the token in place of the mask (special tokens left out when there is one mask). */
+  sequence: string;
+}
+
+export interface FillMaskOptions {
+  /** Predictions per mask, best first. Default 5. */
+  topK?: number;
+}
+
+/** A text pair for a classifier: `{ text, textPair }`, or `[text, textPair]` inside an array of inputs. */
+export interface TextPairInput {
+  text: string;
+  textPair: string;
+}
+
+/** What {@link PretrainedModel.classify} takes: a text, a pair, or an array of texts and pairs. */
+export type ClassifyInput = string | TextPairInput | readonly (string | TextPairInput | readonly [string, string])[];
+
+export interface ClassifyOptions {
+  /** Labels per input, best first; null: every label. Default 1. */
+  topK?: number | null;
+  /**
+   * How logits become scores. Default as transformers' pipeline: `'none'` for problem_type
+   * `regression`; `'sigmoid'` for `multi_label_classification` or a single label; `'softmax'`
+   * otherwise.
+   */
+  functionToApply?: 'softmax' | 'sigmoid' | 'none';
+  /** As {@link EncodeOptions.truncation}. Default false: a text or pair longer than the model's maximum is a RangeError. */
+  truncation?: TruncationStrategy;
+  /** Inputs per forward call (padded batch). Default 32. */
+  batchSize?: number;
+}
+
+export interface ClassLabel {
+  /** config.json's `id2label` (`LABEL_i` where it has none). */
+  label: string;
+  score: number;
+}
+
+export interface RerankOptions {
+  /** How many passages to return, best first. Default all. */
+  topK?: number;
+  /** As {@link EncodeOptions.truncation}. Default true ('longest_first', as sentence-transformers' CrossEncoder). */
+  truncation?: TruncationStrategy;
+  /** Pairs per forward call. Default 32. */
+  batchSize?: number;
+}
+
+export interface RankedPassage {
+  /** The passage's index in `passages`. */
+  index: number;
+  /** The cross-encoder's score (sigmoid of its logit; the logit for problem_type regression). */
+  score: number;
+  text: string;
+}
+
+export interface TagTokensOptions {
+  /**
+   * `'none'` (default): one entry per token; `'simple'`: consecutive tokens of one entity grouped
+   * (a B- tag starts a new one), as transformers' `aggregation_strategy`.
+   */
+  aggregation?: 'none' | 'simple';
+  /** Labels left out of the result. Default `['O']`. */
+  ignoreLabels?: readonly string[];
+}
+
+/** A token with its label (aggregation `'none'`). */
+export interface TokenTag {
+  /** The token's label (config.json's id2label). */
+  entity: string;
+  score: number;
+  /** The token's position in the encoded text ([CLS] is 0). */
+  index: number;
+  /** The token (for [UNK], the text it stands for). */
+  word: string;
+  /** `[start, end)` of the token in the text (UTF-16 indices). */
+  start: number;
+  end: number;
+}
+
+/** An entity (aggregation `'simple'`). */
+export interface EntityGroup {
+  /** The label without its B-/I- prefix. */
+  entityGroup: string;
+  /** The mean of its tokens' scores. */
+  score: number;
+  /** Its tokens joined as the tokenizer writes them. */
+  word: string;
+  /** `[start, end)` of the entity in the text (UTF-16 indices). */
+  start: number;
+  end: number;
+}
+
+export interface AnswerOptions {
+  /** Return the topK best answers as an array (without it: the best answer, or null). */
+  topK?: number;
+  /** The longest answer in tokens. Default 15. */
+  maxAnswerLength?: number;
+  /** Tokens per window (question, context and special tokens). Default min(384, the model's maximum). */
+  maxSeqLength?: number;
+  /** Tokens of context each window repeats from the one before. Default min(maxSeqLength / 2, 128). */
+  docStride?: number;
+}
+
+export interface Answer {
+  /** The answer: `context.slice(start, end)`, widened to whole words. */
+  answer: string;
+  /** start probability x end probability of its span (summed over the windows that found it). */
+  score: number;
+  start: number;
+  end: number;
+}
+
 export interface EmbedOptions {
   /** 'mean' (default): the mask-weighted mean of the tokens, as sentence-transformers; 'cls': the first token. */
   pooling?: 'mean' | 'cls';
@@ -961,8 +1127,14 @@ export class PretrainedModel {
   readonly dtype: 'fp32' | 'q8';
   /** Bytes of wasm memory the weights hold (float32, and int8 for a q8 model's linear layers). */
   readonly residentBytes: number;
-  /** Tensors of the file the model does not use (masked-LM heads, buffers). */
+  /** Tensors of the file the model does not use (heads it did not load, buffers). */
   readonly ignoredTensors: string[];
+  /** The task head loaded (see {@link LoadPretrainedOptions.head}), or null: the base model only. */
+  readonly head: TaskHead | null;
+  /** The classifier's labels in index order (config.json's id2label), null without a classification head. */
+  readonly labels: string[] | null;
+  /** config.json's vocab_size: the masked-LM head's outputs. */
+  readonly vocabSize: number;
   readonly disposed: boolean;
   /**
    * `model(input_ids, attention_mask, token_type_ids, output_hidden_states, output_attentions)`.
@@ -988,6 +1160,47 @@ export class PretrainedModel {
    *   than the model's maximum without `truncation`
    */
   embed(texts: string | readonly string[], options?: EmbedOptions): Tensor<Float32Array, 2>;
+  /**
+   * transformers' fill-mask pipeline: the topK tokens most likely at the text's `[MASK]`, with
+   * their probabilities. Several masks give one list per mask, in text order.
+   * @throws Error without the masked-LM head, or when the text has no mask token; RangeError for
+   *   a text longer than the model's maximum
+   */
+  fillMask(text: string, options?: FillMaskOptions): FillMaskPrediction[] | FillMaskPrediction[][];
+  /**
+   * transformers' text-classification pipeline: the topK labels of a text or a pair (NLI,
+   * paraphrase), best first; an array of inputs gives one list per input (padded batches).
+   * @throws Error without the sequence-classification head; RangeError for a text or pair longer
+   *   than the maximum without `truncation`
+   */
+  classify(input: string | TextPairInput, options?: ClassifyOptions): ClassLabel[];
+  classify(
+    input: readonly (string | TextPairInput | readonly [string, string])[],
+    options?: ClassifyOptions,
+  ): ClassLabel[][];
+  /**
+   * A cross-encoder (a sequence classifier with one label, such as ms-marco-MiniLM) scores each
+   * (query, passage) pair: the passages best first.
+   * @throws Error without the sequence-classification head or with more than one label
+   */
+  rerank(query: string, passages: readonly string[], options?: RerankOptions): RankedPassage[];
+  /**
+   * transformers' token-classification pipeline (named entities, parts of speech): each token's
+   * label with character offsets, or with `aggregation: 'simple'` the entities. The text is cut
+   * to the model's maximum length.
+   * @throws Error without the token-classification head
+   */
+  tagTokens(text: string, options?: TagTokensOptions & { aggregation?: 'none' }): TokenTag[];
+  tagTokens(text: string, options: TagTokensOptions & { aggregation: 'simple' }): EntityGroup[];
+  /**
+   * transformers' question-answering pipeline: the span of `context` that answers `question`,
+   * widened to whole words, with its character offsets; a long context is read in overlapping
+   * windows (one padded batch).
+   * @throws Error without the question-answering head; RangeError when the question leaves no
+   *   more than docStride tokens of context in a window
+   */
+  answer(question: string, context: string, options?: AnswerOptions & { topK?: undefined }): Answer | null;
+  answer(question: string, context: string, options: AnswerOptions & { topK: number }): Answer[];
   /** Frees the weights; later calls throw. Idempotent. */
   dispose(): void;
   /** The same as `dispose()`: `using model = await A.loadPretrained(dir)` frees the weights at the block's end. */

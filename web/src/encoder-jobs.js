@@ -125,6 +125,30 @@ export const encoderJobs = {
       residentBytes: model.residentBytes,
       ignoredTensors: model.ignoredTensors.length,
       threads: A.threads,
+      head: model.head,
+      architecture: model.config.architectures?.[0] ?? null,
+      maskToken: model.tokenizer.maskToken,
+    };
+  },
+
+  /**
+   * E4.6's fill-mask card (the folder's masked-LM head): model.fillMask(text, { topK: 5 }), and
+   * from a forward with the attentions the explorer's numbers for the sentence, whose [MASK]
+   * rows the explorer shows (explored). predictions: one list of 5 per mask, in text order.
+   */
+  fillMask(A, { text }) {
+    const m = current();
+    const filled = m.fillMask(text, { topK: 5 });
+    const enc = m.tokenizer.encode(text);
+    const maskId = m.tokenizer.tokenToId(m.tokenizer.maskToken);
+    const masks = enc.ids.flatMap((id, i) => (id === maskId ? [i] : []));
+    const out = m.forward(enc, { outputAttentions: true, outputHiddenStates: true });
+    return {
+      tokens: enc.tokens,
+      ids: enc.ids,
+      masks,
+      predictions: masks.length === 1 ? [filled] : filled,
+      explorer: explored(m, out, m.wordEmbeddings(enc.ids)),
     };
   },
 

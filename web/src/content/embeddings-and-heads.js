@@ -142,6 +142,26 @@ tokens = tokenizer.convert_ids_to_tokens(token_ids)`,
     learned: 'learned_embeddings',
     hidden: 'transformer_embeddings',
   },
+  // the fill-mask card of E4.6 (sections/fill-mask.js), shown when the folder has the masked-LM head
+  fillMask: {
+    heading: 'Fill the mask',
+    sentence: 'Write a poem about a man fishing on a river [MASK].',
+    intro: `The hub's distilbert-base-uncased folder keeps the head it was trained with: the
+      masked-language-model head (vocab_transform, GELU, vocab_layer_norm, and a projection onto
+      the 30,522 word embeddings). Given a sentence with [MASK], it scores every token of the
+      vocabulary for that place, from the contextual embedding at [MASK]: the five most likely,
+      with their probabilities (softmax over the vocabulary), as transformers' fill-mask
+      pipeline gives them. The model explorer below shows where [MASK] looks in every layer and
+      head ("[MASK] sentence").`,
+    needsHead: (architecture) =>
+      `This folder's model has no masked-LM head (config.json's architectures[0] is
+      ${architecture ?? 'not given'}): filling [MASK] needs DistilBertForMaskedLM's
+      vocab_transform, vocab_layer_norm and vocab_projector.bias (or BertForMaskedLM's
+      cls.predictions), which the hub's distilbert-base-uncased folder has.`,
+    noMask: (mask) => `Put ${mask} where a word should be predicted.`,
+    columns: ['token', 'probability'],
+    sentenceOption: '[MASK] sentence',
+  },
   explorer: {
     id: 'explorer',
     title: 'Model explorer: the attention of every layer and head',

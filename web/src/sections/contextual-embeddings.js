@@ -3,7 +3,8 @@
 // the reader's copy of the model (chosen or dropped here, read in the Web Worker: the files never
 // leave the machine) it prints the document's lines, computed live, and what the document only
 // implies (cosines, any sentences). The model explorer (model-explorer.js) follows the card and
-// draws from the same request: one forward per sentence per edit.
+// draws from the same request: one forward per sentence per edit. A folder with the masked-LM
+// head also gets the fill-mask card (fill-mask.js), whose sentence the explorer shows too.
 // The words are in content/embeddings-and-heads.js; every number comes from the worker.
 import content from '../content/embeddings-and-heads.js';
 import { exampleOf } from '../example.js';
@@ -11,6 +12,7 @@ import { loaderPanel, onFiles, MB } from '../loader.js';
 import { run, onRestart } from '../worker-client.js';
 import { pyRoundedList, pyStrList, torchInts } from '../format.js';
 import { modelExplorer } from './model-explorer.js';
+import { fillMaskCard } from './fill-mask.js';
 import { timed } from '../timing.js';
 
 const example = exampleOf(content, 'E4.6');
@@ -76,6 +78,7 @@ export function contextualEmbeddings(card) {
   const out = (name) => outputs.querySelector(`[data-out=${name}]`);
   card.el.append(loader, outputs);
   const explorer = modelExplorer(card.el);
+  const fill = fillMaskCard(outputs, { onResult: (r) => explorer.showMasked(r) });
 
   const { status } = panel;
   let model = null; // what the worker says about the loaded model
@@ -137,6 +140,7 @@ export function contextualEmbeddings(card) {
     model = null;
     outputs.hidden = true;
     explorer.clear();
+    fill.disable();
     try {
       const info = await run('load', { files }, { key: 'load', onProgress: panel.onProgress });
       if (!info) return;
@@ -145,6 +149,8 @@ export function contextualEmbeddings(card) {
         `Loaded ${info.modelType}: ${info.layers} layers, ${info.heads} heads, dimension ${info.hiddenSize}, ` +
         `vocabulary ${info.vocabSize}; ${MB(info.residentBytes)} MB of weights read in ${(info.ms / 1000).toFixed(2)} s ` +
         `(${info.threads} thread${info.threads > 1 ? 's' : ''}).`;
+      if (info.head === 'masked-lm') fill.enable(info);
+      else fill.disable(info);
     } catch (e) {
       dropped = null;
       panel.failed(`Could not load the model: ${e.message}`);
@@ -158,6 +164,7 @@ export function contextualEmbeddings(card) {
     model = null;
     outputs.hidden = true;
     explorer.clear();
+    fill.disable();
     panel.failed(`${message}; the model it held is gone: load the folder again.`);
     update();
   });

@@ -3,8 +3,9 @@
 // large with its tokens on both axes (attention-views.js), and one token's hidden state through
 // the layers (its norm, and its cosine to the token's learned embedding). It draws what E4.6's
 // one request to the worker returned (job 'e46' in encoder-jobs.js: one forward per sentence);
-// choosing the other sentence or a token computes nothing. The words are in
-// content/embeddings-and-heads.js.
+// choosing the other sentence or a token computes nothing. With a masked-LM head, the fill-mask
+// card's sentence is a third choice, showing the rows of its [MASK] tokens (where [MASK] looks).
+// The words are in content/embeddings-and-heads.js.
 import content from '../content/embeddings-and-heads.js';
 import { prose } from '../example.js';
 import { attentionViews } from '../attention-views.js';
@@ -13,14 +14,23 @@ import { timed } from '../timing.js';
 
 const TEXT = content.explorer;
 
-/** The attention source (attention-views.js) of one sentence of E4.6's result. */
-const sourceOf = (s) => ({
-  layers: s.explorer.layers,
-  heads: s.explorer.heads,
-  tokens: s.tokens,
-  queries: s.tokens.map((_, i) => i),
-  weights: s.explorer.attentions,
-});
+/**
+ * The attention source (attention-views.js) of one sentence of E4.6's result: every token's
+ * row; or of the fill-mask sentence (s.masks): the rows of its [MASK] tokens only, (layers,
+ * heads, masks, L) taken from the full (layers, heads, L, L).
+ */
+function sourceOf(s) {
+  const { layers, heads, attentions } = s.explorer,
+    L = s.tokens.length;
+  if (!s.masks) return { layers, heads, tokens: s.tokens, queries: s.tokens.map((_, i) => i), weights: attentions };
+  const M = s.masks.length;
+  const weights = new Float32Array(layers * heads * M * L);
+  for (let lh = 0; lh < layers * heads; lh++)
+    s.masks.forEach((q, m) =>
+      weights.set(attentions.subarray((lh * L + q) * L, (lh * L + q + 1) * L), (lh * M + m) * L),
+    );
+  return { layers, heads, tokens: s.tokens, queries: s.masks, weights };
+}
 
 /** The two line plots of token i's hidden state through the layers. */
 function hiddenPlots(s, i) {
@@ -65,20 +75,24 @@ export function modelExplorer(after) {
     </div>
     <div class="views"></div><div class="hiddenplots"></div>`;
   el.querySelector('h3').textContent = TEXT.title;
+  const maskOption = new Option(content.fillMask.sentenceOption, 'mask');
+  maskOption.hidden = maskOption.disabled = true;
   el.querySelector('.intro').textContent = prose(TEXT.intro);
   const empty = el.querySelector('.empty');
   empty.textContent = TEXT.empty;
   const controls = el.querySelector('.controls');
   const sentenceSelect = controls.querySelector('[name=sentence]'),
     tokenSelect = controls.querySelector('[name=token]');
+  sentenceSelect.append(maskOption);
   const hiddenView = el.querySelector('.hiddenplots');
   const views = attentionViews();
   el.querySelector('.views').replaceWith(views.el);
   after.after(el);
 
   let sentences = null,
+    masked = null, // the fill-mask card's sentence ({ tokens, masks, explorer })
     pending = 0;
-  const current = () => sentences[Number(sentenceSelect.value)];
+  const current = () => (sentenceSelect.value === 'mask' ? masked : sentences[Number(sentenceSelect.value)]);
   /** Runs fn in a task of its own (replacing one not yet run): the page answers in between. */
   const later = (fn) => {
     clearTimeout(pending);
@@ -97,7 +111,8 @@ export function modelExplorer(after) {
     controls.hidden = false;
     const keep = Number(tokenSelect.value);
     tokenSelect.replaceChildren(...s.tokens.map((t, i) => new Option(`${i}: ${t}`, String(i))));
-    tokenSelect.value = String(tokenSelect.dataset.chosen === 'true' && keep < L ? keep : Math.max(0, s.index));
+    const first = s.masks ? s.masks[0] : Math.max(0, s.index);
+    tokenSelect.value = String(tokenSelect.dataset.chosen === 'true' && keep < L ? keep : first);
     views.show(sourceOf(s));
     later(drawHidden);
   }
@@ -116,10 +131,19 @@ export function modelExplorer(after) {
       sentences = results;
       later(() => timed('explorer', draw));
     },
+    /** The fill-mask card's result ({ tokens, masks, explorer }): the '[MASK] sentence' choice. */
+    showMasked(result) {
+      masked = result;
+      maskOption.hidden = maskOption.disabled = false;
+      if (sentences && sentenceSelect.value === 'mask') later(() => timed('explorer', draw));
+    },
     /** No model: no explorer; or a message (what went wrong). */
     clear(message = TEXT.empty) {
       clearTimeout(pending);
       sentences = null;
+      masked = null;
+      maskOption.hidden = maskOption.disabled = true;
+      if (sentenceSelect.value === 'mask') sentenceSelect.value = '0';
       empty.hidden = false;
       empty.textContent = message;
       controls.hidden = true;
