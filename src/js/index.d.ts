@@ -951,6 +951,12 @@ export interface ForwardOptions {
   outputHiddenStates?: boolean;
   /** Also return every layer's attention weights (transformers' output_attentions). */
   outputAttentions?: boolean;
+  /**
+   * Also return the task head's logits, as the `...For<Task>` model does (an Error when the
+   * model was loaded without a head): `logits`, or for question answering `startLogits` and
+   * `endLogits`.
+   */
+  outputLogits?: boolean;
 }
 
 export interface EncoderOutput {
@@ -962,6 +968,14 @@ export interface EncoderOutput {
   attentions?: Tensor<Float32Array, 4>[];
   /** [N, hiddenSize]: tanh(dense(h[:, 0])), for BERT checkpoints with a pooler */
   poolerOutput?: Tensor<Float32Array, 2>;
+  /**
+   * With outputLogits: the masked-LM head's [N, L, vocabSize], the token classifier's
+   * [N, L, labels.length], the sequence classifier's [N, labels.length]
+   */
+  logits?: Tensor<Float32Array>;
+  /** With outputLogits and the question-answering head: [N, L] each */
+  startLogits?: Tensor<Float32Array, 2>;
+  endLogits?: Tensor<Float32Array, 2>;
 }
 
 /** One prediction for a [MASK] (the fill-mask pipeline's `{score, token, token_str, sequence}`). */

@@ -5,19 +5,25 @@
 // --, the safetensors header, each tensor the model needs by the base model's name with or without
 // the checkpoint's prefix, its shape and dtype), before it allocates anything. This side only
 // finds the files, streams the bytes of the tensors the model uses into the wasm heap chunk by
-// chunk (converted to float32 there, once) and reports progress; the heads that hub checkpoints
-// carry are left unread. The weights stay resident until model.dispose().
+// chunk (converted to float32 there, once) and reports progress. The task head (issue 20) is the
+// one config.json's architectures[0] names (or options.head): its tensors are read with the base
+// model's, the other heads' left unread; model.forward(input, { outputLogits }) returns its
+// logits and the task helpers of tasks.js (fillMask, classify, rerank, tagTokens, answer) turn
+// them into the pipelines' answers. The weights stay resident until model.dispose().
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
 import { tokenizerFromFiles, SHIPPED_TOKENIZERS } from './tokenizer.js';
 import { idRows, flatInts } from './model-input.js';
 import { CausalLM } from './causal-lm.js';
+import { HEADS, labelsOf, taskMethods } from './tasks.js';
 
 const FN = 'loadPretrained';
 /** loadPretrained's dtypes: the linear layers in float32, or in int8 (quantized while loading). */
 export const MODEL_DTYPES = Object.freeze(['fp32', 'q8']);
 const WEIGHTS = 'model.safetensors';
+/** options.head: 'auto' (architectures[0]), 'none' (the base model) or one of HEADS. */
+const HEAD_OPTIONS = ['auto', 'none', ...HEADS];
 
 function checkWeightsFile(files) {
   if (files.has(WEIGHTS)) return;
@@ -45,9 +51,17 @@ const finalizer =
     ? new FinalizationRegistry(({ raw, handle }) => raw._modelDispose(handle))
     : null;
 
+/** config.json's architectures[0], for messages. */
+const describeArchitecture = (config) =>
+  typeof config?.architectures?.[0] === 'string' ? `'${config.architectures[0]}'` : 'not given';
+
 export class PretrainedModel {
   /** @private */
-  constructor(A, handle, { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype }) {
+  constructor(
+    A,
+    handle,
+    { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype, head, numLabels },
+  ) {
     this.A = A;
     this.handle = handle;
     /** 'encoder' (causal language models: 'causal-lm', src/js/causal-lm.js) */
@@ -71,8 +85,15 @@ export class PretrainedModel {
     this.dtype = dtype;
     /** Bytes of wasm memory the weights hold (float32, and int8 for a q8 model's linear layers). */
     this.residentBytes = residentBytes;
-    /** Tensors of the file that the model does not use (heads, buffers). */
+    /** Tensors of the file that the model does not use (heads it did not load, buffers). */
     this.ignoredTensors = ignoredTensors;
+    /** The task head loaded ('masked-lm', 'sequence-classification', ...), or null: the base model. */
+    this.head = head;
+    /** The classifier's labels in index order (config.json's id2label), null without a classification head. */
+    this.labels =
+      head === 'sequence-classification' || head === 'token-classification' ? labelsOf(config, numLabels) : null;
+    /** config.json's vocab_size: the masked-LM head's outputs. */
+    this.vocabSize = model.vocabSize;
     this.disposed = false;
     finalizer?.register(this, { raw: A.raw, handle }, this);
   }
@@ -91,24 +112,52 @@ export class PretrainedModel {
 
   /**
    * The encoder's forward pass (eval mode), as transformers' model(input_ids, attention_mask,
-   * token_type_ids, output_hidden_states, output_attentions).
+   * token_type_ids, output_hidden_states, output_attentions); with outputLogits, the task head's
+   * too, as the ...For<Task> model's logits (question answering: start_logits, end_logits).
    * @param input number[] | Int32Array (one text's ids), or { inputIds, attentionMask?, tokenTypeIds? }
    *   with rows (a padded batch) or one row; tokenizer.encode's and encodeBatch's results work as they are
-   * @param options { outputHiddenStates, outputAttentions }
+   * @param options { outputHiddenStates, outputAttentions, outputLogits }
    */
   forward(input, options) {
     const fn = 'model.forward';
     this.check(fn);
-    const o = optionsArg(options, ['outputHiddenStates', 'outputAttentions'], fn);
+    const o = optionsArg(options, ['outputHiddenStates', 'outputAttentions', 'outputLogits'], fn);
     const hidden = boolOption(o.outputHiddenStates, `${fn}: outputHiddenStates`);
     const attentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
+    const logits = boolOption(o.outputLogits, `${fn}: outputLogits`);
+    if (logits && !this.head)
+      throw new Error(
+        `${fn}: outputLogits needs a task head; the model was loaded without one (config.json's architectures[0] is ${describeArchitecture(this.config)})`,
+      );
+    const { ids, mask, types, N, L } = this.#inputs(input, fn);
+    // {lastHiddenState, hiddenStates?, attentions?, poolerOutput?, logits? | startLogits?, endLogits?}, as Tensors
+    return call(this.A, '_modelForward', this.handle, ids, mask, types, N, L, hidden, attentions, logits, null);
+  }
+
+  /**
+   * The head's logits of a padded batch (the task helpers' forward): { logits } (masked LM and
+   * token classification (N, L, K); at `positions` [[n, l], ...] only, (positions, K);
+   * sequence classification (N, K)) or { startLogits, endLogits } (N, L).
+   * @private
+   */
+  headForward(batch, { positions } = {}) {
+    const fn = 'model.forward';
+    const input = { inputIds: batch.inputIds, attentionMask: batch.attentionMask };
+    if (batch.tokenTypeIds && this.modelType !== 'distilbert') input.tokenTypeIds = batch.tokenTypeIds;
+    const { ids, mask, types, N, L } = this.#inputs(input, fn);
+    const at = positions ? Int32Array.from(positions.flat()) : null;
+    return call(this.A, '_modelForward', this.handle, ids, mask, types, N, L, false, false, true, at);
+  }
+
+  /** forward's input -> flat typed arrays (ids, mask, types) and the batch's shape, checked. */
+  #inputs(input, fn) {
     let ids,
       mask = null,
       types = null;
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
     } else if (input !== null && typeof input === 'object') {
-      const known = ['inputIds', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds'];
+      const known = ['inputIds', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds', 'wordIds'];
       const unknown = Object.keys(input).filter((k) => !known.includes(k));
       if (unknown.length)
         throw new TypeError(
@@ -136,8 +185,7 @@ export class PretrainedModel {
     if (types && this.modelType === 'distilbert')
       throw new TypeError(`${fn}: tokenTypeIds are not an input of distilbert (it has no token type embeddings)`);
     const typeData = types && flatInts(types, N, L, 'tokenTypeIds');
-    // {lastHiddenState, hiddenStates?, attentions?, poolerOutput?}, as Tensors
-    return call(this.A, '_modelForward', this.handle, idData, maskData, typeData, N, L, hidden, attentions);
+    return { ids: idData, mask: maskData, types: typeData, N, L };
   }
 
   /**
@@ -223,6 +271,7 @@ export class PretrainedModel {
     this.A.raw._modelDispose(this.handle);
   }
 }
+Object.assign(PretrainedModel.prototype, taskMethods);
 if (typeof Symbol.dispose === 'symbol') PretrainedModel.prototype[Symbol.dispose] = PretrainedModel.prototype.dispose;
 
 // ---------------------------------------------------------------------------------------------
@@ -267,10 +316,20 @@ export const pretrainedMethods = {
    * @param options { onProgress({loaded, total}) }: bytes of model.safetensors read so far / to read
    *   (its header and the tensors the model uses); trustPatterns: run tokenizer.json's regular
    *   expressions unchecked (src/js/tokenizer-patterns.js); dtype: 'fp32' (default) or 'q8' (the
-   *   linear layers' weights quantized to int8 as they stream in)
+   *   linear layers' weights quantized to int8 as they stream in); head: 'auto' (default: the task
+   *   head config.json's architectures[0] names, none for ...Model or a class without a supported
+   *   head), 'none' (the base model alone, as AutoModel) or a head of tasks.js's HEADS (an Error
+   *   naming its tensors when the file lacks them)
    */
   async loadPretrained(source, options) {
-    const o = optionsArg(options, ['onProgress', 'trustPatterns', 'dtype'], FN);
+    const o = optionsArg(options, ['onProgress', 'trustPatterns', 'dtype', 'head'], FN);
+    const head = o.head ?? 'auto';
+    if (!HEAD_OPTIONS.includes(head)) {
+      const list = HEAD_OPTIONS.map((h) => `'${h}'`);
+      throw new TypeError(
+        `${FN}: head must be ${list.slice(0, -1).join(', ')} or ${list.at(-1)}, got ${typeof head === 'string' ? `'${head}'` : describe(head)}`,
+      );
+    }
     if (o.onProgress !== undefined && typeof o.onProgress !== 'function') {
       throw new TypeError(`${FN}: onProgress must be a function, got ${describe(o.onProgress)}`);
     }
@@ -288,7 +347,7 @@ export const pretrainedMethods = {
       checkWeightsFile(files);
       const header = await readHeader(raw, files);
       // config.json and the header read and validated by the C++ side, which then allocates
-      const opened = unwrap(raw._modelOpen(configBytes, header, files.size(WEIGHTS), dtype));
+      const opened = unwrap(raw._modelOpen(configBytes, header, files.size(WEIGHTS), dtype, head));
       try {
         const config = JSON.parse(new TextDecoder().decode(configBytes)); // valid: the C++ side parsed it
         const tokenizer = await tokenizerFromFiles(files, {
@@ -329,6 +388,8 @@ export const pretrainedMethods = {
           residentBytes: info.residentBytes,
           ignoredTensors: opened.ignoredTensors,
           dtype,
+          head: opened.head,
+          numLabels: opened.numLabels,
         });
       } catch (e) {
         raw._modelDispose(opened.handle);
