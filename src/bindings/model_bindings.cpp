@@ -137,15 +137,18 @@ ModelDtype model_dtype_from_js(const val& dtype) {
 }
 
 // config: Uint8Array (config.json), header: Uint8Array (the N header bytes), file_size: bytes of
-// model.safetensors, dtype: 'fp32' | 'q8' -> {handle, stagingBytes, dataStart, ranges,
-// ignoredTensors, modelType, numLayers, numHeads, hiddenSize, maxPositions, typeVocabSize}.
-val model_open_js(val config_bytes, val header_bytes, double file_size, val dtype) {
+// model.safetensors, dtype: 'fp32' | 'q8', head: the task head to load ('auto', 'none' or a head's
+// name: read_checkpoint) -> {handle, stagingBytes, dataStart, ranges, ignoredTensors, modelType,
+// numLayers, numHeads, hiddenSize, maxPositions, typeVocabSize, vocabSize, head (its name or null),
+// numLabels}.
+val model_open_js(val config_bytes, val header_bytes, double file_size, val dtype, val head) {
   return guarded([&] {
     const ModelDtype model_dtype = model_dtype_from_js(dtype);
     const auto config = typed_array_from_js<std::uint8_t>(config_bytes, "config.json").data;
     const auto header = typed_array_from_js<std::uint8_t>(header_bytes, std::string(kWeightsFile) + ": header").data;
+    if (!head.isString()) fail(ErrorKind::Type, "model.load: head must be a string");
     const CheckpointPlan plan = read_checkpoint(std::string(config.begin(), config.end()), header.data(), header.size(),
-                                                file_size_from_js(file_size, kWeightsFile));
+                                                file_size_from_js(file_size, kWeightsFile), head.as<std::string>());
 
     // Validated: allocate.
     LoadedModel loaded;
@@ -179,6 +182,9 @@ val model_open_js(val config_bytes, val header_bytes, double file_size, val dtyp
     out.set("intermediateSize", static_cast<double>(c.intermediate_size));
     out.set("vocabSize", static_cast<double>(c.vocab_size));
     out.set("tieWordEmbeddings", c.tie_word_embeddings);
+    const std::size_t task = registry().at(handle).model->task_head();
+    out.set("head", task == kNoSlot ? val::null() : val(std::string(plan.architecture->heads[task].name)));
+    out.set("numLabels", static_cast<double>(c.num_labels));
     return out;
   });
 }
@@ -261,9 +267,24 @@ val tensors_to_js(const std::vector<Tensor>& tensors) {
   return out;
 }
 
-// ids: Int32Array (N*L); mask: Uint8Array (N*L) or null; types: Int32Array (N*L) or null.
+// The question-answering head's (N, L, 2) logits as transformers splits them: start_logits and
+// end_logits, (N, L) each.
+std::pair<Tensor, Tensor> split_start_end(const Tensor& logits) {
+  const std::size_t rows = logits.data.size() / 2;
+  Shape shape(logits.shape.begin(), logits.shape.end() - 1);
+  std::pair<Tensor, Tensor> out{make_uninitialised_tensor(shape, "model.forward: start_logits"),
+                                make_uninitialised_tensor(shape, "model.forward: end_logits")};
+  for (std::size_t i = 0; i < rows; ++i) {
+    out.first.data[i] = logits.data[2 * i];
+    out.second.data[i] = logits.data[2 * i + 1];
+  }
+  return out;
+}
+
+// ids: Int32Array (N*L); mask: Uint8Array (N*L) or null; types: Int32Array (N*L) or null;
+// logits: the task head's too; positions: Int32Array of (n, l) pairs or null (logits there only).
 val model_forward_js(double handle, val ids, val mask, val types, double batch, double length, bool hidden_states,
-                     bool attentions) {
+                     bool attentions, bool logits, val positions) {
   return guarded([&] {
     const LoadedModel& m = find_model(handle, "model.forward", true);
     if (!(batch >= 1 && length >= 1 && std::floor(batch) == batch && std::floor(length) == length &&
@@ -284,12 +305,32 @@ val model_forward_js(double handle, val ids, val mask, val types, double batch, 
     EncoderOptions options;
     options.output_hidden_states = hidden_states;
     options.output_attentions = attentions;
+    options.output_logits = logits;
+    AlignedVector<std::int32_t> position_data;
+    if (is_set(positions)) {
+      position_data = typed_array_from_js<std::int32_t>(positions, "model.forward: positions").data;
+      if (position_data.size() % 2 != 0)
+        fail(ErrorKind::Range, "model.forward: positions must hold (n, l) pairs, got " +
+                                   std::to_string(position_data.size()) + " values");
+      options.positions = position_data.data();
+      options.position_count = position_data.size() / 2;
+    }
     const EncoderOutput r = m.model->forward(in, options);
     val out = val::object();
     out.set("lastHiddenState", tensor_to_js(r.last_hidden_state));
     if (hidden_states) out.set("hiddenStates", tensors_to_js(r.hidden_states));
     if (attentions) out.set("attentions", tensors_to_js(r.attentions));
     if (!r.pooler_output.data.empty()) out.set("poolerOutput", tensor_to_js(r.pooler_output));
+    if (logits) {
+      const std::size_t task = m.model->task_head();
+      if (std::string(m.model->architecture().heads[task].name) == "question-answering") {
+        const auto [start, end] = split_start_end(r.logits);
+        out.set("startLogits", tensor_to_js(start));
+        out.set("endLogits", tensor_to_js(end));
+      } else {
+        out.set("logits", tensor_to_js(r.logits));
+      }
+    }
     return out;
   });
 }

@@ -56,7 +56,12 @@ struct ModelConfig {
   double rope_theta = 10000.0;       // rotary positions only
   RopeScaling rope_scaling;          // rotary positions only: config.json's rope_scaling
   bool tie_word_embeddings = false;  // a head's tied weight is the word embeddings (HeadStep::tied)
-  BlockConfig block;                 // the block every layer runs, from the sizes above and the table
+  // The task heads' (architecture.hpp, Head::classes): config.json's architectures[0] ("" when
+  // absent), and the classifiers' outputs K (PretrainedConfig.num_labels: id2label's length, else
+  // num_labels, else 2).
+  std::string architecture_class;
+  std::int64_t num_labels = 2;
+  BlockConfig block;  // the block every layer runs, from the sizes above and the table
 };
 
 // The parameters of a model: outside the layers, then those of each layer. A slot of the
@@ -133,7 +138,7 @@ struct SizeField {
 //                              Dense(vocab_projector, tied, with its own bias -> V)
 
 // A head's output width (Dense): resolved from the ModelConfig.
-enum class HeadSize { Hidden, Vocab };
+enum class HeadSize { Hidden, Vocab, Labels };  // D, V, K (ModelConfig::num_labels)
 enum class HeadOp { Dense, Activation, Norm };
 
 struct HeadStep {
@@ -144,6 +149,7 @@ struct HeadStep {
   bool tied = false;                         // Dense: the word embeddings when config.json ties them
   bool transposed = false;                   // Dense: stored (width, out), as GPT-2's Conv1D
   Activation activation = Activation::Gelu;  // Activation
+  bool model_activation = false;             // Activation: the model's own (config.json's), not `activation`
   NormKind norm = NormKind::LayerNorm;       // Norm
 };
 inline HeadStep dense_step(const char* weight, const char* bias, HeadSize out, bool tied = false) {
@@ -156,14 +162,22 @@ inline HeadStep activation_step(Activation activation) {
   s.op = HeadOp::Activation, s.activation = activation;
   return s;
 }
+// The model's activation (config.json's activation / hidden_act), as BERT's and DistilBERT's
+// masked-LM transforms use it.
+inline HeadStep model_activation_step() {
+  HeadStep s;
+  s.op = HeadOp::Activation, s.model_activation = true;
+  return s;
+}
 inline HeadStep norm_step(NormKind norm, const char* weight, const char* bias) {
   HeadStep s;
   s.op = HeadOp::Norm, s.norm = norm, s.weight = weight, s.bias = bias;
   return s;
 }
 
-// Which rows a head reads: every token's, or each sequence's first (a [CLS] pooler / classifier).
-enum class HeadInput { Tokens, FirstToken };
+// Which rows a head reads: every token's, or each sequence's first (a [CLS] pooler / classifier),
+// or the base model's pooler output (BERT's pooler: its optional tensors then required).
+enum class HeadInput { Tokens, FirstToken, Pooled };
 
 struct Head {
   const char* name;  // "final_norm", "lm_head", ...: how the model and the bindings find it
@@ -176,6 +190,11 @@ struct Head {
   // Loaded only when the file has its tensors, all of them or none (a task head a base model's
   // file lacks); a required head's missing tensor is an Error.
   bool optional = false;
+  // A task head (the encoders' ...ForMaskedLM, ...ForSequenceClassification, ...): loaded only
+  // when chosen, by config.json's architectures[0] being one of these classes or by its name
+  // (loadPretrained's head option); at most one is, and then its tensors are required. Its logits
+  // are the forward's `logits`. Empty: not a task head.
+  std::vector<const char*> classes = {};
 };
 
 // A field the architecture does not implement but for one value (absent = that value): any other

@@ -20,6 +20,83 @@ const std::vector<std::pair<const char*, Activation>> kEncoderActivations = {
     {"relu", Activation::Relu},
 };
 
+// The task heads (issue 20), each chosen by config.json's architectures[0] (Head::classes), as
+// modeling_distilbert.py's DistilBertFor* classes compute them after the base model (dropout is
+// the identity in eval mode):
+//   ForMaskedLM                vocab_projector(LayerNorm(act(vocab_transform(h))))   every token;
+//                              vocab_projector's weight tied to the word embeddings, its bias its own
+//   ForSequenceClassification  classifier(ReLU(pre_classifier(h[:, 0])))
+//   ForTokenClassification     classifier(h)                                         every token
+//   ForQuestionAnswering       qa_outputs(h) -> (start_logits, end_logits)           every token
+const std::vector<Head> kDistilBertHeads = {
+    {"masked-lm",
+     {dense_step("vocab_transform.weight", "vocab_transform.bias", HeadSize::Hidden), model_activation_step(),
+      norm_step(NormKind::LayerNorm, "vocab_layer_norm.weight", "vocab_layer_norm.bias"),
+      dense_step("vocab_projector.weight", "vocab_projector.bias", HeadSize::Vocab, true)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"DistilBertForMaskedLM"}},
+    {"sequence-classification",
+     {dense_step("pre_classifier.weight", "pre_classifier.bias", HeadSize::Hidden), activation_step(Activation::Relu),
+      dense_step("classifier.weight", "classifier.bias", HeadSize::Labels)},
+     HeadInput::FirstToken,
+     false,
+     false,
+     {"DistilBertForSequenceClassification"}},
+    {"token-classification",
+     {dense_step("classifier.weight", "classifier.bias", HeadSize::Labels)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"DistilBertForTokenClassification"}},
+    {"question-answering",
+     {dense_step("qa_outputs.weight", "qa_outputs.bias", HeadSize::Labels)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"DistilBertForQuestionAnswering"}},
+};
+
+// modeling_bert.py's task heads:
+//   ForMaskedLM, ForPreTraining's   BertLMPredictionHead: decoder(LayerNorm(act(transform.dense(h)))),
+//   masked-LM half                  the decoder's weight tied to the word embeddings, its bias
+//                                   cls.predictions.bias (= decoder.bias)               every token
+//   ForSequenceClassification       classifier(pooler_output)
+//   ForTokenClassification          classifier(h)                                       every token
+//   ForQuestionAnswering            qa_outputs(h) -> (start_logits, end_logits)         every token
+const std::vector<Head> kBertHeads = {
+    {"masked-lm",
+     {dense_step("cls.predictions.transform.dense.weight", "cls.predictions.transform.dense.bias", HeadSize::Hidden),
+      model_activation_step(),
+      norm_step(NormKind::LayerNorm, "cls.predictions.transform.LayerNorm.weight",
+                "cls.predictions.transform.LayerNorm.bias"),
+      dense_step("cls.predictions.decoder.weight", "cls.predictions.bias|cls.predictions.decoder.bias", HeadSize::Vocab,
+                 true)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"BertForMaskedLM", "BertForPreTraining"}},
+    {"sequence-classification",
+     {dense_step("classifier.weight", "classifier.bias", HeadSize::Labels)},
+     HeadInput::Pooled,
+     false,
+     false,
+     {"BertForSequenceClassification"}},
+    {"token-classification",
+     {dense_step("classifier.weight", "classifier.bias", HeadSize::Labels)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"BertForTokenClassification"}},
+    {"question-answering",
+     {dense_step("qa_outputs.weight", "qa_outputs.bias", HeadSize::Labels)},
+     HeadInput::Tokens,
+     false,
+     false,
+     {"BertForQuestionAnswering"}},
+};
+
 // DistilBertModel: post-norm TransformerBlock (sa_layer_norm, output_layer_norm), learned
 // positions, no token types; LayerNorm eps fixed at 1e-12 in modeling_distilbert.py.
 const Architecture kDistilBert{
@@ -66,6 +143,9 @@ const Architecture kDistilBert{
         {"transformer.layer.{}.output_layer_norm.weight", Param::MlpNormWeight},
         {"transformer.layer.{}.output_layer_norm.bias", Param::MlpNormBias},
     },
+    kDistilBertHeads,
+    "tie_word_embeddings",
+    true,
 };
 
 // BertModel: post-norm BertLayer (attention.output.LayerNorm, output.LayerNorm), learned absolute
@@ -119,6 +199,9 @@ const Architecture kBert{
         {"encoder.layer.{}.output.LayerNorm.weight", Param::MlpNormWeight},
         {"encoder.layer.{}.output.LayerNorm.bias", Param::MlpNormBias},
     },
+    kBertHeads,
+    "tie_word_embeddings",
+    true,
 };
 
 // GPT2LMHeadModel: pre-norm GPT2Block (ln_1, ln_2), learned positions, c_attn fused q/k/v and

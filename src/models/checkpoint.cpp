@@ -251,7 +251,15 @@ Shape tensor_shape(const TensorRule& r, const ModelConfig& c) {
 // The heads' tensors
 
 std::int64_t head_size(HeadSize size, const ModelConfig& c) {
-  return size == HeadSize::Vocab ? c.vocab_size : c.hidden_size;
+  switch (size) {
+    case HeadSize::Vocab:
+      return c.vocab_size;
+    case HeadSize::Labels:
+      return c.num_labels;
+    case HeadSize::Hidden:
+      break;
+  }
+  return c.hidden_size;
 }
 
 // One tensor of a head step: the parameter's shape, stored transposed or not.
@@ -295,16 +303,58 @@ std::vector<HeadTensor> head_tensors(const Architecture& a, const ModelConfig& c
 
 // The names a head's tensor may have in a file: as the task model names it and, under the base
 // model's prefix, also without it (a base model saved alone: openai-community/gpt2's ln_f.weight).
+// A table's name may list alternatives, "a|b" (BERT's decoder bias, saved as cls.predictions.bias
+// or cls.predictions.decoder.bias, one tensor in the model); a LayerNorm's weight/bias are also
+// found under the old gamma/beta (as from_pretrained renames them).
 std::vector<std::string> head_names(const Architecture& a, const char* name) {
-  const std::string prefix = std::string(a.prefix) + ".", n = name;
-  std::vector<std::string> names = {n};
-  if (n.compare(0, prefix.size(), prefix) == 0) names.push_back(n.substr(prefix.size()));
+  const std::string prefix = std::string(a.prefix) + ".";
+  std::vector<std::string> names;
+  std::string all = name;
+  for (std::size_t from = 0; from <= all.size();) {
+    const std::size_t bar = std::min(all.find('|', from), all.size());
+    const std::string n = all.substr(from, bar - from);
+    from = bar + 1;
+    names.push_back(n);
+    if (n.compare(0, prefix.size(), prefix) == 0) names.push_back(n.substr(prefix.size()));
+  }
+  const std::size_t given = names.size();
+  for (std::size_t i = 0; i < given; ++i) {
+    const std::string& n = names[i];
+    const auto ends_with = [&](const std::string& tail) {
+      return n.size() >= tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
+    };
+    if (ends_with("LayerNorm.weight")) names.push_back(n.substr(0, n.size() - 6) + "gamma");
+    if (ends_with("LayerNorm.bias")) names.push_back(n.substr(0, n.size() - 4) + "beta");
+  }
   return names;
+}
+
+// The task head of `request` ("auto": the one whose classes hold config.json's architectures[0];
+// "none"; else a task head's name), its index or kNoHead; an unknown name is an Error.
+constexpr std::size_t kNoHead = static_cast<std::size_t>(-1);
+std::size_t chosen_task_head(const Architecture& a, const ModelConfig& c, const std::string& request) {
+  if (request == "none") return kNoHead;
+  std::string names;
+  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    const Head& head = a.heads[h];
+    if (head.classes.empty()) continue;
+    if (request == "auto") {
+      for (const char* cls : head.classes)
+        if (c.architecture_class == cls) return h;
+    } else if (request == head.name) {
+      return h;
+    }
+    names += (names.empty() ? "'" : ", '") + std::string(head.name) + "'";
+  }
+  if (request == "auto") return kNoHead;  // ...Model, or a class without a head here: the base model
+  fail(ErrorKind::Type, std::string("head '") + request + "' is not a head of model_type " + a.model_type +
+                            (names.empty() ? " (it has none)" : " (it has " + names + ")"));
 }
 
 // Whether head h is loaded: marked in `heads`, else required, or optional and `with_optional`.
 bool head_loaded(const Architecture& a, std::size_t h, bool with_optional, const std::vector<bool>& heads) {
   if (!heads.empty()) return heads[h];
+  if (!a.heads[h].classes.empty()) return false;  // a task head: only when chosen
   return !a.heads[h].optional || with_optional;
 }
 
@@ -441,6 +491,32 @@ void validate_model_config(const Architecture& a, const ModelConfig& c) {
                                " (2 GiB) the wasm heap can hold");
 }
 
+namespace {
+
+// The task heads' fields (PretrainedConfig): architectures (a list of class names; the first is
+// the model's), and num_labels: id2label's length when it is there, else num_labels, else 2.
+void read_task_fields(const json& config, ModelConfig& c) {
+  const std::string where = std::string(kConfig) + ": ";
+  if (const auto it = config.find("architectures"); it != config.end() && !it->is_null()) {
+    if (!it->is_array() || !std::all_of(it->begin(), it->end(), [](const json& x) { return x.is_string(); }))
+      fail(ErrorKind::Type, where + "architectures must be a list of class names, got " + describe(*it));
+    if (!it->empty()) c.architecture_class = it->front().get<std::string>();
+  }
+  c.num_labels = 2;
+  if (const auto it = config.find("id2label"); it != config.end() && !it->is_null()) {
+    if (!it->is_object()) fail(ErrorKind::Type, where + "id2label must be an object, got " + describe(*it));
+    c.num_labels = static_cast<std::int64_t>(it->size());
+  } else if (const auto n = config.find("num_labels"); n != config.end() && !n->is_null()) {
+    if (!n->is_number_integer()) fail(ErrorKind::Type, where + "num_labels must be an integer, got " + describe(*n));
+    c.num_labels = n->get<std::int64_t>();
+  }
+  if (c.num_labels < 1 || c.num_labels > ModelLimits::vocab_size)
+    fail(ErrorKind::Range, where + "the number of labels (id2label, num_labels) " + std::to_string(c.num_labels) +
+                               " is not in [1, " + std::to_string(ModelLimits::vocab_size) + "]");
+}
+
+}  // namespace
+
 ReadConfig read_config(const std::string& text) {
   json config;
   try {
@@ -489,6 +565,7 @@ ReadConfig read_config(const std::string& text) {
     c.rope_theta = number_field(config, "rope_theta", a->rope_theta_fallback);
     c.rope_scaling = rope_scaling_field(config);
   }
+  read_task_fields(config, c);
   check_unsupported(config, *a);
   c.block = block_of(*a, c);
   validate_model_config(*a, c);
@@ -497,8 +574,13 @@ ReadConfig read_config(const std::string& text) {
 
 CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
                                const std::vector<std::pair<std::string, std::int64_t>>& sizes,
-                               const std::uint8_t* header_bytes, std::size_t n, std::uint64_t file_size) {
+                               const std::uint8_t* header_bytes, std::size_t n, std::uint64_t file_size,
+                               const std::string& head_request) {
   const std::string file = kWeightsFile;
+  const std::size_t task = chosen_task_head(a, c, head_request);
+  if (task != kNoHead && std::string(a.heads[task].name) == "question-answering" && c.num_labels != 2)
+    fail(ErrorKind::Range, std::string(kConfig) + ": the question-answering head has two outputs (start, end); " +
+                               "id2label / num_labels give " + std::to_string(c.num_labels));
   const SafetensorsHeader header = parse_safetensors_header(header_bytes, n, file_size, file);
   std::map<std::string, const SafetensorsTensor*> by_name;
   for (const SafetensorsTensor& t : header.tensors) by_name[t.name] = &t;
@@ -547,6 +629,13 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
   };
   std::vector<HeadFound> head_found;
   for (std::size_t h = 0; h < a.heads.size(); ++h) {
+    const bool task_head = !a.heads[h].classes.empty();
+    if (task_head && h != task) continue;  // a task head not chosen: its tensors are ignored
+    if (a.heads[h].input == HeadInput::Pooled && optional_found.empty())
+      fail(ErrorKind::Shape, file + ": tensor '" +
+                                 (optional_missing.empty() ? std::string("pooler") : optional_missing.front()) +
+                                 "' is missing; " + kConfig + " (architectures[0] " + c.architecture_class +
+                                 ") needs the pooler for the " + a.heads[h].name + " head");
     std::vector<HeadStepSlots> steps;
     std::vector<HeadFound> here;
     std::string missing, looked;
@@ -563,17 +652,21 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
       }
       const Shape want = t.transposed ? Shape(t.shape.rbegin(), t.shape.rend()) : t.shape;
       if (f->shape != want)
-        fail(ErrorKind::Shape, file + ": tensor '" + f->name + "' has shape " + shape_str(f->shape) + "; " + kConfig +
-                                   " (" + sizes_of(sizes) + ") needs " + shape_str(want) + " for the " +
-                                   a.heads[h].name);
+        fail(ErrorKind::Shape,
+             file + ": tensor '" + f->name + "' has shape " + shape_str(f->shape) + "; " + kConfig + " (" +
+                 sizes_of(sizes) + ") needs " + shape_str(want) + " for the " + a.heads[h].name +
+                 (task_head ? " head (" + std::to_string(c.num_labels) + " labels from id2label / num_labels)"
+                            : std::string()));
       parse_weight_dtype(f->dtype, file + ": tensor '" + f->name + "'");
       here.push_back({t, f});
     }
     if (!missing.empty()) {
-      if (!a.heads[h].optional)
+      if (!a.heads[h].optional || task_head)
         fail(ErrorKind::Shape, file + ": tensor '" + missing + "' is missing (looked for " + looked + "); " + kConfig +
-                                   " (model_type " + a.model_type + (c.tie_word_embeddings ? "" : ", untied") +
-                                   ") needs it for the " + a.heads[h].name);
+                                   " (model_type " + a.model_type +
+                                   (task_head ? ", architectures[0] " + c.architecture_class : std::string()) +
+                                   (c.tie_word_embeddings ? "" : ", untied") + ") needs it for the " + a.heads[h].name +
+                                   (task_head ? " head" : ""));
       if (!here.empty())
         fail(ErrorKind::Shape,
              file + ": tensor " + missing + " is missing (" + here.front().tensor.name + " is there)");
@@ -636,9 +729,9 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
 }
 
 CheckpointPlan read_checkpoint(const std::string& config_json, const std::uint8_t* header, std::size_t header_bytes,
-                               std::uint64_t file_size) {
+                               std::uint64_t file_size, const std::string& head_request) {
   const ReadConfig r = read_config(config_json);
-  return read_checkpoint(*r.architecture, r.config, r.sizes, header, header_bytes, file_size);
+  return read_checkpoint(*r.architecture, r.config, r.sizes, header, header_bytes, file_size, head_request);
 }
 
 }  // namespace aw

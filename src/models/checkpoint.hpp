@@ -116,13 +116,17 @@ struct CheckpointPlan {
 
 // The whole checkpoint: config.json's bytes, the N header bytes of model.safetensors (after its
 // 8-byte length, see safetensors_header_length) and the file's size.
+// head_request: the task head to load (Head::classes): "auto" the one config.json's
+// architectures[0] names (none for a class without one), "none", or a task head's name (an
+// Error when the architecture has no such head); the chosen head's tensors are required.
 CheckpointPlan read_checkpoint(const std::string& config_json, const std::uint8_t* header, std::size_t header_bytes,
-                               std::uint64_t file_size);
+                               std::uint64_t file_size, const std::string& head_request = "auto");
 
 // The same for an architecture given as a table (tests: tables that are not registered).
 CheckpointPlan read_checkpoint(const Architecture& architecture, const ModelConfig& config,
                                const std::vector<std::pair<std::string, std::int64_t>>& sizes,
-                               const std::uint8_t* header, std::size_t header_bytes, std::uint64_t file_size);
+                               const std::uint8_t* header, std::size_t header_bytes, std::uint64_t file_size,
+                               const std::string& head_request = "auto");
 
 // The layout alone (every slot the architecture has; optional tensors only `with_optional`; the
 // heads: those `heads` marks, or when it is empty, the required ones and the optional ones only

@@ -12,7 +12,7 @@ namespace {
 void apply_in_place(const Model& model, std::size_t h, std::size_t i, float* x, std::size_t rows, std::size_t width) {
   const HeadStep& step = model.architecture().heads[h].steps[i];
   if (step.op == HeadOp::Activation)
-    activate(step.activation, x, rows * width);
+    activate(step.model_activation ? model.config().activation : step.activation, x, rows * width);
   else if (step.op == HeadOp::Norm)
     normalize(step.norm, model.head_norm(h, i), static_cast<float>(model.config().norm_eps), x, x, rows, width);
 }

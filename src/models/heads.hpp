@@ -15,7 +15,8 @@ namespace aw {
 // x (rows, D), in place: every loaded base head (GPT-2's ln_f, Llama's norm), in table order.
 void apply_base_heads(const Model& model, float* x, std::size_t rows);
 
-// Head h over x (rows, D) -> (rows, the head's last width). Tokens heads only; the model must
+// Head h over x (rows, D): every token's row, or the rows the caller gathered (each sequence's first,
+// the pooler's output) -> (rows, the head's last width). The model must
 // have loaded it (has_head). `fn` names the caller in memory errors.
 Tensor apply_head(const Model& model, std::size_t h, const float* x, std::size_t rows, const std::string& fn);
 

@@ -12,6 +12,7 @@
 #include "kernels/elementwise.hpp"
 #include "kernels/layer_norm.hpp"
 #include "kernels/matmul.hpp"
+#include "models/heads.hpp"
 
 namespace aw {
 namespace {
@@ -112,6 +113,67 @@ Tensor pool(const Model& model, const float* x, std::size_t N, std::size_t L) {
   return out;
 }
 
+// output_logits: the model has a task head; positions only for a head on every token, each
+// (n, l) inside the batch.
+void validate_logits(const Model& model, const EncoderInput& in, const EncoderOptions& options) {
+  const std::string fn = forward_fn();
+  if (!options.output_logits) return;
+  const std::size_t h = model.task_head();
+  if (h == kNoSlot) fail(ErrorKind::Shape, fn + ": the model was loaded without a task head: no logits");
+  const Head& head = model.architecture().heads[h];
+  if (!options.positions) return;
+  if (head.input != HeadInput::Tokens)
+    fail(ErrorKind::Shape, fn + ": positions are for a head on every token; the " + head.name + " head reads " +
+                               (head.input == HeadInput::Pooled ? "the pooler output" : "the first token"));
+  if (options.position_count < 1 || options.position_count > static_cast<std::size_t>(in.batch * in.length))
+    fail(ErrorKind::Range, fn + ": " + std::to_string(options.position_count) + " positions for a batch of " +
+                               std::to_string(in.batch * in.length) + " tokens");
+  for (std::size_t p = 0; p < options.position_count; ++p) {
+    const std::int32_t n = options.positions[2 * p], l = options.positions[2 * p + 1];
+    if (n < 0 || n >= in.batch || l < 0 || l >= in.length)
+      fail(ErrorKind::Range, fn + ": positions[" + std::to_string(p) + "] = [" + std::to_string(n) + ", " +
+                                 std::to_string(l) + "] is outside the batch [" + std::to_string(in.batch) + ", " +
+                                 std::to_string(in.length) + "]");
+  }
+}
+
+// The task head's logits (models/head) on its input rows: every token's (N*L of D, or the P rows
+// of `positions`), each sequence's first, or the pooler's output.
+Tensor task_logits(const Model& model, const float* x, const EncoderInput& in, const EncoderOptions& options,
+                   const Tensor& pooled) {
+  const std::string fn = forward_fn();
+  const std::size_t h = model.task_head();
+  const Head& head = model.architecture().heads[h];
+  const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length),
+                    D = static_cast<std::size_t>(model.config().hidden_size),
+                    K = static_cast<std::size_t>(model.layout().steps[h].back().out);
+  const auto i64 = [](std::size_t d) { return static_cast<std::int64_t>(d); };
+  if (head.input == HeadInput::Pooled) {
+    Tensor out = apply_head(model, h, pooled.data.data(), N, fn);
+    out.shape = {i64(N), i64(K)};
+    return out;
+  }
+  if (head.input == HeadInput::FirstToken || options.positions) {
+    // the rows at (n, 0), or at the positions
+    const std::size_t P = head.input == HeadInput::FirstToken ? N : options.position_count;
+    Tensor rows = make_uninitialised_tensor({i64(P), i64(D)}, fn + ": head input");
+    for (std::size_t p = 0; p < P; ++p) {
+      std::size_t n = p, l = 0;
+      if (head.input != HeadInput::FirstToken) {
+        n = static_cast<std::size_t>(options.positions[2 * p]),
+        l = static_cast<std::size_t>(options.positions[2 * p + 1]);
+      }
+      std::copy_n(x + (n * L + l) * D, D, rows.data.data() + p * D);
+    }
+    Tensor out = apply_head(model, h, rows.data.data(), P, fn);
+    out.shape = {i64(P), i64(K)};
+    return out;
+  }
+  Tensor out = apply_head(model, h, x, N * L, fn);
+  out.shape = {i64(N), i64(L), i64(K)};
+  return out;
+}
+
 Tensor copy_of(const Tensor& t, const std::string& what) {
   Tensor c = make_uninitialised_tensor(t.shape, what);
   std::copy(t.data.begin(), t.data.end(), c.data.begin());
@@ -177,6 +239,12 @@ std::size_t Model::resident_bytes() const {
   for (const auto& q : quantized_)
     if (q) bytes += q->resident_bytes();
   return bytes;
+}
+
+std::size_t Model::task_head() const {
+  for (std::size_t h = 0; h < layout_.heads.size(); ++h)
+    if (layout_.heads[h] && !architecture_->heads[h].classes.empty()) return h;
+  return kNoSlot;
 }
 
 std::vector<WeightTarget> Model::weight_targets(const std::vector<TensorRead>& reads) {
@@ -300,6 +368,7 @@ EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& optio
   if (config_.block.causal)
     fail(ErrorKind::Type, fn + ": " + config_.model_type + " is a causal language model (its forward is lm.forward)");
   validate_input(*this, in);
+  validate_logits(*this, in, options);
   const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length);
   Tensor x = make_uninitialised_tensor({in.batch, in.length, config_.hidden_size}, fn + ": hidden state");
   BlockScratch scratch = allocate_block_scratch(config_.block, N, L, fn);
@@ -320,6 +389,7 @@ EncoderOutput Model::forward(const EncoderInput& in, const EncoderOptions& optio
     if (options.output_hidden_states) out.hidden_states.push_back(copy_of(x, state_copy));
   }
   if (has_pooler()) out.pooler_output = pool(*this, x.data.data(), N, L);
+  if (options.output_logits) out.logits = task_logits(*this, x.data.data(), in, options, out.pooler_output);
   out.last_hidden_state = std::move(x);
   return out;
 }

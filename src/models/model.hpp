@@ -14,6 +14,8 @@
 //   x_l = block(x_{l-1})   post-norm, bidirectional, M = 0 for tokens and finfo(float32).min for
 //                          padding keys (N, 1, 1, L)
 //   pooler (bert, optional): tanh(x[:, 0] W_p^T + b_p)                        (N, D)
+//   logits (a task head, models/heads): its steps on every token, on chosen tokens, on each
+//          sequence's first or on the pooler output                (N, L, K) / (P, K) / (N, K)
 // The causal forward with a KV cache (GPT-2, Llama) is the same loop over the same block with
 // a cache per layer, then the architecture's heads (models/causal_lm, models/heads).
 #pragma once
@@ -42,6 +44,11 @@ struct EncoderInput {
 struct EncoderOptions {
   bool output_hidden_states = false;  // the embeddings output and every layer's output
   bool output_attentions = false;     // every layer's attention weights
+  bool output_logits = false;         // the task head's logits (the model must have one)
+  // output_logits of a head on every token: only at these (n, l) pairs, P of them (2P ints;
+  // null: at every token). The fill-mask helper's [MASK] positions: V logits for those alone.
+  const std::int32_t* positions = nullptr;
+  std::size_t position_count = 0;
 };
 
 struct EncoderOutput {
@@ -49,6 +56,7 @@ struct EncoderOutput {
   std::vector<Tensor> hidden_states;  // num_layers + 1 of (N, L, D), embeddings first
   std::vector<Tensor> attentions;     // num_layers of (N, H, L, L)
   Tensor pooler_output;               // (N, D) when the model has a pooler, else empty
+  Tensor logits;                      // output_logits: (N, L, K), at positions (P, K), first token/pooled (N, K)
 };
 
 class Model {
@@ -71,6 +79,9 @@ class Model {
   ModelDtype dtype() const { return dtype_; }
   // The weights' memory: the float32 arena and the int8 weights.
   std::size_t resident_bytes() const;
+  // The task head loaded (architecture.hpp, Head::classes): its index in architecture().heads,
+  // or kNoSlot when there is none.
+  std::size_t task_head() const;
 
   // A parameter's floats, in the checkpoint's layout until pack_linear_weights(). Not for the
   // linear weights of a q8 model (quantized(slot)).

@@ -395,27 +395,27 @@ test('the C++ boundary trusts nothing: config bytes, header, chunk order and ran
     assert.equal(A.memoryStats().allocatedBytes, baseline, `${label}: nothing kept`);
   };
   const open = (config, t = good, fileSize = 8 + t.header.length + t.dataBytes) =>
-    raw._modelOpen(utf8(config), t.header, fileSize, 'fp32');
+    raw._modelOpen(utf8(config), t.header, fileSize, 'fp32', 'auto');
   const edited = (name, change) =>
     table((h) => {
       Object.assign(h[name], change);
       return h;
     });
   fails(
-    raw._modelOpen('{}', good.header, size, 'fp32'),
+    raw._modelOpen('{}', good.header, size, 'fp32', 'auto'),
     /config\.json must have Uint8Array data/,
     'config as a string',
   );
   fails(
-    raw._modelOpen(utf8(cfg), [1, 2], size, 'fp32'),
+    raw._modelOpen(utf8(cfg), [1, 2], size, 'fp32', 'auto'),
     /model\.safetensors: header must have Uint8Array data/,
     'header as an array',
   );
   fails(open({ ...cfg, dim: '4' }), /config\.json: dim must be an integer, got "4"/, 'string size');
   fails(open({ ...cfg, dim: 4.5 }), /config\.json: dim must be an integer, got number 4\.5/, 'fractional size');
   fails(open({ ...cfg, model_type: 't5' }), /model_type 't5' is not supported/, 'model_type');
-  fails(raw._modelOpen(utf8(cfg), good.header, -1, 'fp32'), /the file size must be an integer number of bytes/, 'size');
-  fails(raw._modelOpen(utf8(cfg), good.header, size, 'int4'), /^dtype must be 'fp32' or 'q8', got 'int4'$/, 'dtype');
+  fails(raw._modelOpen(utf8(cfg), good.header, -1, 'fp32', 'auto'), /the file size must be an integer number of bytes/, 'size');
+  fails(raw._modelOpen(utf8(cfg), good.header, size, 'int4', 'auto'), /^dtype must be 'fp32' or 'q8', got 'int4'$/, 'dtype');
   fails(
     open(cfg, edited('embeddings.LayerNorm.bias', { shape: [3] })),
     /shape \[3\] of F32 needs 12 bytes but data_offsets \[\d+, \d+\] hold 16 \(safetensors: TensorInvalidInfo\)/,
@@ -465,13 +465,13 @@ test('the C++ boundary trusts nothing: config bytes, header, chunk order and ran
     /model\.safetensors: tensor 'embeddings\.word_embeddings\.weight': only 64 of its 160 bytes were read \(truncated file\?\)/,
   );
   assert.match(
-    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error,
+    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false, false, null).error,
     /the model has not finished loading/,
   );
   assert.equal(raw._modelDispose(handle), true);
   assert.equal(raw._modelDispose(handle), false);
   assert.match(
-    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false).error,
+    raw._modelForward(handle, new Int32Array(1), null, null, 1, 1, false, false, false, null).error,
     /no model with handle \d+ \(disposed\?\)/,
   );
   assert.match(raw._modelWrite(999, 0, 0).error, /no model with handle 999/);
@@ -490,7 +490,7 @@ test('every error a model call raises names the JS arguments: no snake_case name
   const raw =
     (model, ids, mask = null, types = null, N = 1, L = ids.length) =>
     () => {
-      const r = A.raw._modelForward(model.handle, ids, mask, types, N, L, false, false);
+      const r = A.raw._modelForward(model.handle, ids, mask, types, N, L, false, false, false, null);
       throw new Error(r.error); // the boundary's message as the wrapper would throw it
     };
   const disposed = await A.loadPretrained(good.dir);

@@ -25,6 +25,7 @@ function ballast(raw, vocabSize = 520000) {
     header,
     8 + header.length + dataBytes,
     'fp32',
+    'auto',
   );
   assert.equal(opened.error, undefined, opened.error);
   return { handle: opened.handle, bytes: dataBytes };

@@ -246,6 +246,14 @@ TEST_CASE("checkpoint: BERT's optional pooler comes whole or not at all", "[mode
   t.push_back({p + "output.dense.bias", {12}});
   const std::string config = "{" + kBert + "}";
   CHECK_FALSE(aw::Model(read(config, file_of(t))).has_pooler());
+  // BertForSequenceClassification's classifier reads the pooler's output: without a pooler, an Error
+  std::vector<FileTensor> classifier = t;
+  classifier.push_back({"classifier.weight", {2, 12}});
+  classifier.push_back({"classifier.bias", {2}});
+  CHECK(error_of(
+            [&] { read(with(kBert, R"("architectures": ["BertForSequenceClassification"])"), file_of(classifier)); }) ==
+        "model.safetensors: tensor 'pooler.dense.weight' is missing; config.json (architectures[0] "
+        "BertForSequenceClassification) needs the pooler for the sequence-classification head");
   t.push_back({"bert.pooler.dense.weight", {12, 12}});
   CHECK(error_of([&] { read(config, file_of(t)); }) ==
         "model.safetensors: tensor pooler.dense.bias is missing (pooler.dense.weight is there)");
@@ -253,6 +261,70 @@ TEST_CASE("checkpoint: BERT's optional pooler comes whole or not at all", "[mode
   const aw::CheckpointPlan plan = read(config, file_of(t));
   CHECK(aw::Model(plan).has_pooler());
   CHECK(plan.reads.size() == t.size());
+  classifier.push_back({"bert.pooler.dense.weight", {12, 12}});
+  classifier.push_back({"bert.pooler.dense.bias", {12}});
+  const aw::CheckpointPlan seq =
+      read(with(kBert, R"("architectures": ["BertForSequenceClassification"])"), file_of(classifier));
+  CHECK(seq.ignored.empty());
+  CHECK(aw::Model(seq).has_pooler());
+}
+
+TEST_CASE(
+    "checkpoint: the task head of architectures[0] (or asked by name) is read, the others not; its tensors "
+    "required",
+    "[models][checkpoint]") {
+  // DistilBertForSequenceClassification's file: the base, pre_classifier and classifier (3 labels)
+  std::vector<FileTensor> t = distilbert_tensors();
+  t.resize(t.size() - 2);  // no masked-LM head
+  t.push_back({"pre_classifier.weight", {12, 12}});
+  t.push_back({"pre_classifier.bias", {12}});
+  t.push_back({"classifier.weight", {3, 12}});
+  t.push_back({"classifier.bias", {3}});
+  const File f = file_of(t);
+  const std::string labels = R"("id2label": {"0": "a", "1": "b", "2": "c"})";
+  const std::string seq = with(kDistil, R"("architectures": ["DistilBertForSequenceClassification"], )" + labels);
+  const aw::CheckpointPlan plan = read(seq, f);
+  CHECK(plan.ignored.empty());
+  CHECK(plan.config.num_labels == 3);
+  const aw::Model model(plan);
+  REQUIRE(model.task_head() != aw::kNoSlot);
+  CHECK(std::string(model.architecture().heads[model.task_head()].name) == "sequence-classification");
+  // "none": the base model alone (AutoModel); a ...Model class: no head either
+  const auto none = aw::read_checkpoint(seq, f.bytes(), f.header.size(), f.size, "none");
+  CHECK(none.ignored.size() == 4);
+  CHECK(aw::Model(none).task_head() == aw::kNoSlot);
+  CHECK(aw::Model(read(with(kDistil, R"("architectures": ["DistilBertModel"])"), f)).task_head() == aw::kNoSlot);
+  // the token classifier reads classifier alone, the same shape: chosen by its class, not by the tensors
+  const auto tok = read(with(kDistil, R"("architectures": ["DistilBertForTokenClassification"], )" + labels), f);
+  CHECK(tok.ignored == std::vector<std::string>{"pre_classifier.weight", "pre_classifier.bias"});
+  // a head whose tensors the file lacks, an unknown head, a classifier of another size
+  CHECK(error_of([&] { read(with(kDistil, R"("architectures": ["DistilBertForQuestionAnswering"])"), f); }) ==
+        "model.safetensors: tensor 'qa_outputs.weight' is missing (looked for 'qa_outputs.weight'); config.json "
+        "(model_type distilbert, architectures[0] DistilBertForQuestionAnswering) needs it for the "
+        "question-answering head");
+  CHECK(error_of([&] { aw::read_checkpoint(seq, f.bytes(), f.header.size(), f.size, "summarization"); }) ==
+        "head 'summarization' is not a head of model_type distilbert (it has 'masked-lm', 'sequence-classification', "
+        "'token-classification', 'question-answering')");
+  CHECK(error_of([&] { read(with(kDistil, R"("architectures": ["DistilBertForSequenceClassification"])"), f); }) ==
+        "model.safetensors: tensor 'classifier.weight' has shape [3, 12]; config.json (vocab_size 50, dim 12, n_heads "
+        "3, hidden_dim 19, max_position_embeddings 16) needs [2, 12] for the sequence-classification head (2 labels "
+        "from id2label / num_labels)");
+  CHECK(error_of([&] { read(with(kDistil, R"("architectures": "DistilBertForMaskedLM")"), f); }) ==
+        "config.json: architectures must be a list of class names, got \"DistilBertForMaskedLM\"");
+  // the masked-LM head: its projection tied to the word embeddings (read once), untied: its own
+  std::vector<FileTensor> mlm = distilbert_tensors();
+  mlm.erase(mlm.end() - 2);  // vocab_projector.weight: tied, not in the file
+  for (const char* n :
+       {"vocab_transform.weight", "vocab_transform.bias", "vocab_layer_norm.weight", "vocab_layer_norm.bias"})
+    mlm.push_back({n, std::strcmp(n, "vocab_transform.weight") == 0 ? aw::Shape{12, 12} : aw::Shape{12}});
+  const std::string masked = with(kDistil, R"("architectures": ["DistilBertForMaskedLM"])");
+  const aw::CheckpointPlan m = read(masked, file_of(mlm));
+  CHECK(m.ignored.empty());
+  CHECK(aw::Model(m).task_head() == 0);
+  CHECK(error_of([&] {
+          read(with(kDistil, R"("architectures": ["DistilBertForMaskedLM"], "tie_word_embeddings": false)"),
+               file_of(mlm));
+        }).find("model.safetensors: tensor 'vocab_projector.weight' is missing") == 0);
 }
 
 TEST_CASE("checkpoint: a table's Conv1D weight is transposed at load, gate and up rows fill one gated weight",
