@@ -5,7 +5,9 @@
 //   small(A)   -> one cheap valid call (the memory test repeats it)
 //   weight     -> optional share of the fuzzed valid calls (default 1)
 // To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
+// The task helpers' entries (model.fillMask, ...: models loaded once) are in task_cases.mjs.
 import * as ref from './reference/index.mjs';
+import { taskCases } from './task_cases.mjs';
 
 /** A shape that broadcasts to `target`: some leading dims dropped, some dims set to 1. */
 function broadcastable(r, target) {
@@ -1341,6 +1343,7 @@ export const functions = {
       return m.forward(x, x, x, { isCausal: true });
     },
   },
+  ...taskCases,
 };
 
 /** A fixed computation with a known answer: proves the module still works after an error. */
