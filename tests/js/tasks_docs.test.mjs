@@ -1,4 +1,5 @@
-// docs/tasks.md's programs run as written (each the ```js block starting with `// name.mjs`), on
+// docs/tasks.md's programs run as written (each the ```js block starting with `// name.mjs`; the
+// README's task example is docs/tasks.md's fill-mask.mjs, the same text), on
 // the tiny fixtures with the head the program needs: what each prints is what the helper returns
 // here (the helpers themselves are checked against the float64 reference in heads.test.mjs).
 import { test } from 'node:test';
@@ -91,3 +92,10 @@ test('answer.mjs prints the best answer and the top 3', () =>
       JSON.stringify(model.answer('What is the capital of Germany?', context, { topK: 3 })),
     ]);
   }));
+
+test("README's task example is docs/tasks.md's fill-mask.mjs, word for word", () => {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const block = (text) => text.match(/```js\n(\/\/ fill-mask\.mjs[\s\S]*?)```/)?.[1];
+  assert.ok(block(readme), 'README has the fill-mask.mjs block');
+  assert.equal(block(readme), block(doc));
+});
