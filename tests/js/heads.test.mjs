@@ -94,23 +94,33 @@ for (const name of HEADS) {
         Array.from({ length: N * L }, (_, i) => i).flatMap((i) =>
           input.attentionMask[Math.floor(i / L)][i % L] ? Array.from(data.slice(i * width, (i + 1) * width)) : [],
         );
+      // the logits graded by the size of the terms their last layer sums (mag), the one tolerance rule
+      const withMag = (data, mag, width) =>
+        width ? { data: tokensOf(data, width), mag: tokensOf(mag, width) } : { data, mag };
       if (model.head === 'question-answering') {
         assert.deepEqual(out.startLogits.shape, [N, L]);
-        near(tokensOf(out.startLogits.data, 1), tokensOf(want.startLogits, 1), `${name}: startLogits`);
-        near(tokensOf(out.endLogits.data, 1), tokensOf(want.endLogits, 1), `${name}: endLogits`);
+        near(tokensOf(out.startLogits.data, 1), withMag(want.startLogits, want.startMag, 1), `${name}: startLogits`);
+        near(tokensOf(out.endLogits.data, 1), withMag(want.endLogits, want.endMag, 1), `${name}: endLogits`);
       } else {
         assert.deepEqual(out.logits.shape, want.logitsShape);
-        if (model.head === 'sequence-classification') near(out.logits.data, want.logits, `${name}: logits`);
+        if (model.head === 'sequence-classification')
+          near(out.logits.data, withMag(want.logits, want.logitsMag), `${name}: logits`);
         else {
           const width = want.logitsShape[2];
-          near(tokensOf(out.logits.data, width), tokensOf(want.logits, width), `${name}: logits`);
+          near(tokensOf(out.logits.data, width), withMag(want.logits, want.logitsMag, width), `${name}: logits`);
         }
       }
       // one text alone gives its row of the batch
       const one = headOutputs(model, batchOf(model, [rows[1]]));
       const mine = model.head === 'question-answering' ? one.startLogits : one.logits;
       const wantOne = referenceHead(ref, batchOf(model, [rows[1]]), model.head);
-      near(mine.data, model.head === 'question-answering' ? wantOne.startLogits : wantOne.logits, `${name}: one row`);
+      near(
+        mine.data,
+        model.head === 'question-answering'
+          ? { data: wantOne.startLogits, mag: wantOne.startMag }
+          : { data: wantOne.logits, mag: wantOne.logitsMag },
+        `${name}: one row`,
+      );
       // without outputLogits, the base model's outputs only
       assert.equal(model.forward(input).logits, undefined);
     } finally {
@@ -495,6 +505,12 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
   await assert.rejects(A.loadPretrained(relabelled), { message: /tensor 'classifier\.weight' is missing/ });
   const headless = await A.loadPretrained(relabelled, { head: 'none' });
   assert.equal(headless.head, null);
+  assert.throws(() => headless.forward([2, 3], { outputLogits: true }), {
+    name: 'Error',
+    message:
+      "model.forward: outputLogits needs a task head; the model was loaded without one (config.json's architectures[0] is 'DistilBertForTokenClassification')",
+  });
+  assert.equal(headless.forward([2, 3]).lastHiddenState.shape[1], 2);
   headless.dispose();
   works('bad folders');
   for (const m of [mlm, seq, qa, tok]) m.dispose();

@@ -20,7 +20,9 @@ function run(name, folder) {
   const dir = fileURLToPath(new URL('../../build/readme/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${name}`, program);
-  return execFileSync(process.execPath, [`${dir}${name}`, folder], { encoding: 'utf8' })
+  // with this process's wasm flags: the same build (relaxed SIMD or not), so the same numbers
+  const flags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm'));
+  return execFileSync(process.execPath, [...flags, `${dir}${name}`, folder], { encoding: 'utf8' })
     .trim()
     .split('\n');
 }

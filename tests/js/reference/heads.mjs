@@ -32,6 +32,8 @@ const ACT2FN = { gelu, gelu_new: geluTanh, gelu_pytorch_tanh: geluTanh, relu };
 
 // y (rows, out) = x (rows, in) W^T + b; LayerNorm over the last dim
 const linear = (x, rows, w, b) => ops.linear({ data: x, shape: [rows, w.shape[1]] }, w, b).data;
+/** The logits' layer: its values and `mag` (sum |x_d w_d| + |b|: the tolerance rule's scale, reference/tolerance.mjs). */
+const logitsLinear = (x, rows, w, b) => ops.linear({ data: x, shape: [rows, w.shape[1]] }, w, b);
 const layerNorm = (x, rows, D, w, b, eps) => ops.layerNorm({ data: x, shape: [rows, D] }, 1, w, b, eps).data;
 
 /** PretrainedConfig: num_labels is len(id2label) when there is one, else num_labels, else 2. */
@@ -83,7 +85,7 @@ export function referenceHead(model, input, head) {
       ? W('embeddings.word_embeddings.weight')
       : W(distil ? 'vocab_projector.weight' : 'cls.predictions.decoder.weight');
     const bias = W(distil ? 'vocab_projector.bias' : 'cls.predictions.bias');
-    out.logits = linear(x, N * L, projection, bias);
+    ({ data: out.logits, mag: out.logitsMag } = logitsLinear(x, N * L, projection, bias));
     out.logitsShape = [N, L, projection.shape[0]];
   } else if (head === 'sequence-classification') {
     let pooled;
@@ -95,15 +97,16 @@ export function referenceHead(model, input, head) {
       assert.ok(enc.poolerOutput, 'reference: BertForSequenceClassification needs the pooler');
       pooled = enc.poolerOutput;
     }
-    out.logits = linear(pooled, N, W('classifier.weight'), W('classifier.bias'));
+    ({ data: out.logits, mag: out.logitsMag } = logitsLinear(pooled, N, W('classifier.weight'), W('classifier.bias')));
     out.logitsShape = [N, W('classifier.weight').shape[0]];
   } else if (head === 'token-classification') {
-    out.logits = linear(h, N * L, W('classifier.weight'), W('classifier.bias'));
+    ({ data: out.logits, mag: out.logitsMag } = logitsLinear(h, N * L, W('classifier.weight'), W('classifier.bias')));
     out.logitsShape = [N, L, W('classifier.weight').shape[0]];
   } else if (head === 'question-answering') {
-    const logits = linear(h, N * L, W('qa_outputs.weight'), W('qa_outputs.bias')); // (N*L, 2)
-    out.startLogits = Float64Array.from({ length: N * L }, (_, i) => logits[2 * i]);
-    out.endLogits = Float64Array.from({ length: N * L }, (_, i) => logits[2 * i + 1]);
+    const { data: logits, mag } = logitsLinear(h, N * L, W('qa_outputs.weight'), W('qa_outputs.bias')); // (N*L, 2)
+    const column = (x, c) => Float64Array.from({ length: N * L }, (_, i) => x[2 * i + c]);
+    [out.startLogits, out.endLogits] = [column(logits, 0), column(logits, 1)];
+    [out.startMag, out.endMag] = [column(mag, 0), column(mag, 1)];
   } else {
     throw new Error(`reference: head ${head}`);
   }
