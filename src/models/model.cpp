@@ -137,7 +137,7 @@ void validate_logits(const Model& model, const EncoderInput& in, const EncoderOp
   }
 }
 
-// The task head's logits (models/head) on its input rows: every token's (N*L of D, or the P rows
+// The task head's logits (models/heads) on its input rows: every token's (N*L of D, or the P rows
 // of `positions`), each sequence's first, or the pooler's output.
 Tensor task_logits(const Model& model, const float* x, const EncoderInput& in, const EncoderOptions& options,
                    const Tensor& pooled) {
