@@ -151,7 +151,7 @@ export function tokenEntities({ logits, K, encoding, text, labels, unkId, aggreg
       entity: labels[best],
       score: scores[best],
       index,
-      word: encoding.ids[index] === unkId ? text.slice(start, end) : encoding.tokens[index],
+      word: encoding.inputIds[index] === unkId ? text.slice(start, end) : encoding.tokens[index],
       start,
       end,
     });
@@ -270,7 +270,7 @@ function requireHead(model, fn) {
       `${fn} needs a model with the '${head}' head (config.json's architectures[0] a ...${CLASS[head]}); ${has}`,
     );
   }
-  if (!model.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
+  if (!model.hasTokenizer) throw new Error(`${fn}: the model folder had no tokenizer (tokenizer.json or vocab.txt)`);
   return model.tokenizer;
 }
 
@@ -293,10 +293,10 @@ function tokenized(fn, names, run) {
 
 /** Encodings of one kind (each with ids, attentionMask, tokenTypeIds?) padded into one batch. */
 function padded(encodings, padId) {
-  const L = Math.max(...encodings.map((e) => e.ids.length));
+  const L = Math.max(...encodings.map((e) => e.inputIds.length));
   const pad = (row, value) => [...row, ...new Array(L - row.length).fill(value)];
   const batch = {
-    inputIds: encodings.map((e) => pad(e.ids, padId)),
+    inputIds: encodings.map((e) => pad(e.inputIds, padId)),
     attentionMask: encodings.map((e) => pad(e.attentionMask, 0)),
   };
   if (encodings[0].tokenTypeIds) batch.tokenTypeIds = encodings.map((e) => pad(e.tokenTypeIds, 0));
@@ -340,7 +340,7 @@ export const taskMethods = {
     if (mask === null) throw new Error(`${fn}: the tokenizer has no mask token`);
     const encoding = tokenized(fn, {}, () => tokenizer.encode(value));
     const maskId = tokenizer.tokenToId(mask);
-    const positions = encoding.ids.flatMap((id, i) => (id === maskId ? [i] : []));
+    const positions = encoding.inputIds.flatMap((id, i) => (id === maskId ? [i] : []));
     if (positions.length === 0)
       throw new Error(`${fn}: the text has no ${mask} token (put ${mask} where a token is to be predicted)`);
     const { logits } = this.headForward(padded([encoding], tokenizer.padId), {
@@ -349,7 +349,7 @@ export const taskMethods = {
     const predictions = fillMaskPredictions({
       rows: logits.data,
       V,
-      ids: encoding.ids,
+      ids: encoding.inputIds,
       positions,
       topK,
       padId: tokenizer.padId,
@@ -495,7 +495,7 @@ export const taskMethods = {
     // stride): none when the question leaves no more than docStride tokens for the context
     const names = { text: 'question', textPair: 'context' };
     const count = (t, what) =>
-      tokenized(fn, { text: what }, () => tokenizer.encode(t, { maxLength: Infinity })).ids.length -
+      tokenized(fn, { text: what }, () => tokenizer.encode(t, { maxLength: Infinity })).inputIds.length -
       tokenizer.specialTokenCount;
     const q = count(question, 'question'),
       c = count(context, 'context');
@@ -521,8 +521,8 @@ export const taskMethods = {
     const L = startLogits.shape[1];
     const windows = encodings.map((encoding, n) => ({
       encoding,
-      start: startLogits.data.subarray(n * L, n * L + encoding.ids.length),
-      end: endLogits.data.subarray(n * L, n * L + encoding.ids.length),
+      start: startLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
+      end: endLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
     }));
     const answers = answerSpans(windows, context, topK, maxAnswerLength);
     return o.topK === undefined ? (answers[0] ?? null) : answers;

@@ -131,7 +131,7 @@ for (const name of HEADS) {
 
 /** The reference's logits of one encoded text (batch of 1), as the pipelines run it. */
 function referenceOf(fx, model, encoding) {
-  const input = { inputIds: [encoding.ids] };
+  const input = { inputIds: [encoding.inputIds] };
   if (encoding.tokenTypeIds) input.tokenTypeIds = [encoding.tokenTypeIds];
   return referenceHead({ arch: fx.spec.arch, config: fx.config, weights: fx.weights }, input, model.head);
 }
@@ -158,7 +158,7 @@ for (const name of ['distilbert-mlm', 'bert-mlm', 'distilbert-f32']) {
       const want = referenceFillMask({
         logits: referenceOf(fx, model, encoding).logits,
         V: model.vocabSize,
-        inputIds: encoding.ids,
+        inputIds: encoding.inputIds,
         maskId: tok.tokenToId('[MASK]'),
         padId: tok.padId,
         topK: 5,
@@ -298,7 +298,7 @@ for (const name of ['distilbert-tok', 'bert-tok']) {
             K: model.labels.length,
             sentence: text,
             tokens: encoding.tokens,
-            inputIds: encoding.ids,
+            inputIds: encoding.inputIds,
             specialTokensMask: encoding.sequenceIds.map((s) => (s === null ? 1 : 0)),
             offsets: encoding.offsets,
             unkId: tok.unkId,
@@ -320,7 +320,7 @@ for (const name of ['distilbert-tok', 'bert-tok']) {
         closeScores(got, want, `${name} ${aggregation}`);
         for (const e of got) assert.ok(e.start <= e.end && e.end <= text.length);
       }
-      assert.ok(model.tagTokens(text, { ignoreLabels: [] }).length >= encoding.ids.length - 2);
+      assert.ok(model.tagTokens(text, { ignoreLabels: [] }).length >= encoding.inputIds.length - 2);
     }
     model.dispose();
   });
@@ -358,7 +358,7 @@ for (const name of ['distilbert-qa', 'bert-qa']) {
         return {
           start: ref.startLogits,
           end: ref.endLogits,
-          pMask: e.sequenceIds.map((s, i) => (s === 1 || e.ids[i] === tok.tokenToId('[CLS]') ? 0 : 1)),
+          pMask: e.sequenceIds.map((s, i) => (s === 1 || e.inputIds[i] === tok.tokenToId('[CLS]') ? 0 : 1)),
           offsets: e.offsets,
           wordIds: e.wordIds,
           sequenceIds: e.sequenceIds,

@@ -33,7 +33,7 @@ const close = (a, b) => Math.abs(a - b) <= 1e-5 * Math.max(1, Math.abs(b));
 /** The reference's logits of one encoded text on fixture `name`. */
 function referenceLogits(name, encoding) {
   const fx = fixtures[name];
-  const input = { inputIds: [encoding.ids] };
+  const input = { inputIds: [encoding.inputIds] };
   if (encoding.tokenTypeIds) input.tokenTypeIds = [encoding.tokenTypeIds];
   return referenceHead({ arch: fx.spec.arch, config: fx.config, weights: fx.weights }, input, models[name].head);
 }
@@ -63,7 +63,7 @@ export const taskCases = {
           const want = referenceFillMask({
             logits: referenceLogits('distilbert-mlm', encoding).logits,
             V: models['distilbert-mlm'].vocabSize,
-            inputIds: encoding.ids,
+            inputIds: encoding.inputIds,
             maskId: tok.tokenToId('[MASK]'),
             padId: tok.padId,
             topK: topK ?? 5,

@@ -42,7 +42,7 @@ test('fill-mask: softmax over the vocabulary at each [MASK], top k, the filled t
     ['The [MASK] of France is [MASK].', 2],
     ['[MASK]', 3],
   ]) {
-    const ids = bert.encode(text).ids;
+    const ids = bert.encode(text).inputIds;
     const positions = ids.flatMap((id, i) => (id === 103 ? [i] : []));
     const all = draw(ids.length * V, seed, 8);
     const rows = new Float64Array(positions.length * V);
@@ -65,7 +65,7 @@ test('fill-mask: softmax over the vocabulary at each [MASK], top k, the filled t
   const one = fillMaskPredictions({
     rows: Float64Array.from({ length: 30522 }, (_, i) => (i === 2314 ? 10 : 0)),
     V: 30522,
-    ids: bert.encode('a [MASK] bank').ids,
+    ids: bert.encode('a [MASK] bank').inputIds,
     positions: [2],
     topK: 1,
     padId: 0,
@@ -122,7 +122,7 @@ test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, of
   const K = labels.length;
   const text = 'My name is Wolfgang and I live in New York City 😀 now, unaffable Hugging Face';
   const e = bert.encode(text, { returnOffsets: true });
-  const L = e.ids.length;
+  const L = e.inputIds.length;
   const specialTokensMask = e.sequenceIds.map((s) => (s === null ? 1 : 0));
   // a sequence that takes each branch: B- then I- of one tag (grouped), I- alone (a group), B- after
   // B- (two groups), a tag change, O between, the [UNK] emoji tagged
@@ -142,7 +142,7 @@ test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, of
           K,
           sentence: text,
           tokens: e.tokens,
-          inputIds: e.ids,
+          inputIds: e.inputIds,
           specialTokensMask,
           offsets: e.offsets,
         };
@@ -209,7 +209,7 @@ test('question answering: spans over the context of each window, widened to word
     });
     const encodings = [first, ...first.overflowing];
     const windows = encodings.map((encoding, n) => {
-      const L = encoding.ids.length;
+      const L = encoding.inputIds.length;
       return { encoding, start: draw(L, seed * 10 + n), end: draw(L, seed * 10 + n + 5) };
     });
     for (const topK of [1, 3, 8]) {
@@ -219,7 +219,7 @@ test('question answering: spans over the context of each window, widened to word
           windows.map(({ encoding, start, end }) => ({
             start,
             end,
-            pMask: encoding.sequenceIds.map((s, i) => (s === 1 || encoding.ids[i] === 101 ? 0 : 1)),
+            pMask: encoding.sequenceIds.map((s, i) => (s === 1 || encoding.inputIds[i] === 101 ? 0 : 1)),
             offsets: encoding.offsets,
             wordIds: encoding.wordIds,
             sequenceIds: encoding.sequenceIds,
@@ -256,7 +256,7 @@ test('question answering: an answer found in two windows adds its scores; a span
   const encodings = [first, ...first.overflowing];
   // every window: start and end on its first 'berlin'
   const berlin = encodings.map((encoding) => {
-    const L = encoding.ids.length;
+    const L = encoding.inputIds.length;
     const start = new Float64Array(L),
       end = new Float64Array(L);
     const at = encoding.tokens.indexOf('berlin');
@@ -265,7 +265,7 @@ test('question answering: an answer found in two windows adds its scores; a span
   });
   // the second window: start and end on '##ffa', inside 'unaffably'
   const inside = [berlin[1]].map(({ encoding }) => {
-    const L = encoding.ids.length;
+    const L = encoding.inputIds.length;
     const start = new Float64Array(L),
       end = new Float64Array(L);
     const at = encoding.tokens.indexOf('##ffa');
@@ -276,7 +276,7 @@ test('question answering: an answer found in two windows adds its scores; a span
     windows.map(({ encoding, start, end }) => ({
       start,
       end,
-      pMask: encoding.sequenceIds.map((s, i) => (s === 1 || encoding.ids[i] === 101 ? 0 : 1)),
+      pMask: encoding.sequenceIds.map((s, i) => (s === 1 || encoding.inputIds[i] === 101 ? 0 : 1)),
       offsets: encoding.offsets,
       wordIds: encoding.wordIds,
       sequenceIds: encoding.sequenceIds,

@@ -381,7 +381,7 @@ test('windows over a truncated text: returnOverflowingTokens with a stride, as t
       assert.deepEqual(w.tokenTypeIds, [...new Array(nq + 2).fill(0), ...new Array(to - from + 1).fill(1)]);
       assert.deepEqual(
         w.inputIds,
-        bert.encode(w.tokens.slice(1, nq + 1).join(' '), { textPair: w.tokens.slice(nq + 2, -1).join(" ") }).inputIds,
+        bert.encode(w.tokens.slice(1, nq + 1).join(' '), { textPair: w.tokens.slice(nq + 2, -1).join(' ') }).inputIds,
       );
       // offsets and word ids of the context tokens: those of the whole context
       assert.deepEqual(w.offsets.slice(nq + 2, -1), cOffsets.slice(from, to), label);

@@ -61,7 +61,7 @@ async function assertSameAsNode(text) {
   const got = await tables();
   assert.equal(got.length, lists.length, `${text}: one table per [MASK]`);
   const maskId = model.tokenizer.tokenToId('[MASK]');
-  const positions = model.tokenizer.encode(text).ids.flatMap((id, i) => (id === maskId ? [i] : []));
+  const positions = model.tokenizer.encode(text).inputIds.flatMap((id, i) => (id === maskId ? [i] : []));
   got.forEach((table, m) => {
     assert.match(table.caption, new RegExp(`\\(token ${positions[m]}\\)$`), 'the caption names the position');
     assert.deepEqual(

@@ -127,7 +127,7 @@ export const encoderJobs = {
       threads: A.threads,
       head: model.head,
       architecture: model.config.architectures?.[0] ?? null,
-      maskToken: model.tokenizer.maskToken,
+      maskToken: model.hasTokenizer ? model.tokenizer.maskToken : null,
     };
   },
 
@@ -141,14 +141,14 @@ export const encoderJobs = {
     const filled = m.fillMask(text, { topK: 5 });
     const enc = m.tokenizer.encode(text);
     const maskId = m.tokenizer.tokenToId(m.tokenizer.maskToken);
-    const masks = enc.ids.flatMap((id, i) => (id === maskId ? [i] : []));
+    const masks = enc.inputIds.flatMap((id, i) => (id === maskId ? [i] : []));
     const out = m.forward(enc, { outputAttentions: true, outputHiddenStates: true });
     return {
       tokens: enc.tokens,
-      ids: enc.ids,
+      ids: enc.inputIds,
       masks,
       predictions: masks.length === 1 ? [filled] : filled,
-      explorer: explored(m, out, m.wordEmbeddings(enc.ids)),
+      explorer: explored(m, out, m.wordEmbeddings(enc.inputIds)),
     };
   },
 
