@@ -755,6 +755,7 @@ export interface LoadPretrainedOptions {
    * BERT-base's scale, possibly less with real checkpoints' outlier activations.
    */
   dtype?: 'fp32' | 'q8';
+  /**
    * The task head to load: `'auto'` (default) the one config.json's `architectures[0]` names
    * (`DistilBertForMaskedLM`, `BertForSequenceClassification`, ...; none for `...Model` and for
    * architectures without a supported head); a {@link TaskHead} to ask for one (an Error naming

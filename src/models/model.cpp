@@ -351,8 +351,8 @@ LinearWeight Model::head_dense(std::size_t h, std::size_t i) const {
   const std::size_t out = static_cast<std::size_t>(step.out), in = static_cast<std::size_t>(step.in);
   const std::size_t word = layout_.global(Param::WordEmbeddings);
   if (step.weight == kNoSlot && !quantized(word))  // tied: the word embeddings (V, D), packed with the linear weights
-    return {tied_packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(word), parameter_or_null(step.bias), out,
-            in};
+    return {tied_packed_ ? LinearFormat::Packed : LinearFormat::Rows, parameter(word), parameter_or_null(step.bias),
+            out, in};
   // its own weight, packed or int8; or tied to a q8 model's int8 word embeddings
   return linear_weight(step.weight == kNoSlot ? word : step.weight, step.bias, out, in);
 }

@@ -414,8 +414,16 @@ test('the C++ boundary trusts nothing: config bytes, header, chunk order and ran
   fails(open({ ...cfg, dim: '4' }), /config\.json: dim must be an integer, got "4"/, 'string size');
   fails(open({ ...cfg, dim: 4.5 }), /config\.json: dim must be an integer, got number 4\.5/, 'fractional size');
   fails(open({ ...cfg, model_type: 't5' }), /model_type 't5' is not supported/, 'model_type');
-  fails(raw._modelOpen(utf8(cfg), good.header, -1, 'fp32', 'auto'), /the file size must be an integer number of bytes/, 'size');
-  fails(raw._modelOpen(utf8(cfg), good.header, size, 'int4', 'auto'), /^dtype must be 'fp32' or 'q8', got 'int4'$/, 'dtype');
+  fails(
+    raw._modelOpen(utf8(cfg), good.header, -1, 'fp32', 'auto'),
+    /the file size must be an integer number of bytes/,
+    'size',
+  );
+  fails(
+    raw._modelOpen(utf8(cfg), good.header, size, 'int4', 'auto'),
+    /^dtype must be 'fp32' or 'q8', got 'int4'$/,
+    'dtype',
+  );
   fails(
     open(cfg, edited('embeddings.LayerNorm.bias', { shape: [3] })),
     /shape \[3\] of F32 needs 12 bytes but data_offsets \[\d+, \d+\] hold 16 \(safetensors: TensorInvalidInfo\)/,
