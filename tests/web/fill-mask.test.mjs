@@ -11,7 +11,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { openLoadedPage, initLikeThePage } from './browser.mjs';
-import { assertLocalAndClean, loadThroughInput } from './core.mjs';
+import { assertLocalAndClean, e46Text, loadThroughInput } from './core.mjs';
 
 let b, A, dir, model;
 before(async () => {
@@ -123,7 +123,7 @@ test('the model explorer offers the [MASK] sentence: its token choice starts at 
 test('a folder without the head: the card says what it needs; the head back, the card back', async () => {
   const bare = await writeFixture('distilbert-f16'); // DistilBertModel: no head in the file
   await loadThroughInput(b, filesOf(bare));
-  assert.match(await b.page.locator('.loader .status').innerText(), /^Loaded distilbert/);
+  assert.match(await e46Text(b, '.loader .status'), /^Loaded distilbert/);
   assert.equal(await card().isHidden(), false);
   assert.equal(await card().locator('table.predictions').count(), 0);
   assert.match(
