@@ -349,6 +349,22 @@ export const FIXTURES = {
     merges: 120,
     seed: 31,
   },
+  // a GPT-2 of gpt2's 12 heads over 6 layers (distilgpt2's depth) with a context of 640 positions
+  // at a tiny width (3 per head, n_inner 37): the generation explorer's views at 512 positions and more
+  'gpt2-6x12': {
+    arch: 'gpt2',
+    dtype: 'F32',
+    dim: 36,
+    heads: 12,
+    ffn: 37,
+    layers: 6,
+    positions: 640,
+    prefixed: true,
+    layout: 'saved',
+    tokenizer: 'gpt2',
+    merges: 120,
+    seed: 33,
+  },
   // openai-community/gpt2's own file: bare names (h.0..., wte, wpe, ln_f), the causal-mask buffer
   // h.N.attn.bias (1, 1, n_positions, n_positions) of ones below the diagonal, the original short
   // config.json; vocab.json + merges.txt beside tokenizer.json
@@ -844,7 +860,7 @@ function causalConfigs(s, V, specials) {
     // what GPT2Config.save_pretrained writes today: every field, sorted
     const saved = {
       ...original,
-      n_inner: null,
+      n_inner: s.ffn ?? null,
       reorder_and_upcast_attn: false,
       scale_attn_by_inverse_layer_idx: false,
       scale_attn_weights: true,
