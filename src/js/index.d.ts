@@ -1280,6 +1280,8 @@ export class KvCache {
   clear(): void;
   /** Frees it. Idempotent. */
   dispose(): void;
+  /** The same as `dispose()`. */
+  [Symbol.dispose](): void;
 }
 
 export interface GenerateOptions {
@@ -1326,25 +1328,37 @@ export interface GenerationStep {
   token: string;
   /** Newly decodable text: '' while a character's bytes are still arriving. */
   text: string;
-  /** With outputAttentions: per layer [numHeads, position + 1], the token's row over every earlier token and itself. */
-  attentions?: Tensor[];
+  /**
+   * With outputAttentions: per layer [numHeads, position + 1], the token's attention over every
+   * earlier token and itself (the row `position` of a full forward's attentions over the final
+   * sequence: `lm.forward(ids, { outputAttentions: true }).attentions[layer][0, :, position]`).
+   */
+  attentions?: Tensor<Float32Array, 2>[];
   /** With candidates: the step's top candidates, by probability. */
   candidates?: GenerationCandidate[];
 }
 
-export interface GenerationResult {
+/** A step of a generation with `outputAttentions: true`: `attentions` is there. */
+export type GenerationStepWithAttentions = GenerationStep & { attentions: Tensor<Float32Array, 2>[] };
+
+export interface GenerationResult<S extends GenerationStep = GenerationStep> {
   /** The prompt's ids and the new ones. */
   ids: number[];
   newIds: number[];
   /** The new tokens' text (special tokens skipped). */
   text: string;
-  steps: GenerationStep[];
+  steps: S[];
+  /** 'eos' (the EOS step is the last step), 'length' (maxNewTokens), 'stop' (a stop string), 'abort' (the signal). */
   finishReason: 'eos' | 'length' | 'stop' | 'abort' | null;
 }
 
-export interface Generation extends AsyncIterable<GenerationStep> {
-  /** Runs it to the end. */
-  all(): Promise<GenerationResult>;
+/**
+ * `lm.generate(...)`: iterate it once (`for await (const step of generation)`: each step as soon as
+ * its token is chosen), or call `all()` once instead.
+ */
+export interface Generation<S extends GenerationStep = GenerationStep> extends AsyncIterable<S> {
+  /** Runs it to the end: the whole result. */
+  all(): Promise<GenerationResult<S>>;
   /** Why it ended, once it has. */
   readonly finishReason: GenerationResult['finishReason'];
 }
@@ -1385,12 +1399,23 @@ export class CausalLM {
     (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
   createCache(): KvCache;
   /**
-   * Generates after a prompt (text, tokenized as `tokenizer.encode` does, or ids).
-   * @throws RangeError for a prompt over maxPositions or prompt + maxNewTokens past it, and bad options
+   * Generates after a prompt (text, tokenized as `tokenizer.encode` does, or one row of ids): an
+   * async iterable of steps, one per new token, that ends at EOS (the EOS step included),
+   * `maxNewTokens`, a `stop` string or an aborted `signal`. Greedy unless `doSample`.
+   * @throws RangeError for an empty prompt, a prompt over maxPositions or prompt + maxNewTokens
+   *   past it, an id out of the vocabulary, and option values out of range; TypeError for an
+   *   unknown option or one of the wrong type; Error for a string prompt when the folder had no
+   *   tokenizer, and after `dispose()`
    */
+  generate(
+    prompt: string | TokenIds,
+    options: GenerateOptions & { outputAttentions: true },
+  ): Generation<GenerationStepWithAttentions>;
   generate(prompt: string | TokenIds, options?: GenerateOptions): Generation;
   /** Frees the weights and the model's caches; later calls throw. Idempotent. */
   dispose(): void;
+  /** The same as `dispose()`: `using lm = await A.loadPretrained<CausalLM>(dir)`. */
+  [Symbol.dispose](): void;
 }
 
 /**

@@ -1,8 +1,9 @@
 // The documentation's code, checked as a user would use it:
 //  - every ```js program of the README runs as written (a file of the package, so that
 //    'attention-wasm' resolves to this build) and prints what its `// -> ...` comments say, in
-//    order (a trailing `...` matches any rest of the line). Each program gets the tiny random
-//    DistilBERT folder as its first argument and finds mha.safetensors in its folder.
+//    order (a trailing `...` matches any rest of the line). Each program gets, as its first
+//    argument, the tiny random folder that stands in for the one its first line names
+//    (`/path/to/gpt2`: gpt2-tiny; otherwise DistilBERT's), and finds mha.safetensors in its folder.
 //  - every ```js and ```ts block of the README and docs/*.md type-checks under
 //    `tsc --noEmit --strict` (js blocks as checked JavaScript), importing 'attention-wasm' through
 //    the package's exports as a user's project does. A block whose info string has `no-check` is
@@ -49,6 +50,15 @@ function safetensorsFile(state) {
   return bytes;
 }
 
+/** The fixture standing in for the folder a program's first line names (`node x.mjs /path/to/NAME`). */
+const STAND_INS = { gpt2: 'gpt2-tiny', 'distilbert-base-uncased': 'distilbert-f32' };
+function standIn(code) {
+  const named = code.match(/^\/\/ .*\/path\/to\/([\w.-]+)/)?.[1];
+  if (named === undefined) return 'distilbert-f32'; // the programs that read no folder
+  assert.ok(Object.hasOwn(STAND_INS, named), `no fixture stands in for /path/to/${named}: add it to STAND_INS`);
+  return STAND_INS[named];
+}
+
 /** The `// -> text` comments of a program, in order, with a trailing `...` cut off. */
 function expectedOutputs(code) {
   return Array.from(code.matchAll(/\/\/ -> (.*)$/gm), (m) => m[1].trim().replace(/\s*\.\.\.$/, ''));
@@ -61,7 +71,6 @@ test("the README's programs run and print what their `// ->` comments say", asyn
   A.manualSeed(7);
   const mha = new A.MultiheadAttention({ embedDim: 16, numHeads: 4, batchFirst: true });
   writeFileSync(`${dir}mha.safetensors`, safetensorsFile(mha.stateDict()));
-  const fx = await loadFixture('distilbert-f32');
   const programs = codeBlocks(readDocument('README.md')).filter(
     (b) => LANGS[b.lang] === 'mjs' && !b.flags.includes('no-run'),
   );
@@ -70,6 +79,7 @@ test("the README's programs run and print what their `// ->` comments say", asyn
     const name = code.match(/^\/\/ ([\w-]+\.mjs)/)?.[1] ?? `readme-${line}.mjs`;
     writeFileSync(`${dir}${name}`, code);
     const flags = process.execArgv.filter((a) => a.startsWith('--experimental-wasm')); // the build under test
+    const fx = await loadFixture(standIn(code));
     const r = spawnSync(process.execPath, [...flags, `${dir}${name}`, fx.dir], {
       cwd: dir,
       encoding: 'utf8',

@@ -1,5 +1,7 @@
 // The README's E4.6 program (the block that starts with `// e46.mjs`) runs as written: here on a
-// tiny random DistilBERT folder, so its numbers are those of the library's own calls. So do the
+// tiny random DistilBERT folder, so its numbers are those of the library's own calls. So does the
+// causal-LM program (`// generate.mjs`), on the tiny random GPT-2 folder, its text and attention
+// computed here without the cache. So do the
 // programs of docs/api-helpers.md (E0.9 with the tensor helpers; a head's top tokens and a cosine
 // similarity on the same tiny folder), their numbers computed here another way.
 import { test } from 'node:test';
@@ -46,15 +48,19 @@ function documentProgram(path, name) {
   return program;
 }
 
-/** Runs a program as a file of the package (so that 'attention-wasm' resolves), its printed lines. */
-function runProgram(name, program, ...args) {
+/** Runs a program as a file of the package (so that 'attention-wasm' resolves), what it prints. */
+function runProgramOutput(name, program, ...args) {
   const dir = fileURLToPath(new URL('../../build/readme/', import.meta.url));
   mkdirSync(dir, { recursive: true });
   writeFileSync(`${dir}${name}`, program);
-  return execFileSync(process.execPath, [`${dir}${name}`, ...args], { encoding: 'utf8' })
+  return execFileSync(process.execPath, [`${dir}${name}`, ...args], { encoding: 'utf8' });
+}
+
+/** Runs a program as a file of the package, its printed lines. */
+const runProgram = (name, program, ...args) =>
+  runProgramOutput(name, program, ...args)
     .trim()
     .split('\n');
-}
 
 /** The numbers of a printed tensor, each with half a unit of its last printed digit (4 decimals, or 4 in a mantissa). */
 const printedNumbers = (text) =>
@@ -136,4 +142,61 @@ test("docs/api-helpers.md: the pretrained-model program prints a head's top-3 to
   const cosine = dot(u, v) / (Math.sqrt(dot(u, u)) * Math.sqrt(dot(v, v)));
   assert.ok(Math.abs(Number(lines.at(-1)) - cosine) <= 0.5e-4 + 1e-6, `${lines.at(-1)} vs ${cosine}`);
   model.dispose();
+});
+
+test("README: the causal-LM program streams the greedy completion and its last token's top-3 attention (gpt2-tiny)", async () => {
+  const program = documentProgram('README.md', 'generate.mjs');
+  const prompt = program.match(/const prompt = '([^']*)'/)?.[1];
+  const maxNewTokens = Number(program.match(/maxNewTokens: (\d+)/)?.[1]);
+  assert.ok(prompt && maxNewTokens > 0, 'the program has a prompt and maxNewTokens');
+  const fx = await loadFixture('gpt2-tiny');
+  const printed = runProgramOutput('generate.mjs', program, fx.dir);
+
+  // greedy decoding with a full forward per token (no cache): the first largest logit of the last row
+  const A = await library();
+  const lm = await A.loadPretrained(fx.dir);
+  const V = lm.config.vocabSize,
+    eos = [lm.eosTokenId].flat();
+  const encoded = lm.tokenizer.encode(prompt);
+  const ids = Array.from(encoded.inputIds),
+    newIds = [];
+  while (newIds.length < maxNewTokens && !eos.includes(newIds.at(-1))) {
+    const logits = lm.forward(ids).logits.data.subarray((ids.length - 1) * V);
+    let best = 0;
+    for (let v = 1; v < V; v++) if (logits[v] > logits[best]) best = v;
+    ids.push(best);
+    newIds.push(best);
+  }
+  const text = lm.tokenizer.decode(newIds, { skipSpecialTokens: true });
+  assert.ok(
+    printed.startsWith(`${text}\n`),
+    `the streamed text ${JSON.stringify(printed)} starts with ${JSON.stringify(text)}`,
+  );
+  const lines = printed
+    .slice(text.length + 1)
+    .trimEnd()
+    .split('\n');
+  assert.equal(lines.length, 2);
+
+  // the last token's row of head 0 in the last layer of a full forward over the final sequence
+  const S = ids.length,
+    layer = lm.config.numLayers - 1;
+  const attention = lm.forward(ids, { outputAttentions: true }).attentions[layer]; // [1, heads, S, S]
+  const row = Array.from(attention.data.subarray((S - 1) * S, S * S)); // head 0, row S - 1
+  const order = row.map((_, j) => j).sort((a, b) => row[b] - row[a] || a - b);
+  const pieces = [...encoded.tokens, ...newIds.map((id) => lm.tokenizer.idToToken(id))];
+  assert.equal(
+    lines[0],
+    `${pieces[S - 1]} attends most to: ${order
+      .slice(0, 3)
+      .map((j) => pieces[j])
+      .join(' ')}`,
+  );
+  const values = printedNumbers(lines[1]);
+  assert.match(lines[1], /^tensor\(\[/);
+  assert.equal(values.length, 3);
+  values.forEach(({ value, half }, r) =>
+    assert.ok(Math.abs(value - row[order[r]]) <= half + 1e-6, `top ${r}: ${value} vs ${row[order[r]]}`),
+  );
+  lm.dispose();
 });

@@ -559,9 +559,25 @@ for await (const step of lm.generate('Once upon a time', generateOptions)) {
   const firstLayer: Tensor | undefined = s.attentions?.[0];
   const best: number | undefined = s.candidates?.[0].probability;
 }
+// with outputAttentions: true, every step has its attention ([numHeads, position + 1] per layer)
+for await (const step of lm.generate('Once upon a time', { maxNewTokens: 4, outputAttentions: true })) {
+  const lastLayer: Tensor<Float32Array, 2> = step.attentions[lm.config.numLayers - 1];
+}
+for await (const step of lm.generate([1, 2, 3])) {
+  // @ts-expect-error: without outputAttentions a step may have no attentions
+  step.attentions[0];
+}
+const withAttentions = await lm.generate([1, 2, 3], { outputAttentions: true }).all();
+const stepRows: number = withAttentions.steps[0].attentions[0].shape[1];
 const whole: GenerationResult = await lm.generate([1, 2, 3]).all();
 const eos: number | number[] | null = lm.eosTokenId;
 const lmSizes: number = lm.config.numKvHeads + lm.config.vocabSize;
 // @ts-expect-error: generate takes text or ids
 lm.generate({ text: 'x' });
+// @ts-expect-error: an unknown option (maxTokens is maxNewTokens)
+lm.generate('x', { maxTokens: 4, outputAttentions: true });
 lm.dispose();
+{
+  using scoped = await A.loadPretrained<CausalLM>(folder);
+  using scopedCache = scoped.createCache();
+}
