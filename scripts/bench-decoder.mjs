@@ -1,5 +1,5 @@
 // npm run bench, decoder rows (also on its own: node scripts/bench-decoder.mjs [--quick]
-// [--forms=fused,plain] [--threads=N]).
+// [--forms=fused,fused-q8,plain,plain-q8] [--dtypes=fp32,q8] [--threads=N]).
 //
 // A GPT-2-small-shaped causal LM (12 layers, n_embd 768, 12 heads, 1024 positions, vocab 50257,
 // 124M parameters; random F32 weights) is written as a Hugging Face folder (config.json +
@@ -18,6 +18,13 @@
 // SkipLayerNormalization, FastGelu); --forms=fused,plain adds the 'plain' form, alternating with
 // it (both sessions fit ORT's heap: 3.9 GB resident). Measured so, the two forms are within 1-2 %
 // of each other (docs/performance.md), the fused one ahead; it is the default.
+// int8: our rows load the same folder with { dtype: 'q8' } (--dtypes, default fp32,q8), and the
+// peer's 'fused-q8' form (the default with 'fused') is the fused graph as transformers.js's q8
+// files are made (quantize_dynamic, MatMulConstBOnly: every constant-weight MatMul incl. lm_head
+// as DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul, int8 weights per tensor;
+// scripts/decoder-onnx.mjs with quantized: true). A q8 decode step reads the int8 weights (one
+// byte each, plus a float32 scale per output channel), the float32 norms and biases, wpe's row
+// and the cache: its bandwidth fraction counts those bytes.
 //
 // attention-wasm's rows: ourLibrary() below loads the folder as a causal LM (forward(ids) ->
 // { logits }, generate(ids, { maxNewTokens }), issue 19) and measures it, alternating with the
@@ -76,12 +83,24 @@ export function randomGpt2Tensors(config, seed = 1) {
   return tensors;
 }
 
-/** The bytes one decode step reads at `T` cached positions: every weight (wpe: one row), the cache. */
-function bytesPerToken(config, tensors, T) {
+/**
+ * The bytes one decode step reads at `T` cached positions: every weight (wpe: one row), the cache;
+ * with `dtype` 'q8' the matrices (the Conv1D weights and wte, the tied head) one byte a value and
+ * a float32 scale per output channel.
+ */
+function bytesPerToken(config, tensors, T, dtype = 'fp32') {
   let bytes = 0;
-  for (const [name, t] of tensors) bytes += name.endsWith('wpe.weight') ? config.n_embd * 4 : t.data.byteLength;
+  for (const [name, t] of tensors) {
+    if (name.endsWith('wpe.weight')) bytes += config.n_embd * 4;
+    else if (dtype === 'q8' && t.shape.length === 2)
+      bytes += t.data.length + 4 * (name.endsWith('wte.weight') ? t.shape[0] : t.shape[1]);
+    else bytes += t.data.byteLength;
+  }
   return bytes + config.n_layer * 2 * T * config.n_embd * 4;
 }
+
+/** A row's dtype from its name ('... q8' for the int8 rows). */
+const dtypeOf = (name) => (name.endsWith(' q8') ? 'q8' : 'fp32');
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -107,8 +126,10 @@ function argmaxLast(logits, V) {
 /** onnxruntime-web on the decoder graph: { name, prefill(), decode(n) -> ms per step, release() }. */
 export async function onnxruntimeDecoder(ort, config, tensors, form) {
   const { buildGpt2DecoderOnnx } = await import('./decoder-onnx.mjs');
+  const quantized = form.endsWith('-q8');
+  const graph = buildGpt2DecoderOnnx({ config, tensors, form: form.replace(/-q8$/, ''), quantized });
   const t0 = performance.now();
-  const session = await ort.InferenceSession.create(buildGpt2DecoderOnnx({ config, tensors, form }), {
+  const session = await ort.InferenceSession.create(graph, {
     executionProviders: ['wasm'],
     graphOptimizationLevel: 'all',
   });
@@ -136,7 +157,7 @@ export async function onnxruntimeDecoder(ort, config, tensors, form) {
     return out;
   };
   return {
-    name: `onnxruntime-web ${form}`,
+    name: `onnxruntime-web ${form.replace(/-q8$/, ' q8')}`,
     createMs,
     async prefill() {
       dispose(await prefill());
@@ -174,10 +195,10 @@ export async function onnxruntimeDecoder(ort, config, tensors, form) {
 // lm.forward(ids) -> { logits }, and lm.generate(ids, { maxNewTokens }) as an async iterable of
 // steps (eosTokenId null: random weights must not end it early). Returns null (and says why) if
 // the folder does not load.
-async function ourLibrary(A, dir, label) {
+async function ourLibrary(A, dir, label, dtype = 'fp32') {
   let lm;
   try {
-    lm = await A.loadPretrained(dir);
+    lm = await A.loadPretrained(dir, { dtype });
   } catch (e) {
     console.log(
       `# ${label}: loadPretrained does not load this GPT-2 folder yet (${e.message.split('\n')[0]}); its rows are left out`,
@@ -249,11 +270,10 @@ export async function measure(runners, { quick, bandwidth = null }) {
 }
 
 /** One thread count in this process; returns the table's rows. */
-async function benchThreads({ threads, forms, quick, dir, config, tensors }) {
+async function benchThreads({ threads, forms, dtypes, quick, dir, config, tensors }) {
   const { init } = await import('../dist/node.js');
   const A = threads > 1 ? await init({ threads }) : await init();
   let rows = [];
-  const perToken = bytesPerToken(config, tensors, PROMPT + 6);
   let ort = null;
   try {
     ort = await import('onnxruntime-web');
@@ -264,12 +284,12 @@ async function benchThreads({ threads, forms, quick, dir, config, tensors }) {
   } catch (e) {
     console.log(`# onnxruntime-web could not be loaded (${e.message.split('\n')[0]}); continuing without it`);
   }
-  const ours = await ourLibrary(
-    A,
-    dir,
-    `attention-wasm ${A.buildInfo().simd}${threads > 1 ? ` ${A.threads} threads` : ''}`,
-  );
-  const runners = ours ? [ours] : [];
+  const runners = [];
+  for (const dtype of dtypes) {
+    const label = `attention-wasm ${A.buildInfo().simd}${threads > 1 ? ` ${A.threads} threads` : ''}`;
+    const ours = await ourLibrary(A, dir, dtype === 'fp32' ? label : `${label} ${dtype}`, dtype);
+    if (ours) runners.push(ours);
+  }
   for (const form of ort ? forms : []) {
     const peer = await onnxruntimeDecoder(ort, config, tensors, form);
     console.log(`# ${peer.name} (${threads} thread(s)): session created in ${(peer.createMs / 1000).toFixed(1)} s`);
@@ -284,14 +304,14 @@ async function benchThreads({ threads, forms, quick, dir, config, tensors }) {
     threads,
     tokensPerSecond: 1000 / r.decodeMs,
     bandwidth: gbs,
-    fraction: perToken / (r.decodeMs * 1e6) / gbs,
+    fraction: bytesPerToken(config, tensors, PROMPT + 6, dtypeOf(r.name)) / (r.decodeMs * 1e6) / gbs,
   }));
 }
 
 function printTable(rows, config, tensors) {
   const MB = (b) => (b / 1e6).toFixed(0);
   console.log(
-    `\n# GPT-2 small shapes (${config.n_layer} layers, ${config.n_embd}, ${config.n_head} heads, vocab ${config.vocab_size}), random F32 weights, batch 1; prefill ${PROMPT} tokens; decode after it; a step reads ${MB(bytesPerToken(config, tensors, PROMPT + 6))} MB`,
+    `\n# GPT-2 small shapes (${config.n_layer} layers, ${config.n_embd}, ${config.n_head} heads, vocab ${config.vocab_size}), random F32 weights, batch 1; prefill ${PROMPT} tokens; decode after it; a step reads ${MB(bytesPerToken(config, tensors, PROMPT + 6))} MB (q8: ${MB(bytesPerToken(config, tensors, PROMPT + 6, 'q8'))} MB)`,
   );
   console.log(
     '\n| library | threads | prefill 128 (ms) | decode (ms / token) | tokens/s | heap read bandwidth (GB/s) | decode bytes/s / bandwidth |\n| --- | --- | --- | --- | --- | --- | --- |',
@@ -302,14 +322,16 @@ function printTable(rows, config, tensors) {
     );
   for (const threads of new Set(rows.map((r) => r.threads))) {
     const at = rows.filter((r) => r.threads === threads);
-    const ours = at.find((r) => r.name.startsWith('attention-wasm'));
-    for (const peer of at.filter((r) => r.name.startsWith('onnxruntime'))) {
-      if (!ours) continue;
-      console.log(
-        `# ${threads} thread(s): ${ours.name} / ${peer.name}: decode ${(ours.tokensPerSecond / peer.tokensPerSecond).toFixed(2)}x tokens/s (target >= 1.5), prefill ${(peer.prefillMs / ours.prefillMs).toFixed(2)}x (target >= 1.5); decode at ${(100 * ours.fraction).toFixed(0)} % of the read bandwidth (target >= 70 % on one thread)`,
-      );
-    }
-    if (!ours)
+    const ourRows = at.filter((r) => r.name.startsWith('attention-wasm'));
+    for (const ours of ourRows)
+      for (const peer of at.filter((r) => r.name.startsWith('onnxruntime'))) {
+        // f32 against the peer's f32 graphs; q8 against both (the int8 graph and the fastest float one)
+        if (dtypeOf(ours.name) === 'fp32' && dtypeOf(peer.name) === 'q8') continue;
+        console.log(
+          `# ${threads} thread(s): ${ours.name} / ${peer.name}: decode ${(ours.tokensPerSecond / peer.tokensPerSecond).toFixed(2)}x tokens/s (target >= 1.5), prefill ${(peer.prefillMs / ours.prefillMs).toFixed(2)}x (target >= 1.5); decode at ${(100 * ours.fraction).toFixed(0)} % of the read bandwidth (target >= 70 % on one thread)`,
+        );
+      }
+    if (!ourRows.length)
       console.log(
         `# ${threads} thread(s): attention-wasm's rows and the ratios appear once loadPretrained loads GPT-2`,
       );
@@ -317,7 +339,12 @@ function printTable(rows, config, tensors) {
 }
 
 /** The decoder tables: 1 thread here, `threads` (> 1) in a child process. */
-export async function benchDecoder({ quick = false, threads = 2, forms = ['fused'] } = {}) {
+export async function benchDecoder({
+  quick = false,
+  threads = 2,
+  forms = ['fused', 'fused-q8'],
+  dtypes = ['fp32', 'q8'],
+} = {}) {
   const config = GPT2_SMALL;
   const dir = mkdtempSync(join(os.tmpdir(), 'aw-decoder-bench-'));
   try {
@@ -329,7 +356,7 @@ export async function benchDecoder({ quick = false, threads = 2, forms = ['fused
       JSON.stringify({ bos_token_id: 50256, eos_token_id: 50256, _from_model_config: true }),
     );
     console.log(`\n# decoder: ${machineLine()}`);
-    const rows = await benchThreads({ threads: 1, forms, quick, dir, config, tensors });
+    const rows = await benchThreads({ threads: 1, forms, dtypes, quick, dir, config, tensors });
     if (threads > 1) {
       const child = spawnSync(
         process.execPath,
@@ -340,6 +367,7 @@ export async function benchDecoder({ quick = false, threads = 2, forms = ['fused
           dir,
           `--threads=${threads}`,
           `--forms=${forms.join(',')}`,
+          `--dtypes=${dtypes.join(',')}`,
           ...(quick ? ['--quick'] : []),
         ],
         { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 },
@@ -361,13 +389,15 @@ export async function benchDecoder({ quick = false, threads = 2, forms = ['fused
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
   const value = (name, fallback) => args.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback;
-  const forms = value('forms', 'fused').split(',');
+  const forms = value('forms', 'fused,fused-q8').split(',');
+  const dtypes = value('dtypes', 'fp32,q8').split(',');
   const quick = args.includes('--quick');
   if (args[0] === '--child') {
     const config = GPT2_SMALL;
     const rows = await benchThreads({
       threads: Number(value('threads', 2)),
       forms,
+      dtypes,
       quick,
       dir: args[1],
       config,
@@ -375,7 +405,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     });
     console.log(JSON.stringify(rows));
   } else {
-    await benchDecoder({ quick, forms, threads: Number(value('threads', Math.min(os.availableParallelism(), 2))) });
+    await benchDecoder({
+      quick,
+      forms,
+      dtypes,
+      threads: Number(value('threads', Math.min(os.availableParallelism(), 2))),
+    });
   }
   process.exit(0); // onnxruntime-web may keep handles open
 }

@@ -20,7 +20,14 @@
 //            blocks, so no Split copies); SkipLayerNormalization for every residual add +
 //            LayerNorm (with the c_proj biases folded in); FastGelu with the c_fc bias.
 // lm_head is tied to wte: MatMul with wte^T (one more initializer, as torch's export folds it).
+// With `quantized: true`, either form as transformers.js's q8 files are made of it: onnxruntime's
+// quantize_dynamic with MatMulConstBOnly over the graph (every MatMul with a constant weight:
+// c_attn (or its q, k, v blocks), c_proj, c_fc, the MLP's c_proj and lm_head) rewritten into
+// DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul, int8 weights per tensor
+// (scripts/encoder-onnx.mjs's quantizedMatMul, which the encoder's q8 graph uses); the embeddings'
+// Gathers, LayerNorm, attention and GELU stay float32.
 import { FLOAT, INT64, attrFloat, attrInt, attrInts, initializer, model, node, valueInfo } from './onnx.mjs';
+import { quantizedMatMul } from './encoder-onnx.mjs';
 
 const MASKED = -1e9; // an additive mask value: exp() of it is 0, and two of them do not overflow
 
@@ -41,10 +48,10 @@ function columns(data, rows, cols, from, to) {
 /**
  * ONNX model bytes for a GPT-2 decoder with past key/values.
  * @param {{config: object, tensors: Map<string, {data: Float32Array, shape: number[]}>,
- *   form?: 'fused' | 'plain'}} args config: config.json (model_type 'gpt2'); tensors: the
+ *   form?: 'fused' | 'plain', quantized?: boolean}} args config: config.json (model_type 'gpt2'); tensors: the
  *   checkpoint's tensors by name, with or without 'transformer.' (Conv1D weights (in, out)).
  */
-export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused' }) {
+export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused', quantized = false }) {
   if (config.model_type !== 'gpt2')
     throw new Error(`buildGpt2DecoderOnnx: model_type ${config.model_type} is not supported (gpt2 only)`);
   if (!['fused', 'plain'].includes(form)) throw new Error(`buildGpt2DecoderOnnx: form ${form}`);
@@ -79,6 +86,16 @@ export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused' }) {
     const t = weight(name);
     return init(name, t.shape, t.data);
   };
+  // y = x W for a constant W (K, N) named `name`: MatMul, or quantize_dynamic's form of it
+  const emit = (type, ins, outs, attrs = []) => nodes.push(node(type, ins, outs, attrs));
+  const matmul = (input, name, data, K, N, out) =>
+    quantized
+      ? quantizedMatMul({ init, emit }, input, name, data, K, N, out)
+      : op('MatMul', [input, init(name, [K, N], data)], out);
+  const matmulParam = (input, name, out) => {
+    const t = weight(name);
+    return matmul(input, name, t.data, t.shape[0], t.shape[1], out);
+  };
 
   // embeddings: wte[input_ids] + wpe[position_ids]
   init('wte', [V, D], weight('wte.weight').data);
@@ -107,7 +124,7 @@ export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused' }) {
 
   // y = x W + b for the Conv1D named `name` (weight (in, out))
   const conv1d = (input, name, out) =>
-    op('Add', [op('MatMul', [input, param(`${name}.weight`)], `${out}.xw`), param(`${name}.bias`)], out);
+    op('Add', [matmulParam(input, `${name}.weight`, `${out}.xw`), param(`${name}.bias`)], out);
   const layerNorm = (input, name, out) =>
     op('LayerNormalization', [input, param(`${name}.weight`), param(`${name}.bias`)], out, [
       attrInt('axis', -1),
@@ -231,11 +248,7 @@ export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused' }) {
       // q, k, v: c_attn's column blocks (no bias: MultiHeadAttention adds c_attn.bias)
       const w = weight(`${p}.attn.c_attn.weight`).data;
       const [q, k, v] = ['q', 'k', 'v'].map((name, j) =>
-        op(
-          'MatMul',
-          [a, init(`${p}.attn.c_attn.${name}`, [D, D], columns(w, D, 3 * D, j * D, (j + 1) * D))],
-          `${t}.${name}`,
-        ),
+        matmul(a, `${p}.attn.c_attn.${name}`, columns(w, D, 3 * D, j * D, (j + 1) * D), D, D, `${t}.${name}`),
       );
       nodes.push(
         node(
@@ -255,23 +268,22 @@ export function buildGpt2DecoderOnnx({ config, tensors, form = 'fused' }) {
           'com.microsoft',
         ),
       );
-      const o = op('MatMul', [`${t}.attn`, param(`${p}.attn.c_proj.weight`)], `${t}.attn_out`);
+      const o = matmulParam(`${t}.attn`, `${p}.attn.c_proj.weight`, `${t}.attn_out`);
       const [m, h1] = skipNorm(o, x, `${p}.attn.c_proj.bias`, `${p}.ln_2`, `${t}.ln2`);
       const act = op(
         'FastGelu',
-        [op('MatMul', [m, param(`${p}.mlp.c_fc.weight`)], `${t}.fc`), param(`${p}.mlp.c_fc.bias`)],
+        [matmulParam(m, `${p}.mlp.c_fc.weight`, `${t}.fc`), param(`${p}.mlp.c_fc.bias`)],
         `${t}.act`,
         [],
         'com.microsoft',
       );
-      const f = op('MatMul', [act, param(`${p}.mlp.c_proj.weight`)], `${t}.mlp_out`);
+      const f = matmulParam(act, `${p}.mlp.c_proj.weight`, `${t}.mlp_out`);
       [a, x] = skipNorm(f, h1, `${p}.mlp.c_proj.bias`, i + 1 < layers ? `h.${i + 1}.ln_1` : 'ln_f', `${t}.next`);
     }
     x = a; // ln_f(last residual)
   }
   // lm_head = wte^T
-  init('lm_head', [D, V], transposed(weight('wte.weight').data, V, D));
-  op('MatMul', [x, 'lm_head'], 'logits');
+  matmul(x, 'lm_head', transposed(weight('wte.weight').data, V, D), D, V, 'logits');
 
   return model('gpt2-decoder', [...nodes, ...inits, ...inputs, ...outputs], 17, { 'com.microsoft': 1 });
 }

@@ -29,24 +29,44 @@ function roundHalfEven(x) {
 }
 
 /**
- * W^T (in, out) as quantize_dynamic stores it: int8 values and the scales (one, or one per column
- * = output channel), symmetric, max|w| / 127.
+ * A MatMul's constant B = W (in, out), row-major, as quantize_dynamic stores it: int8 values and
+ * the scales (one, or one per column = output channel), symmetric, max|w| / 127.
  */
-function quantizedTransposed(data, rows, cols, perChannel) {
-  const absMax = new Float32Array(perChannel ? rows : 1);
-  for (let i = 0; i < rows; i++)
-    for (let j = 0; j < cols; j++) {
-      const c = perChannel ? i : 0;
-      absMax[c] = Math.max(absMax[c], Math.abs(data[i * cols + j]));
+function quantizedWeight(data, K, N, perChannel) {
+  const absMax = new Float32Array(perChannel ? N : 1);
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < N; j++) {
+      const c = perChannel ? j : 0;
+      absMax[c] = Math.max(absMax[c], Math.abs(data[i * N + j]));
     }
   const scales = absMax.map((m) => (m === 0 ? 1 : m / 127));
-  const q = new Int8Array(rows * cols);
-  for (let i = 0; i < rows; i++)
-    for (let j = 0; j < cols; j++) {
-      const v = roundHalfEven(data[i * cols + j] / scales[perChannel ? i : 0]);
-      q[j * rows + i] = Math.max(-127, Math.min(127, v));
+  const q = new Int8Array(K * N);
+  for (let i = 0; i < K; i++)
+    for (let j = 0; j < N; j++) {
+      const v = roundHalfEven(data[i * N + j] / scales[perChannel ? j : 0]);
+      q[i * N + j] = Math.max(-127, Math.min(127, v));
     }
   return { q, scales };
+}
+
+/**
+ * quantize_dynamic's MatMulInteger form of y = x W for a constant W (in, out) = (K, N), row-major,
+ * emitted into a graph under construction: `init(name, dims, data)` adds an initializer, `emit(type,
+ * inputs, outputs, attrs)` a node. `name` names W's initializers, `out` the float32 product
+ * (before any bias). Shared by the decoder graph (scripts/decoder-onnx.mjs).
+ */
+export function quantizedMatMul({ init, emit }, x, name, data, K, N, out, perChannel = false) {
+  const { q, scales } = quantizedWeight(data, K, N, perChannel);
+  const channels = perChannel ? [N] : [];
+  init(`${name}_quantized`, [K, N], q);
+  init(`${name}_scale`, channels, scales);
+  init(`${name}_zero_point`, channels, new Int8Array(perChannel ? N : 1));
+  emit('DynamicQuantizeLinear', [x], [`${out}.x_q`, `${out}.x_scale`, `${out}.x_zp`]);
+  emit('MatMulInteger', [`${out}.x_q`, `${name}_quantized`, `${out}.x_zp`, `${name}_zero_point`], [`${out}.int`]);
+  emit('Mul', [`${out}.x_scale`, `${name}_scale`], [`${out}.scales`]);
+  emit('Cast', [`${out}.int`], [`${out}.cast`], [attrInt('to', FLOAT)]);
+  emit('Mul', [`${out}.cast`, `${out}.scales`], [out]);
+  return out;
 }
 
 const FLOAT32_MIN = -3.4028234663852886e38; // torch.finfo(torch.float32).min
@@ -99,19 +119,17 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L, quantized = fa
       return op('Add', [op('MatMul', [x, `${name}.weight.T`], `${out}.xw`), `${name}.bias`], out);
     }
     // quantize_dynamic's MatMulInteger form
-    const { q, scales } = quantizedTransposed(w.data, rows, cols, perChannel);
-    const channels = perChannel ? [rows] : [];
-    init(`${name}.weight_quantized`, [cols, rows], q);
-    init(`${name}.weight_scale`, channels, scales);
-    init(`${name}.weight_zero_point`, channels, new Int8Array(perChannel ? rows : 1));
-    nodes.push(node('DynamicQuantizeLinear', [x], [`${out}.x_q`, `${out}.x_scale`, `${out}.x_zp`]));
-    const product = op(
-      'MatMulInteger',
-      [`${out}.x_q`, `${name}.weight_quantized`, `${out}.x_zp`, `${name}.weight_zero_point`],
-      `${out}.xw_int`,
+    const emit = (type, ins, outs, attrs) => nodes.push(node(type, ins, outs, attrs));
+    const xw = quantizedMatMul(
+      { init, emit },
+      x,
+      `${name}.weight`,
+      transposed(w.data, rows, cols),
+      cols,
+      rows,
+      `${out}.xw`,
+      perChannel,
     );
-    const scale = op('Mul', [`${out}.x_scale`, `${name}.weight_scale`], `${out}.scales`);
-    const xw = op('Mul', [op('Cast', [product], `${out}.xw_cast`, [attrInt('to', FLOAT)]), scale], `${out}.xw`);
     return op('Add', [xw, `${name}.bias`], out);
   };
   const layerNorm = (x, name, out) => {
