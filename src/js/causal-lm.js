@@ -74,6 +74,21 @@ const GENERATE_OPTIONS = [
   'eosTokenId',
 ];
 
+// One turn of the event loop, not a microtask: between two steps of generate, timers, a Stop
+// button's click and AbortSignal.timeout run. setImmediate where there is one (Node); else a
+// MessageChannel message (setTimeout is clamped to ~4 ms in browsers).
+function nextTask() {
+  if (typeof setImmediate === 'function') return new Promise((resolve) => setImmediate(resolve));
+  return new Promise((resolve) => {
+    const { port1, port2 } = new MessageChannel();
+    port1.onmessage = () => {
+      port1.close();
+      resolve();
+    };
+    port2.postMessage(null);
+  });
+}
+
 function integerOption(value, fallback, where, min = 0) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
@@ -416,6 +431,7 @@ export class CausalLM {
           );
         let out = forward(s.promptIds, false);
         for (let index = 0; index < s.maxNewTokens; index++) {
+          if (index > 0) await nextTask(); // a timer, a click or AbortSignal.timeout may run now
           if (s.signal?.aborted) return generatorFinish('abort');
           lm.check(fn);
           const logits = out.logits.data;

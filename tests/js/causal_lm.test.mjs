@@ -308,6 +308,22 @@ test('lm.generate: EOS, stop strings and an AbortSignal end it; the text streams
   assert.deepEqual(none.newIds, []);
 });
 
+test('lm.generate gives the event loop a turn between steps: an abort from a timer ends it', async () => {
+  const { lm } = await model('gpt2-tiny');
+  const controller = new AbortController();
+  let ran = 0;
+  setImmediate(() => {
+    ran++;
+    controller.abort(); // as a Stop button's click or AbortSignal.timeout would
+  });
+  const generation = lm.generate([1, 2, 3], { maxNewTokens: 10, signal: controller.signal, eosTokenId: null });
+  const seen = [];
+  for await (const step of generation) seen.push(step.id);
+  assert.equal(ran, 1, 'the task queued before generate ran during it');
+  assert.equal(seen.length, 1, 'the abort took effect before the second step');
+  assert.equal(generation.finishReason, 'abort');
+});
+
 test('lm.generate: streamed text holds a character back until its last byte-level token', async () => {
   for (const name of ['gpt2-tiny', 'llama-tiny', 'llama-tiny-tied']) {
     const { lm } = await model(name);
