@@ -185,6 +185,8 @@ export function generationExplorer(root) {
     views.clear();
     empty.hidden = false;
     delete section.dataset.selected;
+    delete section.dataset.drawn;
+    section.dataset.steps = '0';
   }
 
   /** The attention source of step k: its token's row over every token up to it. */
