@@ -1043,12 +1043,20 @@ export interface RankedPassage {
   text: string;
 }
 
+/** transformers' `aggregation_strategy` of the token-classification pipeline. */
+export type TagAggregation = 'none' | 'simple' | 'first' | 'average' | 'max';
+
 export interface TagTokensOptions {
   /**
-   * `'none'` (default): one entry per token; `'simple'`: consecutive tokens of one entity grouped
-   * (a B- tag starts a new one), as transformers' `aggregation_strategy`.
+   * transformers' `aggregation_strategy`. `'none'` (default): one entry per token. `'simple'`:
+   * consecutive tokens of one entity grouped (a B- tag starts a new one). `'first'`, `'average'`,
+   * `'max'`: each word first takes one label, so a word is never split between entities (its
+   * '##' pieces follow it), then the words are grouped as `'simple'` groups tokens; the word's
+   * label and score are its first token's (`'first'`), the best of its tokens' mean scores
+   * (`'average'`), or those of its token with the largest score (`'max'`). Another string is a
+   * RangeError listing these.
    */
-  aggregation?: 'none' | 'simple';
+  aggregation?: TagAggregation;
   /** Labels left out of the result. Default `['O']`. */
   ignoreLabels?: readonly string[];
 }
@@ -1067,13 +1075,13 @@ export interface TokenTag {
   end: number;
 }
 
-/** An entity (aggregation `'simple'`). */
+/** An entity (aggregation `'simple'`, `'first'`, `'average'` or `'max'`). */
 export interface EntityGroup {
   /** The label without its B-/I- prefix. */
   entityGroup: string;
-  /** The mean of its tokens' scores. */
+  /** The mean of its tokens' scores (of its words' scores with a word-level aggregation). */
   score: number;
-  /** Its tokens joined as the tokenizer writes them. */
+  /** Its tokens joined as the tokenizer writes them ('new', 'york', 'c', '##ity' -> 'new york city'). */
   word: string;
   /** `[start, end)` of the entity in the text (UTF-16 indices). */
   start: number;
@@ -1201,12 +1209,13 @@ export class PretrainedModel {
   rerank(query: string, passages: readonly string[], options?: RerankOptions): RankedPassage[];
   /**
    * transformers' token-classification pipeline (named entities, parts of speech): each token's
-   * label with character offsets, or with `aggregation: 'simple'` the entities. The text is cut
+   * label with character offsets, or with another `aggregation` the entities. The text is cut
    * to the model's maximum length.
-   * @throws Error without the token-classification head
+   * @throws Error without the token-classification head; RangeError for an unknown aggregation
    */
   tagTokens(text: string, options?: TagTokensOptions & { aggregation?: 'none' }): TokenTag[];
-  tagTokens(text: string, options: TagTokensOptions & { aggregation: 'simple' }): EntityGroup[];
+  tagTokens(text: string, options: TagTokensOptions & { aggregation: Exclude<TagAggregation, 'none'> }): EntityGroup[];
+  tagTokens(text: string, options?: TagTokensOptions): TokenTag[] | EntityGroup[];
   /**
    * transformers' question-answering pipeline: the span of `context` that answers `question`,
    * widened to whole words, with its character offsets; a long context is read in overlapping

@@ -1,8 +1,9 @@
 // The task helpers of a pretrained encoder with a head (issue 20), with the semantics of
 // transformers' pipelines: model.fillMask (pipelines/fill_mask.py), model.classify
-// (text_classification.py), model.tagTokens (token_classification.py, aggregation 'none' and
-// 'simple'), model.answer (question_answering.py) and model.rerank (a cross-encoder: sequence
-// classification of (query, passage) pairs, sorted, as sentence-transformers' CrossEncoder.rank).
+// (text_classification.py), model.tagTokens (token_classification.py, every aggregation
+// strategy: 'none', 'simple', 'first', 'average', 'max'), model.answer (question_answering.py)
+// and model.rerank (a cross-encoder: sequence classification of (query, passage) pairs, sorted,
+// as sentence-transformers' CrossEncoder.rank).
 //
 // The model computes the head's logits (C++: the head's steps of its architecture's table, on
 // the padded batch); this file turns them into the pipelines' answers in float64: softmax,
@@ -105,9 +106,10 @@ function tagOf(label) {
 }
 
 /**
- * group_entities / group_sub_entities: consecutive tokens join one entity while their tag is the
- * same and the next is not a B-; the entity's group is the label after its first '-', its score
- * the mean of its tokens', its word the tokens joined as the tokenizer writes them.
+ * group_entities / group_sub_entities: consecutive tokens (or words) join one entity while their
+ * tag is the same and the next is not a B-; the entity's group is the label after its first '-',
+ * its score the mean of its tokens', its word the tokens (or words) joined as the tokenizer
+ * writes them.
  */
 export function groupEntities(tokens, tokensToString) {
   const groups = [];
@@ -133,31 +135,102 @@ export function groupEntities(tokens, tokensToString) {
   return groups;
 }
 
+/** The values of tagTokens' aggregation: token_classification.py's AggregationStrategy. */
+export const AGGREGATIONS = ['none', 'simple', 'first', 'average', 'max'];
+
+/** The first index of the largest value (numpy's argmax). */
+function argmax(x) {
+  let best = 0;
+  for (let i = 1; i < x.length; i++) if (x[i] > x[best]) best = i;
+  return best;
+}
+
 /**
- * TokenClassificationPipeline.postprocess for one text: each token that is not a special token
- * (gather_pre_entities) with the label of its largest softmax score; 'none' keeps the tokens
- * whose label is not ignored, 'simple' groups them first (aggregate, group_entities) and keeps the
- * groups whose label is not ignored. [UNK] reads as the text it stands for.
+ * gather_pre_entities: each token that is not a special token with its softmax scores, its
+ * offsets, its word (the token; for [UNK] the text under it) and whether it continues the word
+ * before it. transformers decides is_subword with a word-aware tokenizer (its model has a
+ * continuing_subword_prefix, as every WordPiece: the only tokenizers returnOffsets serves) as
+ * `len(word) != len(word_ref)`, the token against the text under it in code points ('##ffa' is
+ * 5, 'ffa' 3); [UNK] never is one. On the BERT family's texts this is tokenizers' word ids: a
+ * token continues a word exactly when it is a '##' piece.
+ */
+function preEntities({ logits, K, encoding, text, unkId }) {
+  const pre = [];
+  encoding.sequenceIds.forEach((sequence, index) => {
+    if (sequence === null) return; // [CLS], [SEP]
+    const [start, end] = encoding.offsets[index];
+    const wordRef = text.slice(start, end);
+    const unknown = encoding.inputIds[index] === unkId;
+    const word = unknown ? wordRef : encoding.tokens[index];
+    pre.push({
+      word,
+      scores: softmax(logits.subarray(index * K, (index + 1) * K)),
+      start,
+      end,
+      index,
+      isSubword: !unknown && [...encoding.tokens[index]].length !== [...wordRef].length,
+    });
+  });
+  return pre;
+}
+
+/**
+ * aggregate_word: one word's tokens as one entity, its label from the scores of the first token
+ * ('first'), of the token whose best score is largest ('max'; the first such token), or of the
+ * mean of the tokens' scores ('average'); its word the tokens joined as the tokenizer writes them.
+ */
+function aggregateWord(tokens, aggregation, labels, tokensToString) {
+  let scores;
+  if (aggregation === 'first') scores = tokens[0].scores;
+  else if (aggregation === 'max') {
+    let best = tokens[0];
+    for (const t of tokens) if (Math.max(...t.scores) > Math.max(...best.scores)) best = t;
+    scores = best.scores;
+  } else {
+    scores = new Float64Array(tokens[0].scores.length);
+    for (const t of tokens) t.scores.forEach((v, k) => (scores[k] += v));
+    scores = scores.map((v) => v / tokens.length);
+  }
+  const k = argmax(scores);
+  return {
+    entity: labels[k],
+    score: scores[k],
+    word: tokensToString(tokens.map((t) => t.word)),
+    start: tokens[0].start,
+    end: tokens.at(-1).end,
+  };
+}
+
+/** aggregate_words: each token that is not a subword starts a word; each word aggregate_word's entity. */
+function aggregateWords(pre, aggregation, labels, tokensToString) {
+  const words = [];
+  for (const token of pre) {
+    if (words.length && token.isSubword) words.at(-1).push(token);
+    else words.push([token]);
+  }
+  return words.map((tokens) => aggregateWord(tokens, aggregation, labels, tokensToString));
+}
+
+/**
+ * TokenClassificationPipeline.postprocess for one text (pipelines/token_classification.py):
+ * gather_pre_entities, then aggregate: 'none' keeps each token with the label of its largest
+ * softmax score and the tokens whose label is not ignored; 'simple' groups those tokens
+ * (group_entities); 'first', 'average' and 'max' first make each word one entity
+ * (aggregate_words), so a word cannot be split between labels, then group the words. The groups
+ * whose label is not ignored are kept.
  * @param logits (L, K) of the encoded text
  */
 export function tokenEntities({ logits, K, encoding, text, labels, unkId, aggregation, ignoreLabels, tokensToString }) {
-  const tokens = [];
-  encoding.sequenceIds.forEach((sequence, index) => {
-    if (sequence === null) return; // [CLS], [SEP]
-    const scores = softmax(logits.subarray(index * K, (index + 1) * K));
-    const best = topIndices(scores, 1)[0];
-    const [start, end] = encoding.offsets[index];
-    tokens.push({
-      entity: labels[best],
-      score: scores[best],
-      index,
-      word: encoding.inputIds[index] === unkId ? text.slice(start, end) : encoding.tokens[index],
-      start,
-      end,
-    });
-  });
-  if (aggregation === 'none') return tokens.filter((t) => !ignoreLabels.includes(t.entity));
-  return groupEntities(tokens, tokensToString).filter((g) => !ignoreLabels.includes(g.entityGroup));
+  const pre = preEntities({ logits, K, encoding, text, unkId });
+  const entities =
+    aggregation === 'none' || aggregation === 'simple'
+      ? pre.map(({ scores, index, word, start, end }) => {
+          const best = argmax(scores);
+          return { entity: labels[best], score: scores[best], index, word, start, end };
+        })
+      : aggregateWords(pre, aggregation, labels, tokensToString);
+  if (aggregation === 'none') return entities.filter((t) => !ignoreLabels.includes(t.entity));
+  return groupEntities(entities, tokensToString).filter((g) => !ignoreLabels.includes(g.entityGroup));
 }
 
 /**
@@ -376,7 +449,8 @@ export const taskMethods = {
     if (inputs.length === 0) throw new TypeError(`${fn}: input is an empty array`);
     const labels = this.labels;
     const topK = o.topK === null ? null : positiveInteger(o.topK, `${fn}: topK`, 1);
-    const functionToApply = o.functionToApply ?? defaultFunction(this.config, labels.length);
+    const functionToApply =
+      o.functionToApply === undefined ? defaultFunction(this.config, labels.length) : o.functionToApply;
     if (!['softmax', 'sigmoid', 'none'].includes(functionToApply))
       throw new TypeError(
         `${fn}: functionToApply must be 'softmax', 'sigmoid' or 'none', got ${typeof functionToApply === 'string' ? `'${functionToApply}'` : describe(functionToApply)}`,
@@ -430,9 +504,11 @@ export const taskMethods = {
   /**
    * The label of each token of a text (transformers' token-classification pipeline, the text cut
    * to the model's maximum): aggregation 'none' (default) gives [{ entity, score, index, word,
-   * start, end }] per token, 'simple' groups consecutive tokens of one entity (B-/I- tags) into
-   * [{ entityGroup, score, word, start, end }]; start and end are character offsets in the text.
-   * Tokens (or groups) labelled with one of `ignoreLabels` (default ['O']) are left out.
+   * start, end }] per token; 'simple' groups consecutive tokens of one entity (B-/I- tags) into
+   * [{ entityGroup, score, word, start, end }]; 'first', 'average' and 'max' first give each word
+   * one label (its first token's, its tokens' mean scores' best, its most confident token's), then
+   * group the words as 'simple' does. start and end are character offsets in the text. Tokens
+   * (or groups) labelled with one of `ignoreLabels` (default ['O']) are left out.
    */
   tagTokens(textArg, options) {
     const fn = 'model.tagTokens';
@@ -440,10 +516,14 @@ export const taskMethods = {
     const o = optionsArg(options, ['aggregation', 'ignoreLabels'], fn);
     const value = text(textArg, `${fn}: text`);
     const aggregation = o.aggregation ?? 'none';
-    if (aggregation !== 'none' && aggregation !== 'simple')
-      throw new TypeError(
-        `${fn}: aggregation must be 'none' or 'simple', got ${typeof aggregation === 'string' ? `'${aggregation}'` : describe(aggregation)}`,
-      );
+    if (!AGGREGATIONS.includes(aggregation)) {
+      const valid = `${AGGREGATIONS.slice(0, -1)
+        .map((a) => `'${a}'`)
+        .join(', ')} or '${AGGREGATIONS.at(-1)}'`;
+      if (typeof aggregation !== 'string')
+        throw new TypeError(`${fn}: aggregation must be ${valid}, got ${describe(aggregation)}`);
+      throw new RangeError(`${fn}: aggregation must be ${valid}, got '${aggregation}'`);
+    }
     const ignoreLabels = o.ignoreLabels ?? ['O'];
     if (!Array.isArray(ignoreLabels) || !ignoreLabels.every((l) => typeof l === 'string'))
       throw new TypeError(`${fn}: ignoreLabels must be an array of strings, got ${describe(ignoreLabels)}`);

@@ -280,7 +280,7 @@ test('rerank: a one-label cross-encoder scores (query, passage) pairs with the s
 });
 
 for (const name of ['distilbert-tok', 'bert-tok']) {
-  test(`${name}: tagTokens = the token-classification pipeline ('none' and 'simple', offsets, [UNK])`, async () => {
+  test(`${name}: tagTokens = the token-classification pipeline (every aggregation, subwords, offsets, [UNK])`, async () => {
     const fx = await loadFixture(name);
     const model = await A.loadPretrained(fx.dir);
     const tok = model.tokenizer;
@@ -291,7 +291,14 @@ for (const name of ['distilbert-tok', 'bert-tok']) {
     ]) {
       const encoding = tok.encode(text, { truncation: true, returnOffsets: true });
       const logits = referenceOf(fx, model, encoding).logits;
-      for (const aggregation of ['none', 'simple']) {
+      // the small vocabulary splits 'wolfgang' and 'hugging' into '##' pieces: words of several tokens
+      if (text.startsWith('My') || text.startsWith('Hugging'))
+        assert.ok(
+          encoding.wordIds.some((w, t) => w !== null && w === encoding.wordIds[t - 1]),
+          encoding.tokens.join(' '),
+        );
+      const words = new Set(encoding.wordIds.filter((w) => w !== null)).size;
+      for (const aggregation of ['none', 'simple', 'first', 'average', 'max']) {
         const want = referenceTokenClassification(
           {
             logits,
@@ -319,6 +326,24 @@ for (const name of ['distilbert-tok', 'bert-tok']) {
         );
         closeScores(got, want, `${name} ${aggregation}`);
         for (const e of got) assert.ok(e.start <= e.end && e.end <= text.length);
+        if (['first', 'average', 'max'].includes(aggregation)) {
+          // a word is never split: every entity starts and ends on the tokenizer's word boundaries
+          const all = model.tagTokens(text, { aggregation, ignoreLabels: [] });
+          const starts = new Set(
+            encoding.offsets.filter((_, t) => encoding.wordIds[t] !== encoding.wordIds[t - 1]).map(([a]) => a),
+          );
+          for (const e of all) assert.ok(starts.has(e.start), `${aggregation}: ${e.word} starts inside a word`);
+          assert.ok(all.length <= words);
+          // and together the entities hold every token of the text once, in order
+          const pieces = encoding.tokens.map((t, i) =>
+            encoding.sequenceIds[i] === null
+              ? ''
+              : encoding.inputIds[i] === tok.unkId
+                ? text.slice(...encoding.offsets[i])
+                : t.replace(/^##/, ''),
+          );
+          assert.equal(all.map((e) => e.word.replace(/ /g, '')).join(''), pieces.join(''));
+        }
       }
       assert.ok(model.tagTokens(text, { ignoreLabels: [] }).length >= encoding.inputIds.length - 2);
     }
@@ -481,9 +506,13 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
     name: 'TypeError',
     message: /unknown option 'max_answer_len'/,
   });
-  assert.throws(() => tok.tagTokens('x', { aggregation: 'first' }), {
+  assert.throws(() => tok.tagTokens('x', { aggregation: 'FIRST' }), {
+    name: 'RangeError',
+    message: "model.tagTokens: aggregation must be 'none', 'simple', 'first', 'average' or 'max', got 'FIRST'",
+  });
+  assert.throws(() => tok.tagTokens('x', { aggregation: 1 }), {
     name: 'TypeError',
-    message: /aggregation must be 'none' or 'simple', got 'first'/,
+    message: /^model\.tagTokens: aggregation must be 'none', 'simple', 'first', 'average' or 'max', got /,
   });
   works('bad arguments');
   // an unknown head; a head whose tensors the file lacks

@@ -277,7 +277,7 @@ export const taskCases = {
   'model.tagTokens': {
     valid(r) {
       const text = sentence(r, r.int(1, 30), PIECES);
-      const aggregation = r.pick(['none', 'simple']);
+      const aggregation = r.pick(['none', 'simple', 'first', 'average', 'max']);
       const ignoreLabels = r.chance(0.3) ? [] : undefined;
       return {
         label: `tagTokens "${text}" ${aggregation}`,
@@ -300,9 +300,16 @@ export const taskCases = {
         invalid(
           'tagTokens aggregation',
           'bert-tok',
-          (m) => m.tagTokens('x', { aggregation: r.pick(['first', 'max', 1]) }),
+          (m) => m.tagTokens('x', { aggregation: r.pick(['FIRST', 'mean', 'grouped', '']) }),
+          RangeError,
+          /^model\.tagTokens: aggregation must be 'none', 'simple', 'first', 'average' or 'max', got '/,
+        ),
+        invalid(
+          'tagTokens aggregation type',
+          'bert-tok',
+          (m) => m.tagTokens('x', { aggregation: r.pick([1, true, ['first']]) }),
           TypeError,
-          /^model\.tagTokens: aggregation must be 'none' or 'simple'/,
+          /^model\.tagTokens: aggregation must be 'none', 'simple', 'first', 'average' or 'max', got /,
         ),
         invalid(
           'tagTokens ignoreLabels',

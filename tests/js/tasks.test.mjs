@@ -116,7 +116,21 @@ function pickLogits(pick, K, seed) {
   return noise;
 }
 
-test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, offsets) as the pipeline", () => {
+/** tokenEntities of a text that bert-base-uncased's tokenizer encoded ([UNK] is 100). */
+const bertEntities = ({ logits, labels, encoding, text }, aggregation, ignoreLabels) =>
+  tokenEntities({
+    logits,
+    K: labels.length,
+    encoding,
+    text,
+    labels,
+    unkId: 100,
+    aggregation,
+    ignoreLabels,
+    tokensToString: (t) => bert.convertTokensToString(t),
+  });
+
+test('token classification: every aggregation (B-/I- grouping, words of several tokens, [UNK] words, offsets) as the pipeline', () => {
   const labels = ['O', 'B-MISC', 'I-MISC', 'B-PER', 'I-PER', 'B-ORG', 'I-ORG', 'B-LOC', 'I-LOC'];
   const config = { id2label: Object.fromEntries(labels.map((l, i) => [i, l])) };
   const K = labels.length;
@@ -135,7 +149,7 @@ test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, of
     7,
   );
   for (const logits of [picked, draw(L * K, 8), draw(L * K, 9, 1)]) {
-    for (const aggregation of ['none', 'simple']) {
+    for (const aggregation of ['none', 'simple', 'first', 'average', 'max']) {
       for (const ignoreLabels of [['O'], [], ['O', 'MISC', 'B-MISC']]) {
         const args = {
           logits,
@@ -150,17 +164,7 @@ test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, of
           { ...args, unkId: 100, config, tokensToString: (t) => bert.convertTokensToString(t) },
           { aggregation, ignoreLabels },
         );
-        const got = tokenEntities({
-          logits,
-          K,
-          encoding: e,
-          text,
-          labels,
-          unkId: 100,
-          aggregation,
-          ignoreLabels,
-          tokensToString: (t) => bert.convertTokensToString(t),
-        });
+        const got = bertEntities({ logits, labels, encoding: e, text }, aggregation, ignoreLabels);
         assert.equal(got.length, want.length);
         got.forEach((g, i) => {
           const w = want[i];
@@ -186,6 +190,64 @@ test("token classification: 'none' and 'simple' (B-/I- grouping, [UNK] words, of
       }
     }
   }
+});
+
+test("token classification: 'first', 'average' and 'max' give a word of several tokens one label, each by its rule", () => {
+  const labels = ['O', 'B-MISC', 'I-MISC', 'B-PER', 'I-PER', 'B-ORG', 'I-ORG', 'B-LOC', 'I-LOC'];
+  const K = labels.length;
+  const text = 'unaffable Hugging Face';
+  const e = bert.encode(text, { returnOffsets: true });
+  assert.deepEqual(e.tokens, ['[CLS]', 'una', '##ffa', '##ble', 'hugging', 'face', '[SEP]']);
+  assert.deepEqual(e.wordIds, [null, 0, 0, 0, 1, 2, null]);
+  // each token's probabilities (logits = their logs): una's best is B-PER (0.40), ##ffa's B-LOC
+  // (0.60, the most confident token), ##ble's B-MISC (0.30); their mean's best is I-ORG
+  // ((0.35 + 0.30 + 0.29) / 3 = 0.3133, against B-LOC's 0.2314 and B-PER's 0.1576 with the
+  // other labels' shares of what is left)
+  const probs = (spec) => {
+    const rest = (1 - Object.values(spec).reduce((a, b) => a + b, 0)) / (K - Object.keys(spec).length);
+    return labels.map((l) => spec[l] ?? rest);
+  };
+  const rows = [
+    probs({}), // [CLS]
+    probs({ 'B-PER': 0.4, 'I-ORG': 0.35 }),
+    probs({ 'B-LOC': 0.6, 'I-ORG': 0.3 }),
+    probs({ 'B-MISC': 0.3, 'I-ORG': 0.29 }),
+    probs({ 'I-ORG': 0.9 }),
+    probs({ O: 0.9 }),
+    probs({}), // [SEP]
+  ];
+  const logits = Float64Array.from(rows.flat(), Math.log);
+  const run = (aggregation) =>
+    bertEntities({ logits, labels, encoding: e, text }, aggregation, ['O']).map((g) => [
+      g.entityGroup,
+      g.word,
+      text.slice(g.start, g.end),
+      Number(g.score.toFixed(6)),
+    ]);
+  const mean = (0.35 + 0.3 + 0.29) / 3;
+  // 'first': unaffable is B-PER (0.4); 'max': B-LOC (0.6); either way hugging (I-ORG) is a group of its own
+  assert.deepEqual(run('first'), [
+    ['PER', 'unaffable', 'unaffable', 0.4],
+    ['ORG', 'hugging', 'Hugging', 0.9],
+  ]);
+  assert.deepEqual(run('max'), [
+    ['LOC', 'unaffable', 'unaffable', 0.6],
+    ['ORG', 'hugging', 'Hugging', 0.9],
+  ]);
+  // 'average': unaffable is I-ORG, and hugging (I-ORG) joins it: the group's score is the mean of the words'
+  assert.deepEqual(run('average'), [
+    ['ORG', 'unaffable hugging', 'unaffable Hugging', Number(((mean + 0.9) / 2).toFixed(6))],
+  ]);
+  // 'simple' splits the word: una (PER), ##ffa (LOC), ##ble (MISC), then hugging (ORG)
+  assert.deepEqual(
+    run('simple').map(([group, , under]) => [group, under]),
+    [
+      ['PER', 'una'],
+      ['LOC', 'ffa'],
+      ['MISC', 'ble'],
+      ['ORG', 'Hugging'],
+    ],
+  );
 });
 
 test('question answering: spans over the context of each window, widened to words, repeated answers summed, top k', () => {

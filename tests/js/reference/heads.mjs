@@ -16,8 +16,8 @@
 //   pipelines  src/transformers/pipelines/fill_mask.py (FillMaskPipeline.postprocess),
 //              text_classification.py (TextClassificationPipeline.postprocess: the default
 //              function_to_apply, sigmoid / softmax / none, top_k), token_classification.py
-//              (gather_pre_entities, aggregate for 'none' and 'simple', get_tag, group_entities,
-//              group_sub_entities), question_answering.py as of v4.53 (preprocess: windows with
+//              (gather_pre_entities with is_subword, aggregate, aggregate_words, aggregate_word
+//              for 'first' / 'average' / 'max', get_tag, group_entities, group_sub_entities), question_answering.py as of v4.53 (preprocess: windows with
 //              doc_stride, p_mask with [CLS] kept; select_starts_ends; decode_spans; postprocess
 //              with get_indices (align_to_words) and get_answer). A cross-encoder's rerank is
 //              sentence-transformers' CrossEncoder.rank: the pair scores, sorted.
@@ -192,14 +192,22 @@ function getTag(name) {
   return ['I', name];
 }
 
+/** A Python str's len: code points. */
+const pyLen = (s) => Array.from(s).length;
+
 /**
  * TokenClassificationPipeline for one text (no stride): softmax per token, the special tokens
- * dropped (gather_pre_entities: word = the token, or the text under it for [UNK]), then
- * aggregation 'none' (each token: its best label, filtered by ignore_labels) or 'simple'
- * (group_entities over every token: a token joins the group before it when its tag is the same
- * and it is not a B-; each group's label without its B-/I- prefix, its mean score, its tokens
- * joined by the tokenizer's convert_tokens_to_string, its first start and last end; then
- * filtered by ignore_labels).
+ * dropped (gather_pre_entities: word = the token, or the text under it for [UNK]; is_subword,
+ * for a tokenizer whose model has a continuing_subword_prefix as WordPiece's '##', is
+ * len(word) != len(sentence[start:end]), False for [UNK]), then aggregate: 'none' (each token:
+ * its best label, filtered by ignore_labels), 'simple' (group_entities over every token: a token
+ * joins the group before it when its tag is the same and it is not a B-; each group's label
+ * without its B-/I- prefix, its mean score, its tokens joined by the tokenizer's
+ * convert_tokens_to_string, its first start and last end; then filtered by ignore_labels), or
+ * 'first' / 'average' / 'max' (aggregate_words: a word is a token that is not a subword and the
+ * subwords after it; aggregate_word gives it the label of argmax of its first token's scores, of
+ * np.nanmean of its tokens' scores, or of the scores of max(tokens, key=scores.max()); then
+ * group_entities over the words).
  * @param {{logits: Float64Array, K: number, sentence: string, tokens: string[], inputIds: number[],
  *   specialTokensMask: number[], offsets: number[][], unkId: number, config: object,
  *   tokensToString: (tokens: string[]) => string}} input
@@ -213,22 +221,58 @@ export function referenceTokenClassification(
     if (specialTokensMask[idx]) return;
     const scores = softmax64(logits.subarray(idx * K, (idx + 1) * K));
     const [start, end] = offsets[idx];
-    const word = inputIds[idx] === unkId ? sentence.slice(start, end) : token;
-    pre.push({ word, scores, start, end, index: idx });
+    const wordRef = sentence.slice(start, end);
+    const unk = inputIds[idx] === unkId;
+    const isSubword = unk ? false : pyLen(token) !== pyLen(wordRef);
+    pre.push({ word: unk ? wordRef : token, scores, start, end, index: idx, isSubword });
   });
-  const entities = pre.map((p) => {
-    const i = argmax(p.scores);
-    return {
-      entity: configLabel(config, i),
-      score: p.scores[i],
-      index: p.index,
-      word: p.word,
-      start: p.start,
-      end: p.end,
-    };
-  });
+  let entities;
+  if (aggregation === 'none' || aggregation === 'simple') {
+    entities = pre.map((p) => {
+      const i = argmax(p.scores);
+      return {
+        entity: configLabel(config, i),
+        score: p.scores[i],
+        index: p.index,
+        word: p.word,
+        start: p.start,
+        end: p.end,
+      };
+    });
+  } else {
+    // aggregate_words, then aggregate_word of each word
+    const words = [];
+    let wordGroup = null;
+    for (const p of pre) {
+      if (wordGroup === null) wordGroup = [p];
+      else if (p.isSubword) wordGroup.push(p);
+      else {
+        words.push(wordGroup);
+        wordGroup = [p];
+      }
+    }
+    if (wordGroup) words.push(wordGroup);
+    entities = words.map((group) => {
+      let scores;
+      if (aggregation === 'first') scores = group[0].scores;
+      else if (aggregation === 'max') {
+        const top = (p) => p.scores.reduce((a, b) => Math.max(a, b), -Infinity);
+        scores = group.reduce((best, p) => (top(p) > top(best) ? p : best)).scores;
+      } else {
+        assert.equal(aggregation, 'average');
+        scores = Array.from({ length: K }, (_, k) => group.reduce((s, p) => s + p.scores[k], 0) / group.length);
+      }
+      const i = argmax(scores);
+      return {
+        entity: configLabel(config, i),
+        score: scores[i],
+        word: tokensToString(group.map((p) => p.word)),
+        start: group[0].start,
+        end: group.at(-1).end,
+      };
+    });
+  }
   if (aggregation === 'none') return entities.filter((e) => !ignoreLabels.includes(e.entity));
-  assert.equal(aggregation, 'simple');
   const groupOf = (group) => ({
     entity_group: group[0].entity.includes('-')
       ? group[0].entity.slice(group[0].entity.indexOf('-') + 1)

@@ -369,6 +369,13 @@ const hasTokenizer: boolean = model.hasTokenizer;
 const one: number[][] = model.embed('one text').toArray(); // one string is one text: [1, hiddenSize]
 // @ts-expect-error: a string is not token ids (tokenize it first)
 model.forward('a text');
+// token classification: 'none' gives tokens, every other aggregation entities
+const tokenTags: { entity: string; index: number }[] = model.tagTokens('my name is wolfgang');
+for (const aggregation of ['simple', 'first', 'average', 'max'] as const) {
+  const entities: { entityGroup: string; start: number; end: number }[] = model.tagTokens('a text', { aggregation });
+}
+// @ts-expect-error: aggregation is transformers' aggregation_strategy ('mean' is not one)
+model.tagTokens('a text', { aggregation: 'mean' });
 {
   using scoped = await A.loadPretrained<PretrainedModel>(folder); // [Symbol.dispose] frees the weights at the block's end
   scoped.forward([101, 102]);
