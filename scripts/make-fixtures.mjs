@@ -38,19 +38,57 @@ import { rng as random } from '../tests/js/reference/random.mjs'; // seeded Mulb
 
 const DIST = new URL('../dist/', import.meta.url);
 
+// The encoders' sizes, small and odd so that the kernels' SIMD tails are taken (DistilBERT: dim
+// 18 = 3 heads of 6, feed-forward 37; BERT: dim 20 = 4 heads of 5, feed-forward 43), and their
+// activation: each encoder fixture, base or task head, is one of these with its own differences.
+const DISTILBERT = { arch: 'distilbert', dim: 18, heads: 3, ffn: 37, layers: 2, positions: 40, activation: 'gelu' };
+const BERT = { arch: 'bert', dim: 20, heads: 4, ffn: 43, layers: 2, positions: 40, activation: 'gelu' };
+
+// The causal language models (scripts/fixture-tokenizers.mjs trains their tokenizers), each a
+// fixture in F32 and one in BF16. Heads of odd size (GPT-2: 5) and feed-forward widths of odd size
+// so that the kernels' tails are taken.
+const GPT2_TINY = { arch: 'gpt2', dim: 20, heads: 4, layers: 2, positions: 32, tokenizer: 'gpt2', merges: 120 };
+// TinyLlama / Llama 2 layout: grouped-query attention (4 heads, 2 key/value heads), untied
+// lm_head, SentencePiece BPE with byte fallback, bos <s> 1, eos </s> 2, pad 0 in generation_config
+const LLAMA_TINY = {
+  arch: 'llama',
+  dim: 24,
+  heads: 4,
+  kvHeads: 2,
+  ffn: 37,
+  layers: 2,
+  positions: 64,
+  ropeTheta: 10000,
+  rmsNormEps: 1e-5,
+  tied: false,
+  tokenizer: 'sentencepiece',
+  merges: 120,
+};
+// SmolLM layout: tie_word_embeddings true and no lm_head in the file, 3 heads sharing one
+// key/value head (SmolLM-135M: 9 and 3), rope_theta 100000 (SmolLM2), byte-level BPE with
+// Digits, <|endoftext|> 0 as bos and eos
+const LLAMA_TINY_TIED = {
+  arch: 'llama',
+  dim: 18,
+  heads: 3,
+  kvHeads: 1,
+  ffn: 29,
+  layers: 3,
+  positions: 64,
+  ropeTheta: 100000,
+  rmsNormEps: 1e-5,
+  tied: true,
+  tokenizer: 'smollm',
+  merges: 120,
+};
+
 /** The fixtures: architecture, sizes, dtype and how the folder is laid out. */
 export const FIXTURES = {
   // distilbert-base-uncased's layout: prefixed names, the masked-LM head (vocab_projector tied to
   // the word embeddings: only its bias in the file), every tokenizer file
   'distilbert-f32': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F32',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'masked-lm',
     tokenizer: ['tokenizer.json', 'vocab.txt'],
@@ -59,41 +97,28 @@ export const FIXTURES = {
   // distilbert-base-uncased's 6 layers x 12 heads and 512 positions at a tiny width (3 per head):
   // the page's model view at the real model's size, and sequences of up to 512 tokens
   'distilbert-6x12': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F32',
     dim: 36,
     heads: 12,
-    ffn: 37,
     layers: 6,
     positions: 512,
-    activation: 'gelu',
     prefixed: true,
     tokenizer: ['tokenizer.json', 'vocab.txt'],
     seed: 14,
   },
   // bare names, no head, relu, only vocab.txt
   'distilbert-f16': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F16',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
     activation: 'relu',
     prefixed: false,
     tokenizer: ['vocab.txt'],
     seed: 12,
   },
   'distilbert-bf16': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'BF16',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     tokenizer: ['tokenizer.json'],
     seed: 13,
@@ -101,14 +126,8 @@ export const FIXTURES = {
   // bert-base-uncased's layout: 'bert.' prefix, pooler, pretraining heads (the masked-LM decoder
   // tied: cls.predictions.bias only; cls.seq_relationship), gamma/beta LayerNorm names
   'bert-f32': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'pretraining',
     pooler: true,
@@ -118,13 +137,9 @@ export const FIXTURES = {
   },
   // a sentence-transformers BERT (all-MiniLM-L6-v2's layout): bare names, pooler, position_ids buffer
   'bert-bf16': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'BF16',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
     layers: 3,
-    positions: 40,
     activation: 'gelu_new',
     prefixed: false,
     pooler: true,
@@ -134,13 +149,8 @@ export const FIXTURES = {
   },
   // no pooler (BertModel(add_pooling_layer=False)), F16
   'bert-f16': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F16',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
     activation: 'relu',
     prefixed: false,
     pooler: false,
@@ -153,14 +163,8 @@ export const FIXTURES = {
   // DistilBertForMaskedLM as distilbert-base-uncased: vocab_transform, GELU, vocab_layer_norm,
   // vocab_projector tied to the word embeddings (its bias in the file)
   'distilbert-mlm': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F32',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'masked-lm',
     vocab: 'small',
@@ -170,14 +174,8 @@ export const FIXTURES = {
   // DistilBertForSequenceClassification as distilbert-base-uncased-finetuned-sst-2-english:
   // pre_classifier + ReLU + classifier, NEGATIVE / POSITIVE, no problem_type
   'distilbert-seq': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F32',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'sequence-classification',
     labels: ['NEGATIVE', 'POSITIVE'],
@@ -188,14 +186,8 @@ export const FIXTURES = {
   },
   // DistilBertForTokenClassification (a BIO tag set), BF16
   'distilbert-tok': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'BF16',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'token-classification',
     labels: ['O', 'B-PER', 'I-PER', 'B-LOC', 'I-LOC'],
@@ -206,14 +198,8 @@ export const FIXTURES = {
   // DistilBertForQuestionAnswering as distilbert-base-cased-distilled-squad: qa_outputs (2, dim);
   // 40 positions, so that a context of a few sentences takes several windows
   'distilbert-qa': {
-    arch: 'distilbert',
+    ...DISTILBERT,
     dtype: 'F32',
-    dim: 18,
-    heads: 3,
-    ffn: 37,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'question-answering',
     vocab: 'small',
@@ -223,14 +209,8 @@ export const FIXTURES = {
   // BertForMaskedLM: cls.predictions.transform (dense, act, LayerNorm) and the decoder tied to the
   // word embeddings (cls.predictions.bias in the file); no pooler (add_pooling_layer=False)
   'bert-mlm': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'masked-lm',
     pooler: false,
@@ -241,14 +221,8 @@ export const FIXTURES = {
   // BertForSequenceClassification, single label over three classes (an NLI model: pairs),
   // problem_type single_label_classification: softmax
   'bert-seq': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'sequence-classification',
     pooler: true,
@@ -260,14 +234,8 @@ export const FIXTURES = {
   },
   // multi_label_classification (sigmoid per label), F16, bare names
   'bert-multilabel': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F16',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: false,
     head: 'sequence-classification',
     pooler: true,
@@ -280,14 +248,10 @@ export const FIXTURES = {
   // a cross-encoder as cross-encoder/ms-marco-MiniLM-L-6-v2: one label (LABEL_0), no problem_type
   // (the pipeline's sigmoid), query and passage as a pair
   'bert-rerank': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
     layers: 3,
     positions: 64,
-    activation: 'gelu',
     prefixed: true,
     head: 'sequence-classification',
     pooler: true,
@@ -298,14 +262,8 @@ export const FIXTURES = {
   },
   // BertForTokenClassification as dslim/bert-base-NER: CoNLL-2003's nine BIO tags, no pooler
   'bert-tok': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'token-classification',
     pooler: false,
@@ -316,14 +274,8 @@ export const FIXTURES = {
   },
   // BertForQuestionAnswering: qa_outputs (2, hidden), no pooler, BF16
   'bert-qa': {
-    arch: 'bert',
+    ...BERT,
     dtype: 'BF16',
-    dim: 20,
-    heads: 4,
-    ffn: 43,
-    layers: 2,
-    positions: 40,
-    activation: 'gelu',
     prefixed: true,
     head: 'question-answering',
     pooler: false,
@@ -332,27 +284,20 @@ export const FIXTURES = {
     seed: 66,
   },
 
-  // Causal language models (scripts/fixture-tokenizers.mjs trains their tokenizers). Heads of odd
-  // size (GPT-2: 5) and feed-forward widths of odd size so that the kernels' tails are taken.
+  // Causal language models (GPT2_TINY, LLAMA_TINY, LLAMA_TINY_TIED above, in F32 and BF16).
   // GPT2LMHeadModel as save_pretrained writes it today: 'transformer.' names, lm_head tied to wte
   // and so absent, no attn.bias buffers, every config field
   'gpt2-tiny': {
-    arch: 'gpt2',
+    ...GPT2_TINY,
     dtype: 'F32',
-    dim: 20,
-    heads: 4,
-    layers: 2,
-    positions: 32,
     prefixed: true,
     layout: 'saved',
-    tokenizer: 'gpt2',
-    merges: 120,
     seed: 31,
   },
   // a GPT-2 of gpt2's 12 heads over 6 layers (distilgpt2's depth) with a context of 640 positions
   // at a tiny width (3 per head, n_inner 37): the generation explorer's views at 512 positions and more
   'gpt2-6x12': {
-    arch: 'gpt2',
+    ...GPT2_TINY,
     dtype: 'F32',
     dim: 36,
     heads: 12,
@@ -361,95 +306,16 @@ export const FIXTURES = {
     positions: 640,
     prefixed: true,
     layout: 'saved',
-    tokenizer: 'gpt2',
-    merges: 120,
     seed: 33,
   },
   // openai-community/gpt2's own file: bare names (h.0..., wte, wpe, ln_f), the causal-mask buffer
   // h.N.attn.bias (1, 1, n_positions, n_positions) of ones below the diagonal, the original short
   // config.json; vocab.json + merges.txt beside tokenizer.json
-  'gpt2-tiny-bf16': {
-    arch: 'gpt2',
-    dtype: 'BF16',
-    dim: 20,
-    heads: 4,
-    layers: 2,
-    positions: 32,
-    prefixed: false,
-    layout: 'original',
-    tokenizer: 'gpt2',
-    merges: 120,
-    seed: 32,
-  },
-  // TinyLlama / Llama 2 layout: grouped-query attention (4 heads, 2 key/value heads), untied
-  // lm_head, SentencePiece BPE with byte fallback, bos <s> 1, eos </s> 2, pad 0 in generation_config
-  'llama-tiny': {
-    arch: 'llama',
-    dtype: 'F32',
-    dim: 24,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
-    ropeTheta: 10000,
-    rmsNormEps: 1e-5,
-    tied: false,
-    tokenizer: 'sentencepiece',
-    merges: 120,
-    seed: 41,
-  },
-  'llama-tiny-bf16': {
-    arch: 'llama',
-    dtype: 'BF16',
-    dim: 24,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
-    ropeTheta: 10000,
-    rmsNormEps: 1e-5,
-    tied: false,
-    tokenizer: 'sentencepiece',
-    merges: 120,
-    seed: 42,
-  },
-  // SmolLM layout: tie_word_embeddings true and no lm_head in the file, 3 heads sharing one
-  // key/value head (SmolLM-135M: 9 and 3), rope_theta 100000 (SmolLM2), byte-level BPE with
-  // Digits, <|endoftext|> 0 as bos and eos
-  'llama-tiny-tied': {
-    arch: 'llama',
-    dtype: 'F32',
-    dim: 18,
-    heads: 3,
-    kvHeads: 1,
-    ffn: 29,
-    layers: 3,
-    positions: 64,
-    ropeTheta: 100000,
-    rmsNormEps: 1e-5,
-    tied: true,
-    tokenizer: 'smollm',
-    merges: 120,
-    seed: 43,
-  },
-  'llama-tiny-tied-bf16': {
-    arch: 'llama',
-    dtype: 'BF16',
-    dim: 18,
-    heads: 3,
-    kvHeads: 1,
-    ffn: 29,
-    layers: 3,
-    positions: 64,
-    ropeTheta: 100000,
-    rmsNormEps: 1e-5,
-    tied: true,
-    tokenizer: 'smollm',
-    merges: 120,
-    seed: 44,
-  },
+  'gpt2-tiny-bf16': { ...GPT2_TINY, dtype: 'BF16', prefixed: false, layout: 'original', seed: 32 },
+  'llama-tiny': { ...LLAMA_TINY, dtype: 'F32', seed: 41 },
+  'llama-tiny-bf16': { ...LLAMA_TINY, dtype: 'BF16', seed: 42 },
+  'llama-tiny-tied': { ...LLAMA_TINY_TIED, dtype: 'F32', seed: 43 },
+  'llama-tiny-tied-bf16': { ...LLAMA_TINY_TIED, dtype: 'BF16', seed: 44 },
 };
 
 const CAUSAL = new Set(['gpt2', 'llama']);

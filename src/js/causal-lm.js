@@ -7,6 +7,7 @@
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { idRows, flatInts } from './model-input.js';
+import { modelTokenizer } from './tokenizer.js';
 
 const finalizer =
   typeof FinalizationRegistry === 'function'
@@ -178,7 +179,7 @@ export function streamed(printed, decoded) {
 
 export class CausalLM {
   /** @private */
-  constructor(A, handle, { opened, configJson, generationConfig, tokenizer, residentBytes, ignoredTensors }) {
+  constructor(A, handle, { opened, configJson, generationConfig, tokenizer, where, residentBytes, ignoredTensors }) {
     this.A = A;
     this.handle = handle;
     /** 'causal-lm' (encoders: 'encoder') */
@@ -200,7 +201,10 @@ export class CausalLM {
     /** config.json as parsed; generation_config.json's (or {}). */
     this.configJson = configJson;
     this.generationConfig = generationConfig;
-    this.tokenizer = tokenizer;
+    this.ownTokenizer = tokenizer;
+    this.where = where;
+    /** Whether the folder had a tokenizer (tokenizer.json): `tokenizer` throws if not. */
+    this.hasTokenizer = tokenizer !== null;
     const pick = (key) => generationConfig[key] ?? configJson[key] ?? null;
     /** generation_config.json's eos_token_id (else config.json's): number | number[] | null */
     this.eosTokenId = pick('eos_token_id');
@@ -304,6 +308,16 @@ export class CausalLM {
     return new KvCache(this, unwrap(this.A.raw._cacheCreate(this.handle)));
   }
 
+  /** The folder's tokenizer (tokenizer.json); an Error naming the file when it had none (as the encoders'). */
+  get tokenizer() {
+    return modelTokenizer(
+      this.ownTokenizer,
+      'lm',
+      this.where,
+      "add the model's tokenizer.json to the folder and load it again, or pass token ids",
+    );
+  }
+
   /**
    * Generates after a prompt (a string, tokenized with special tokens as the tokenizer adds them,
    * or token ids): an async iterable of steps { index, position, id, token, text, attentions?,
@@ -342,7 +356,7 @@ export class CausalLM {
     const eos = eosOption === null ? [] : [eosOption].flat();
     let promptIds;
     if (typeof prompt === 'string') {
-      if (!this.tokenizer) throw new Error(`${fn}: the model folder had no tokenizer: pass token ids`);
+      if (!this.hasTokenizer) throw new Error(`${fn}: the model folder had no tokenizer: pass token ids`);
       promptIds = Array.from(this.tokenizer.encode(prompt).inputIds);
     } else {
       // one row of ids, or a batch of one row ([[...ids]])
@@ -401,7 +415,7 @@ export class CausalLM {
 
   /** @private the text of generated ids (special tokens skipped) */
   decodeNew(ids) {
-    return this.tokenizer && ids.length ? this.tokenizer.decode(ids, { skipSpecialTokens: true }) : '';
+    return this.hasTokenizer && ids.length ? this.tokenizer.decode(ids, { skipSpecialTokens: true }) : '';
   }
 
   /** @private the generation loop (see generate) */
@@ -465,14 +479,14 @@ export class CausalLM {
             index,
             position,
             id,
-            token: lm.tokenizer?.idToToken(id) ?? String(id),
+            token: lm.ownTokenizer?.idToToken(id) ?? String(id),
             text,
           };
           if (s.candidates > 0) {
             const probs = dist.probs;
             step.candidates = dist.order.slice(0, s.candidates).map((c, rank) => ({
               id: c,
-              token: lm.tokenizer?.idToToken(c) ?? String(c),
+              token: lm.ownTokenizer?.idToToken(c) ?? String(c),
               probability: probs[c],
               kept: s.doSample ? rank < dist.kept : rank === 0,
             }));

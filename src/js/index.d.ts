@@ -1385,7 +1385,14 @@ export class CausalLM {
   /** config.json and generation_config.json as parsed ({} without one). */
   readonly configJson: Record<string, unknown>;
   readonly generationConfig: Record<string, unknown>;
-  readonly tokenizer: TextTokenizer | null;
+  /**
+   * The folder's tokenizer (tokenizer.json), as `AutoTokenizer.from_pretrained(dir)`.
+   * @throws Error when the folder had none, naming the file it needs (see `hasTokenizer`), as an
+   *   encoder's `tokenizer` does
+   */
+  readonly tokenizer: TextTokenizer;
+  /** Whether the folder had a tokenizer: if not, reading `tokenizer` throws, and `generate` of a text too. */
+  readonly hasTokenizer: boolean;
   /** generation_config.json's eos_token_id (else config.json's). */
   readonly eosTokenId: number | number[] | null;
   readonly bosTokenId: number | null;

@@ -13,7 +13,7 @@
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
-import { tokenizerFromFiles, SHIPPED_TOKENIZERS } from './tokenizer.js';
+import { tokenizerFromFiles, modelTokenizer, SHIPPED_TOKENIZERS } from './tokenizer.js';
 import { idRows, flatInts } from './model-input.js';
 import { CausalLM } from './causal-lm.js';
 import { HEADS, labelsOf, taskMethods } from './tasks.js';
@@ -104,9 +104,11 @@ export class PretrainedModel {
 
   /** The folder's tokenizer (tokenizer.json or vocab.txt); an Error naming the files when it had neither. */
   get tokenizer() {
-    if (this.ownTokenizer) return this.ownTokenizer;
-    throw new Error(
-      `model.tokenizer: ${this.where} had no tokenizer: add the model's tokenizer.json, or vocab.txt (with tokenizer_config.json), to the folder and load it again, or tokenize with loadTokenizer(...) and pass the ids (model.hasTokenizer says whether there is one)`,
+    return modelTokenizer(
+      this.ownTokenizer,
+      'model',
+      this.where,
+      "add the model's tokenizer.json, or vocab.txt (with tokenizer_config.json), to the folder and load it again, or tokenize with loadTokenizer(...) and pass the ids",
     );
   }
 
@@ -375,6 +377,7 @@ export const pretrainedMethods = {
             configJson: config,
             generationConfig,
             tokenizer,
+            where: files.where,
             residentBytes: info.residentBytes,
             ignoredTensors: opened.ignoredTensors,
           });

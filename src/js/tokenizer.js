@@ -591,6 +591,18 @@ export async function tokenizerFromFiles(
 }
 
 /**
+ * A loaded model's `tokenizer` (tokenizerFromFiles's), the same for encoders and causal LMs: the
+ * folder's tokenizer, or an Error saying that the folder (`where`) had none and what to do instead
+ * (`advice`). `owner`: the model's name in the API's messages ('model', 'lm').
+ */
+export function modelTokenizer(tokenizer, owner, where, advice) {
+  if (tokenizer) return tokenizer;
+  throw new Error(
+    `${owner}.tokenizer: ${where} had no tokenizer: ${advice} (${owner}.hasTokenizer says whether there is one)`,
+  );
+}
+
+/**
  * A tokenizer without model weights: 'bert-base-uncased' or 'distilbert-base-uncased' (the
  * vocabulary shipped in the package), or a folder / files as loadPretrained takes them.
  * @param {string | FileList | File[] | Record<string, Blob | ArrayBuffer | Uint8Array>} source

@@ -7,6 +7,8 @@
 // (LlamaForCausalLM / Qwen2ForCausalLM: model.{embed_tokens, layers.N, norm}, lm_head).
 #include "models/architecture.hpp"
 
+#include <algorithm>
+
 namespace aw {
 namespace {
 
@@ -257,19 +259,6 @@ const Architecture kGpt2{
     true,
 };
 
-// The Llama family's tensors; Qwen2 adds the q/k/v biases.
-#define AW_LLAMA_LAYER_TENSORS                                                                                      \
-  {"embed_tokens.weight", Param::WordEmbeddings}, {"layers.{}.input_layernorm.weight", Param::AttentionNormWeight}, \
-      {"layers.{}.self_attn.q_proj.weight", Param::QkvWeight, Part::Query},                                         \
-      {"layers.{}.self_attn.k_proj.weight", Param::QkvWeight, Part::Key},                                           \
-      {"layers.{}.self_attn.v_proj.weight", Param::QkvWeight, Part::Value},                                         \
-      {"layers.{}.self_attn.o_proj.weight", Param::OutWeight},                                                      \
-      {"layers.{}.post_attention_layernorm.weight", Param::MlpNormWeight},                                          \
-      {"layers.{}.mlp.gate_proj.weight", Param::MlpInWeight, Part::Gate},                                           \
-      {"layers.{}.mlp.up_proj.weight", Param::MlpInWeight, Part::Up}, {                                             \
-    "layers.{}.mlp.down_proj.weight", Param::MlpOutWeight                                                           \
-  }
-
 // The final RMSNorm (model.norm), then lm_head or embed_tokens (tie_word_embeddings).
 const std::vector<Head> kLlamaHeads = {
     {"final_norm", {norm_step(NormKind::RmsNorm, "model.norm.weight", nullptr)}, HeadInput::Tokens, true},
@@ -310,50 +299,53 @@ const Architecture kLlama{
     true,
     true,
     true,
-    {AW_LLAMA_LAYER_TENSORS},
+    {
+        {"embed_tokens.weight", Param::WordEmbeddings},
+        {"layers.{}.input_layernorm.weight", Param::AttentionNormWeight},
+        {"layers.{}.self_attn.q_proj.weight", Param::QkvWeight, Part::Query},
+        {"layers.{}.self_attn.k_proj.weight", Param::QkvWeight, Part::Key},
+        {"layers.{}.self_attn.v_proj.weight", Param::QkvWeight, Part::Value},
+        {"layers.{}.self_attn.o_proj.weight", Param::OutWeight},
+        {"layers.{}.post_attention_layernorm.weight", Param::MlpNormWeight},
+        {"layers.{}.mlp.gate_proj.weight", Param::MlpInWeight, Part::Gate},
+        {"layers.{}.mlp.up_proj.weight", Param::MlpInWeight, Part::Up},
+        {"layers.{}.mlp.down_proj.weight", Param::MlpOutWeight},
+    },
     kLlamaHeads,
     "tie_word_embeddings",
     false,
     10000.0,
 };
 
-// Qwen2ForCausalLM: Llama's layer with biases on q, k and v (modeling_qwen2.py Qwen2Attention);
-// the sliding window (use_sliding_window) is not implemented.
-const Architecture kQwen2{
-    "qwen2",
-    "model",
-    {
-        {"vocab_size", &M::vocab_size, 151936},
-        {"hidden_size", &M::hidden_size, 4096},
-        {"num_hidden_layers", &M::num_layers, 32},
-        {"num_attention_heads", &M::num_heads, 32},
-        {"num_key_value_heads", &M::num_kv_heads, 32},
-        {"intermediate_size", &M::intermediate_size, 22016},
-        {"max_position_embeddings", &M::max_positions, 32768},
-    },
-    "rms_norm_eps",
-    1e-6,
-    "hidden_act",
-    "silu",
-    kLlamaActivations,
-    {{"use_sliding_window", "false"}},
-    NormKind::RmsNorm,
-    NormPlacement::Pre,
-    true,
-    true,
-    true,
-    {
-        AW_LLAMA_LAYER_TENSORS,
-        {"layers.{}.self_attn.q_proj.bias", Param::QkvBias, Part::Query},
-        {"layers.{}.self_attn.k_proj.bias", Param::QkvBias, Part::Key},
-        {"layers.{}.self_attn.v_proj.bias", Param::QkvBias, Part::Value},
-    },
-    kLlamaHeads,
-    "tie_word_embeddings",
-    false,
-    10000.0,
-};
-#undef AW_LLAMA_LAYER_TENSORS
+// Qwen2ForCausalLM: Llama's table (the same block, tensors, heads, activations and rope) but for
+//   - configuration_qwen2.py's defaults: vocab_size 151936, intermediate_size 22016,
+//     max_position_embeddings 32768, num_key_value_heads 32, and no head_dim (D / H);
+//   - biases on q, k and v (modeling_qwen2.py Qwen2Attention: q/k/v_proj bias=True, o_proj none);
+//   - the fields it does not implement: the sliding window (use_sliding_window), where Llama's
+//     are attention_bias and mlp_bias.
+Architecture qwen2_from_llama() {
+  Architecture a = kLlama;
+  a.model_type = "qwen2";
+  auto set_fallback = [&](std::int64_t M::*member, std::int64_t fallback) {
+    for (SizeField& f : a.sizes)
+      if (f.member == member) f.fallback = fallback;
+  };
+  set_fallback(&M::vocab_size, 151936);
+  set_fallback(&M::num_kv_heads, 32);
+  set_fallback(&M::intermediate_size, 22016);
+  set_fallback(&M::max_positions, 32768);
+  a.sizes.erase(
+      std::remove_if(a.sizes.begin(), a.sizes.end(), [](const SizeField& f) { return f.member == &M::head_dim; }),
+      a.sizes.end());
+  a.unsupported = {{"use_sliding_window", "false"}};
+  a.tensors.insert(a.tensors.end(), {
+                                        {"layers.{}.self_attn.q_proj.bias", Param::QkvBias, Part::Query},
+                                        {"layers.{}.self_attn.k_proj.bias", Param::QkvBias, Part::Key},
+                                        {"layers.{}.self_attn.v_proj.bias", Param::QkvBias, Part::Value},
+                                    });
+  return a;
+}
+const Architecture kQwen2 = qwen2_from_llama();
 
 // Built when the module starts (a function-local static would allocate on first use, which the
 // tests of failed loads would see as memory kept).

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "kernels/elementwise.hpp"
 #include "models/heads.hpp"
+#include "models/input_ids.hpp"
 
 namespace aw {
 namespace {
@@ -24,9 +25,7 @@ std::size_t cache_floats(const ModelConfig& c, std::size_t batch, std::size_t ca
 void validate_input(const Model& model, const CausalInput& in, const KvCache* cache) {
   const ModelConfig& c = model.config();
   const std::string fn = forward_fn(), ids = api_name("input_ids");
-  if (in.batch < 1 || in.length < 1)
-    fail(ErrorKind::Range, fn + ": " + ids + " must hold at least one token, got shape [" + std::to_string(in.batch) +
-                               ", " + std::to_string(in.length) + "]");
+  check_input_ids_shape(fn, in.batch, in.length);
   if (in.batch > kMaxElements / in.length)
     fail(ErrorKind::Range,
          fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) + " is too large");
@@ -40,24 +39,12 @@ void validate_input(const Model& model, const CausalInput& in, const KvCache* ca
     fail(ErrorKind::Range, fn + ": " + (past ? std::to_string(past) + " cached + " : std::string()) +
                                std::to_string(in.length) + " tokens are more than the model's " +
                                api_name("max_position_embeddings") + " " + std::to_string(c.max_positions));
+  check_input_ids(fn, in.input_ids, in.attention_mask, in.batch, in.length, c.vocab_size);
   const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
-  auto where = [&](std::size_t i) {
-    return " at [" + std::to_string(i / static_cast<std::size_t>(in.length)) + ", " +
-           std::to_string(i % static_cast<std::size_t>(in.length)) + "]";
-  };
-  for (std::size_t i = 0; i < n; ++i)
-    if (in.input_ids[i] < 0 || in.input_ids[i] >= c.vocab_size)
-      fail(ErrorKind::Range, fn + ": " + ids + where(i) + " = " + std::to_string(in.input_ids[i]) +
-                                 " is not a token id in [0, " + std::to_string(c.vocab_size) + ")");
-  if (in.attention_mask)
-    for (std::size_t i = 0; i < n; ++i)
-      if (in.attention_mask[i] > 1)
-        fail(ErrorKind::Range, fn + ": " + api_name("attention_mask") + where(i) + " = " +
-                                   std::to_string(in.attention_mask[i]) + " must be 0 or 1");
   if (in.position_ids)
     for (std::size_t i = 0; i < n; ++i)
       if (in.position_ids[i] < 0 || in.position_ids[i] >= c.max_positions)
-        fail(ErrorKind::Range, fn + ": " + api_name("position_ids") + where(i) + " = " +
+        fail(ErrorKind::Range, fn + ": " + api_name("position_ids") + token_at(i, in.length) + " = " +
                                    std::to_string(in.position_ids[i]) + " is not in [0, " +
                                    std::to_string(c.max_positions) + ")");
 }

@@ -13,6 +13,7 @@
 #include "kernels/layer_norm.hpp"
 #include "kernels/matmul.hpp"
 #include "models/heads.hpp"
+#include "models/input_ids.hpp"
 
 namespace aw {
 namespace {
@@ -25,9 +26,7 @@ std::string forward_fn() { return api_name("encoder.forward"); }
 void validate_input(const Model& model, const EncoderInput& in) {
   const ModelConfig& c = model.config();
   const std::string fn = forward_fn(), ids = api_name("input_ids");
-  if (in.batch < 1 || in.length < 1)
-    fail(ErrorKind::Range, fn + ": " + ids + " must hold at least one token, got shape [" + std::to_string(in.batch) +
-                               ", " + std::to_string(in.length) + "]");
+  check_input_ids_shape(fn, in.batch, in.length);
   if (in.length > c.max_positions)
     fail(ErrorKind::Range, fn + ": " + ids + " has sequence length " + std::to_string(in.length) +
                                ", longer than the model's " + api_name("max_position_embeddings") + " " +
@@ -35,27 +34,15 @@ void validate_input(const Model& model, const EncoderInput& in) {
   if (in.batch > kMaxElements / in.length)
     fail(ErrorKind::Range,
          fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) + " is too large");
+  check_input_ids(fn, in.input_ids, in.attention_mask, in.batch, in.length, c.vocab_size);
   const std::size_t n = static_cast<std::size_t>(in.batch * in.length);
-  auto where = [&](std::size_t i) {
-    return " at [" + std::to_string(i / static_cast<std::size_t>(in.length)) + ", " +
-           std::to_string(i % static_cast<std::size_t>(in.length)) + "]";
-  };
-  for (std::size_t i = 0; i < n; ++i)
-    if (in.input_ids[i] < 0 || in.input_ids[i] >= c.vocab_size)
-      fail(ErrorKind::Range, fn + ": " + ids + where(i) + " = " + std::to_string(in.input_ids[i]) +
-                                 " is not a token id in [0, " + std::to_string(c.vocab_size) + ")");
-  if (in.attention_mask)
-    for (std::size_t i = 0; i < n; ++i)
-      if (in.attention_mask[i] > 1)
-        fail(ErrorKind::Range, fn + ": " + api_name("attention_mask") + where(i) + " = " +
-                                   std::to_string(in.attention_mask[i]) + " must be 0 or 1");
   if (in.token_type_ids) {
     if (!model.has(Param::TokenTypeEmbeddings))
       fail(ErrorKind::Type, fn + ": " + api_name("token_type_ids") + " are not an input of " + c.model_type +
                                 " (it has no token type embeddings)");
     for (std::size_t i = 0; i < n; ++i)
       if (in.token_type_ids[i] < 0 || in.token_type_ids[i] >= c.type_vocab_size)
-        fail(ErrorKind::Range, fn + ": " + api_name("token_type_ids") + where(i) + " = " +
+        fail(ErrorKind::Range, fn + ": " + api_name("token_type_ids") + token_at(i, in.length) + " = " +
                                    std::to_string(in.token_type_ids[i]) + " is not in [0, " +
                                    std::to_string(c.type_vocab_size) + ")");
   }

@@ -122,21 +122,24 @@ Tensor matmul(const TensorRef& input, const TensorRef& other) {
   return out;
 }
 
-Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias) {
-  const Shape& x = input.shape;
-  const Shape& w = weight.shape;
-  std::string shapes = "input " + shape_str(x) + ", weight " + shape_str(w);
-  if (bias) shapes += ", bias " + shape_str(bias->shape);
+Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, const std::string& weight_note) {
+  std::string shapes = "input " + shape_str(x) + ", weight " + shape_str(w) + weight_note;
+  if (bias) shapes += ", bias " + shape_str(*bias);
   if (x.empty()) fail(ErrorKind::Shape, "linear: input needs at least 1 dimension, got " + shapes);
   if (w.size() != 2) fail(ErrorKind::Shape, "linear: weight must be 2-D (out_features, in_features), got " + shapes);
   if (x.back() != w[1])
     fail(ErrorKind::Shape, "linear: " + shapes + ": input's last dimension " + std::to_string(x.back()) +
                                " must equal weight's in_features " + std::to_string(w[1]));
-  if (bias && !(bias->shape.size() == 1 && bias->shape[0] == w[0]) && !(bias->shape.empty() && w[0] == 1))
+  if (bias && !(bias->size() == 1 && (*bias)[0] == w[0]) && !(bias->empty() && w[0] == 1))
     fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(w[0]) + "], got " + shapes);
   Shape out_shape = x;
   out_shape.back() = w[0];
-  Tensor out = make_tensor(out_shape, "linear: result");
+  return out_shape;
+}
+
+Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias) {
+  const Shape& w = weight.shape;
+  Tensor out = make_tensor(linear_result_shape(input.shape, w, bias ? &bias->shape : nullptr), "linear: result");
   const std::size_t K = static_cast<std::size_t>(w[1]), N = static_cast<std::size_t>(w[0]);
   const std::size_t M = N == 0 ? 0 : out.data.size() / N;
   if (M * N == 0) return out;

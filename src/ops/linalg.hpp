@@ -1,6 +1,8 @@
 // Matrix products with torch's semantics: validation and broadcasting here, arithmetic in
 // kernels/matmul.
 #pragma once
+#include <string>
+
 #include "core/tensor.hpp"
 
 namespace aw {
@@ -13,6 +15,12 @@ Tensor matmul(const TensorRef& input, const TensorRef& other);
 // torch.nn.functional.linear(input, weight, bias): y = x W^T + b.
 // input (..., in_features), weight (out_features, in_features), bias (out_features) or null.
 Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias);
+
+// linear's shapes (and the int8 linear's, ops/quantized_linear): input x (..., in_features), weight
+// w (out_features, in_features), bias (out_features) or null ([] too when out_features is 1)
+// -> the result's (..., out_features). A mismatch is an Error naming the three shapes, the
+// weight's followed by weight_note (" (int8)").
+Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, const std::string& weight_note = "");
 
 // The kernels kernels::matmul / kernels::linear / kernels::linear_packed (kernels/matmul.hpp,
 // same arguments, scratch found here), with the rows of the result split between the threads of

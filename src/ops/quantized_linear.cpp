@@ -6,6 +6,7 @@
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "kernels/quantized_matmul.hpp"
+#include "ops/linalg.hpp"
 
 namespace aw {
 
@@ -72,20 +73,9 @@ void quantized_linear_rows_parallel(const float* x, const QuantizedLinearWeight&
 
 Tensor quantized_linear(const TensorRef& input, const QuantizedLinearWeight& weight, const TensorRef* bias,
                         kernels::OutputActivation act) {
-  const Shape& x = input.shape;
-  const Shape w = weight.shape();
-  std::string shapes = "input " + shape_str(x) + ", weight " + shape_str(w) + " (int8)";
-  if (bias) shapes += ", bias " + shape_str(bias->shape);
-  if (x.empty()) fail(ErrorKind::Shape, "linear: input needs at least 1 dimension, got " + shapes);
-  if (x.back() != w[1])
-    fail(ErrorKind::Shape, "linear: " + shapes + ": input's last dimension " + std::to_string(x.back()) +
-                               " must equal weight's in_features " + std::to_string(w[1]));
-  if (bias && !(bias->shape.size() == 1 && bias->shape[0] == w[0]) && !(bias->shape.empty() && w[0] == 1))
-    fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(w[0]) + "], got " + shapes);
-  Shape out_shape = x;
-  out_shape.back() = w[0];
+  const Shape out_shape = linear_result_shape(input.shape, weight.shape(), bias ? &bias->shape : nullptr, " (int8)");
   Tensor out = make_uninitialised_tensor(out_shape, "linear: result");
-  const auto N = static_cast<std::size_t>(w[0]);
+  const auto N = static_cast<std::size_t>(weight.out_features);
   const std::size_t M = N == 0 ? 0 : out.data.size() / N;
   if (M * N == 0) return out;
   quantized_linear_rows_parallel(input.data, weight, bias ? bias->data : nullptr, out.data.data(), M, act);

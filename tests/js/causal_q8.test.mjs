@@ -18,30 +18,10 @@ import test from 'node:test';
 import assert from 'node:assert/strict';
 import { library } from './helpers.mjs';
 import { CAUSAL_FIXTURES as CAUSAL, FIXTURES, loadFixture } from './fixtures.mjs';
-import { causalShape, referenceCausalLM, rng } from './reference/index.mjs';
+import { causalShape, referenceCausalLM, rng, worstRowCosine } from './reference/index.mjs';
 
 const A = await library();
 const minCosine = (arch) => (arch === 'gpt2' ? 0.998 : 0.985);
-
-function cosine(a, b) {
-  let ab = 0,
-    aa = 0,
-    bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  return ab / Math.sqrt(aa * bb);
-}
-
-/** The smallest cosine over the rows of `width` values of a and b. */
-function worstRowCosine(a, b, width) {
-  let worst = 1;
-  for (let r = 0; r * width < a.length; r++)
-    worst = Math.min(worst, cosine(a.subarray(r * width, (r + 1) * width), b.subarray(r * width, (r + 1) * width)));
-  return worst;
-}
 
 /** max |a - b| over max |b|: float32 rounding is ~1e-7 of the largest logit per step of the sums. */
 function relativeDifference(a, b) {

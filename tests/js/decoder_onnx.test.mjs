@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { buildGpt2DecoderOnnx } from '../../scripts/decoder-onnx.mjs';
 import { loadFixture } from './fixtures.mjs';
-import { assertClose, causalShape, positionIdsFromMask, referenceCausalLM, rng } from './reference/index.mjs';
+import { assertClose, causalShape, cosine, positionIdsFromMask, referenceCausalLM, rng } from './reference/index.mjs';
 
 const FLOAT32 = { rel: 1e-5, abs: 1e-5, floor: 1 }; // float32 sums of ~100 terms against float64
 
@@ -114,17 +114,6 @@ test('decoder-onnx, quantized (quantize_dynamic MatMulConstBOnly, as transformer
   const L = 6;
   const ids = [Array.from({ length: L }, () => Math.floor(r() * V))];
   const want = referenceCausalLM(f, { inputIds: ids });
-  const cosine = (a, b) => {
-    let ab = 0,
-      aa = 0,
-      bb = 0;
-    for (let i = 0; i < a.length; i++) {
-      ab += a[i] * b[i];
-      aa += a[i] * a[i];
-      bb += b[i] * b[i];
-    }
-    return ab / Math.sqrt(aa * bb);
-  };
   const int64 = (row) => new ort.Tensor('int64', BigInt64Array.from(row, BigInt), [1, row.length]);
   for (const form of ['fused', 'plain']) {
     const session = await ort.InferenceSession.create(

@@ -1,5 +1,6 @@
 // The mistakes a newcomer makes first, each answered by a message that says what to do instead
-// (issue 26): a hub name for loadPretrained, a folder without a tokenizer, a string given to
+// (issue 26): a hub name for loadPretrained, a folder without a tokenizer (an encoder's or a causal
+// LM's), a string given to
 // model.forward, JS arrays where a tensor is expected; and model.embed of one string, which is
 // one text. After each the module keeps working.
 import { test } from 'node:test';
@@ -49,6 +50,44 @@ test('a model whose folder has no tokenizer: one error naming the files it needs
   const withTokenizer = await A.loadPretrained(fx.dir);
   assert.equal(withTokenizer.hasTokenizer, true);
   assert.equal(withTokenizer.tokenizer.encode('bank').tokens[1], 'bank');
+  withTokenizer.dispose();
+});
+
+test('a causal LM whose folder has no tokenizer: lm.tokenizer throws as the encoders do, and generate takes ids', async () => {
+  const gpt2 = await loadFixture('gpt2-tiny');
+  const {
+    'tokenizer.json': _json,
+    'tokenizer_config.json': _config,
+    'vocab.json': _vocab,
+    'merges.txt': _merges,
+    ...weights
+  } = gpt2.files;
+  const lm = await A.loadPretrained(weights);
+  try {
+    assert.equal(lm.kind, 'causal-lm');
+    assert.equal(lm.hasTokenizer, false);
+    assert.throws(() => lm.tokenizer.encode('the cat'), {
+      name: 'Error',
+      message:
+        "lm.tokenizer: the files given had no tokenizer: add the model's tokenizer.json to the folder and load it again, or pass token ids (lm.hasTokenizer says whether there is one)",
+    });
+    assert.throws(() => lm.generate('the cat'), {
+      name: 'Error',
+      message: 'lm.generate: the model folder had no tokenizer: pass token ids',
+    });
+    // ids work: each step's token is its id, and there is no text
+    const { steps, text } = await lm.generate([1, 2, 3], { maxNewTokens: 2, doSample: false }).all();
+    assert.deepEqual(
+      steps.map((s) => s.token),
+      steps.map((s) => String(s.id)),
+    );
+    assert.equal(text, '');
+  } finally {
+    lm.dispose();
+  }
+  const withTokenizer = await A.loadPretrained(gpt2.dir);
+  assert.equal(withTokenizer.hasTokenizer, true);
+  assert.equal(withTokenizer.tokenizer.decode(withTokenizer.tokenizer.encode('the cat').inputIds), 'the cat');
   withTokenizer.dispose();
 });
 

@@ -18,31 +18,10 @@ import assert from 'node:assert/strict';
 import { library } from './helpers.mjs';
 import { ENCODER_FIXTURES, loadFixture, S1, S2 } from './fixtures.mjs';
 import { FIXTURES } from '../../scripts/make-fixtures.mjs';
-import { referenceEncoder, referenceMeanPool } from './reference/index.mjs';
+import { referenceEncoder, referenceMeanPool, worstRowCosine } from './reference/index.mjs';
 
 const A = await library();
 const minCosine = (name) => (name === 'distilbert-6x12' ? 0.995 : 0.998);
-
-function cosine(a, b) {
-  let ab = 0,
-    aa = 0,
-    bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i] * b[i];
-    aa += a[i] * a[i];
-    bb += b[i] * b[i];
-  }
-  return ab / Math.sqrt(aa * bb);
-}
-
-/** The smallest cosine over the rows of `width` values of a and b, where keep(row) holds. */
-function worstRowCosine(a, b, width, keep = () => true) {
-  let worst = 1;
-  for (let r = 0; r * width < a.length; r++)
-    if (keep(r))
-      worst = Math.min(worst, cosine(a.subarray(r * width, (r + 1) * width), b.slice(r * width, (r + 1) * width)));
-  return worst;
-}
 
 // The base encoders' folders (the task heads' folders, `vocab: 'small'`, are tested in float32 by
 // heads.test.mjs; their minimum cosine over ~60 rows is as noisy as these, measured 0.9966 on one).

@@ -20,14 +20,6 @@ function randomTensor(next, shape, scale = 1) {
   return new Tensor(data, shape);
 }
 
-function cosine(a, b) {
-  let ab = 0,
-    aa = 0,
-    bb = 0;
-  for (let i = 0; i < a.length; i++) ((ab += a[i] * b[i]), (aa += a[i] * a[i]), (bb += b[i] * b[i]));
-  return ab / Math.sqrt(aa * bb);
-}
-
 test('quantize: a q8 weight in wasm memory, dequantize within half a step, dispose frees it', () => {
   const next = rng(1);
   const w = randomTensor(next, [24, 40], 0.1);
@@ -125,8 +117,8 @@ test('MultiheadAttention and TransformerEncoderLayer run their int8 Linear layer
   const int8 = layer.forward(src);
   const mhaInt8 = layer.selfAttn.forward(src, src, src).output;
   assert.deepEqual(int8.shape, f32.shape);
-  assert.ok(cosine(int8.data, f32.data) > 0.9999, `layer cosine ${cosine(int8.data, f32.data)}`);
-  assert.ok(cosine(mhaInt8.data, mhaF32.data) > 0.999, `attention cosine ${cosine(mhaInt8.data, mhaF32.data)}`);
+  assert.ok(ref.cosine(int8.data, f32.data) > 0.9999, `layer cosine ${ref.cosine(int8.data, f32.data)}`);
+  assert.ok(ref.cosine(mhaInt8.data, mhaF32.data) > 0.999, `attention cosine ${ref.cosine(mhaInt8.data, mhaF32.data)}`);
   assert.notDeepEqual(int8.data, f32.data); // the int8 layers did run
   // the attention's out projection is the int8 linear on its merged heads: the same as running
   // the float32 module without out_proj and applying A.linear with the int8 weight
@@ -160,7 +152,7 @@ test('accuracy: q8 linear on DistilBERT-base shapes against float64', () => {
   const want = ref.linear(x, w, bias).data;
   for (let i = 0; i < 16; i++) {
     const row = (a) => a.subarray(i * 3072, (i + 1) * 3072);
-    const c = cosine(row(y.data), row(Float64Array.from(want)));
+    const c = ref.cosine(row(y.data), row(Float64Array.from(want)));
     assert.ok(c > 0.9999, `row ${i}: cosine ${c}`);
   }
 });

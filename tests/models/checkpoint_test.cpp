@@ -540,6 +540,15 @@ TEST_CASE("checkpoint: llama's and qwen2's tables -- GQA, head_dim, rope, untied
   CHECK(d.block.gated_mlp);
   CHECK(d.block.rotary);
   CHECK(d.block.norm == aw::NormKind::RmsNorm);
+  // Qwen2Config's defaults where they differ from Llama's (configuration_qwen2.py), and no head_dim
+  // field: D / H whatever config.json says
+  const aw::ModelConfig dq =
+      aw::read_config(R"({"model_type": "qwen2", "num_hidden_layers": 1, "hidden_size": 64, "head_dim": 7})").config;
+  CHECK(std::vector<std::int64_t>{dq.vocab_size, dq.num_heads, dq.num_kv_heads, dq.head_dim, dq.intermediate_size,
+                                  dq.max_positions} == std::vector<std::int64_t>{151936, 32, 32, 2, 22016, 32768});
+  CHECK((dq.norm_eps == 1e-6 && dq.rope_theta == 10000.0 && !dq.tie_word_embeddings &&
+         dq.activation == aw::Activation::Silu && dq.block.gated_mlp && dq.block.rotary &&
+         dq.block.norm == aw::NormKind::RmsNorm));
   const aw::ModelConfig c = aw::read_config(with(kLlama, R"("rope_theta": 100000, "head_dim": 6)")).config;
   CHECK(c.num_kv_heads == 2);
   CHECK(c.head_dim == 6);

@@ -15,6 +15,7 @@ import { numbersIn } from './browser.mjs';
 import { E0, E1, E3, E4 } from './oracles.mjs';
 import { e46, printedE46 } from '../js/e46.mjs';
 import { S1, S2 } from '../js/fixtures.mjs';
+import { cosine } from '../js/reference/tolerance.mjs';
 
 const result = (b, id) => b.page.locator(`[data-example="${id}"] .result`).innerText();
 const lines = async (b, id) => (await result(b, id)).split('\n');
@@ -280,17 +281,6 @@ export async function loaded(b, start) {
 export const loadThroughInput = (b, paths, input = 'files') =>
   loaded(b, () => card(b).locator(`input[name=${input}]`).setInputFiles(paths));
 
-const cosine = (a, c) => {
-  let ac = 0,
-    aa = 0,
-    cc = 0;
-  for (let i = 0; i < a.length; i++) {
-    ac += a[i] * c[i];
-    aa += a[i] * a[i];
-    cc += c[i] * c[i];
-  }
-  return ac / Math.sqrt(aa * cc);
-};
 export const rowOf = (t, i) => Array.from(t.data.subarray(i * t.shape.at(-1), (i + 1) * t.shape.at(-1)));
 
 /**

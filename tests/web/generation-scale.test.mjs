@@ -7,8 +7,8 @@
 // task over 50 ms: a PerformanceObserver of 'longtask' entries in the page. The longest of each
 // drawing step (the page's user timing, web/src/timing.js) is printed with the load average. The
 // VM is shared and a busy neighbour stretches any task, so each measured interaction gets three
-// tries and passes when one of them has no long task, as in scale.test.mjs; a drawing too slow for
-// the budget is too slow every time.
+// tries and passes when one of them has no long task (long-tasks.mjs, as in scale.test.mjs); a
+// drawing too slow for the budget is too slow every time.
 //
 // Also: the streamed tokens equal Node's lm.generate for the same files and prompt, and the
 // exported attention of the token at position 511 (512 keys) equals Node's for its layer and head,
@@ -18,9 +18,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
+import { observeLongTasks, reportLongTasks, withoutLongTasks } from './long-tasks.mjs';
 import { savedJson, cellPoint } from './charts.mjs';
 import { assertLocalAndClean } from './core.mjs';
 
@@ -38,12 +38,7 @@ before(async () => {
   lm = await A.loadPretrained(dir);
   promptTokens = lm.tokenizer.encode(PROMPT).inputIds.length;
   b = await openLoadedPage();
-  await b.page.evaluate(() => {
-    self.longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) self.longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask' });
-  });
+  await observeLongTasks(b.page);
   // the folder dropped on the explorer's drop zone, as a DataTransfer of File objects
   const files = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
   const transfer = await b.page.evaluateHandle((entries) => {
@@ -87,52 +82,13 @@ const drawn = (k, l = null, h = null) =>
     { timeout: 120000 },
   );
 
-/**
- * Runs `interaction` (async, the page's work included) up to three times until one run sees no
- * main-thread task over 50 ms; returns the long tasks of every run ([] last when one passed).
- */
-async function withoutLongTasks(interaction) {
-  const runs = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await b.page.evaluate(() => {
-      self.longTasks.length = 0;
-      performance.clearMeasures();
-    });
-    await interaction(attempt);
-    await b.page.waitForTimeout(300); // the observer reports after the task
-    const long = await b.page.evaluate(() => [...self.longTasks]);
-    runs.push(long);
-    if (!long.length) break;
-  }
-  return runs;
-}
-
-/** The longest of each drawing step since the last clearMeasures: { name: 'max ms (count)' }. */
-const steps_ = () =>
-  b.page.evaluate(() => {
-    const by = {};
-    for (const e of performance.getEntriesByType('measure')) {
-      if (!e.name.startsWith('aw: ')) continue;
-      const s = (by[e.name.slice(4)] ??= { max: 0, count: 0 });
-      s.max = Math.max(s.max, e.duration);
-      s.count++;
-    }
-    return Object.fromEntries(Object.entries(by).map(([k, v]) => [k, `${v.max.toFixed(1)} ms (${v.count})`]));
-  });
-const report = async (what, runs) =>
-  console.log(
-    `${what}: long tasks per try ${JSON.stringify(runs)}; longest steps ${JSON.stringify(await steps_())}; load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
-
 test('a prompt of about 500 tokens generated on to 512 positions: the tokens stream in and the views follow, with no task over 50 ms', async () => {
   assert.ok(promptTokens >= 480 && promptTokens < POSITIONS - 4, `the prompt is ${promptTokens} tokens`);
   const maxNewTokens = POSITIONS - promptTokens; // the last token at position 511: 512 keys
   await section().locator('[name=prompt]').fill(PROMPT);
   await section().locator('[name=decoding][value=greedy]').check();
   await section().locator('[name=maxNewTokens]').fill(String(maxNewTokens));
-  const runs = await withoutLongTasks(async () => {
+  const runs = await withoutLongTasks(b.page, async () => {
     await section().evaluate((e) => delete e.dataset.ended);
     await section().locator('[name=generate]').click();
     await b.page.waitForFunction(() => document.querySelector('#generation').dataset.ended, null, {
@@ -140,7 +96,11 @@ test('a prompt of about 500 tokens generated on to 512 positions: the tokens str
     });
     await drawn(maxNewTokens - 1);
   });
-  await report(`${promptTokens} prompt tokens and ${maxNewTokens} generated, streamed and drawn`, runs);
+  await reportLongTasks(
+    b.page,
+    `${promptTokens} prompt tokens and ${maxNewTokens} generated, streamed and drawn`,
+    runs,
+  );
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
   assert.equal(await section().getAttribute('data-ended'), 'done');
   steps = (await lm.generate(PROMPT, { maxNewTokens, doSample: false, outputAttentions: true }).all()).steps;
@@ -160,7 +120,7 @@ test('a prompt of about 500 tokens generated on to 512 positions: the tokens str
 
 test('512 positions: the keys and clicks in the token list choose a token and both views redraw, with no task over 50 ms', async () => {
   const last = steps.length - 1;
-  const runs = await withoutLongTasks(async () => {
+  const runs = await withoutLongTasks(b.page, async () => {
     await tokenList().focus();
     await b.page.keyboard.press('Home');
     await drawn(0);
@@ -181,7 +141,7 @@ test('512 positions: the keys and clicks in the token list choose a token and bo
       await drawn(k);
     }
   });
-  await report('tokens chosen by keys and clicks', runs);
+  await reportLongTasks(b.page, 'tokens chosen by keys and clicks', runs);
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
   assert.equal(await section().getAttribute('data-selected'), '7');
   assert.equal(await tokenList().getAttribute('aria-activedescendant'), 'generated-token-7');
@@ -192,7 +152,7 @@ test('512 positions: the keys and clicks move the selection through the model vi
   const last = steps.length - 1;
   await tokenList().locator(`[role=option] >> nth=${last}`).click();
   await drawn(last);
-  const runs = await withoutLongTasks(async () => {
+  const runs = await withoutLongTasks(b.page, async () => {
     await grid().locator('.map[tabindex="0"]').focus();
     await b.page.keyboard.press('Home');
     await b.page.keyboard.press('PageUp');
@@ -218,7 +178,7 @@ test('512 positions: the keys and clicks move the selection through the model vi
     const { x, y } = await cellPoint(head(), 0, 300);
     await b.page.mouse.click(x, y);
   });
-  await report('heads chosen by keys and clicks, the cursor moved by keys and a click', runs);
+  await reportLongTasks(b.page, 'heads chosen by keys and clicks, the cursor moved by keys and a click', runs);
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
   assert.equal(await grid().getAttribute('data-selected'), '4,9');
   assert.equal(await head().getAttribute('data-cursor'), '0,300');

@@ -17,9 +17,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadavg } from 'node:os';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
+import { observeLongTasks, reportLongTasks, withoutLongTasks } from './long-tasks.mjs';
 import { saved, savedJson, pngSize } from './charts.mjs';
 
 /** The forward the page's worker runs for E4.6 and its explorer (web/src/encoder-jobs.js). */
@@ -36,12 +36,7 @@ before(async () => {
   const dir = await writeFixture('distilbert-6x12');
   model = await A.loadPretrained(dir);
   b = await openLoadedPage();
-  await b.page.evaluate(() => {
-    self.longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) self.longTasks.push(Math.round(e.duration));
-    }).observe({ type: 'longtask' });
-  });
+  await observeLongTasks(b.page);
   const card = b.page.locator('[data-example="E4.6"]');
   await card.locator('input[name=files]').setInputFiles(readdirSync(dir).map((n) => join(dir, n)));
   await b.page.waitForFunction(
@@ -73,49 +68,10 @@ const drawn = (rows, l = null, h = null) =>
     { timeout: 120000 },
   );
 
-/**
- * Runs `interaction` (async, the page's work included) up to three times until one run sees no
- * main-thread task over 50 ms; returns the long tasks of every run ([] last when one passed).
- */
-async function withoutLongTasks(interaction) {
-  const runs = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await b.page.evaluate(() => {
-      self.longTasks.length = 0;
-      performance.clearMeasures();
-    });
-    await interaction(attempt);
-    await b.page.waitForTimeout(300); // the observer reports after the task
-    const long = await b.page.evaluate(() => [...self.longTasks]);
-    runs.push(long);
-    if (!long.length) break;
-  }
-  return runs;
-}
-
-/** The longest of each drawing step since the last clearMeasures: { name: 'max ms (count)' }. */
-const steps = () =>
-  b.page.evaluate(() => {
-    const by = {};
-    for (const e of performance.getEntriesByType('measure')) {
-      if (!e.name.startsWith('aw: ')) continue;
-      const s = (by[e.name.slice(4)] ??= { max: 0, count: 0 });
-      s.max = Math.max(s.max, e.duration);
-      s.count++;
-    }
-    return Object.fromEntries(Object.entries(by).map(([k, v]) => [k, `${v.max.toFixed(1)} ms (${v.count})`]));
-  });
-const report = async (what, runs) =>
-  console.log(
-    `${what}: long tasks per try ${JSON.stringify(runs)}; longest steps ${JSON.stringify(await steps())}; load average ${loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')}`,
-  );
-
 test('512 tokens: the result of an edit, the 6 x 12 model view and the head view draw with no main-thread task over 50 ms', async () => {
   const input = b.page.locator('[data-example="E4.6"] [name=s1]');
   const result = b.page.locator('[data-example="E4.6"] .result');
-  const runs = await withoutLongTasks(async (attempt) => {
+  const runs = await withoutLongTasks(b.page, async (attempt) => {
     const before = await result.innerText();
     await input.fill(text(510, attempt));
     await b.page.waitForFunction(
@@ -125,7 +81,7 @@ test('512 tokens: the result of an edit, the 6 x 12 model view and the head view
     );
     await drawn(512);
   });
-  await report('an edit of 512 tokens drawn', runs);
+  await reportLongTasks(b.page, 'an edit of 512 tokens drawn', runs);
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
   const grid = explorer().locator('figure.heatmapgrid');
   assert.equal(await grid.getAttribute('data-rows'), '6');
@@ -135,7 +91,7 @@ test('512 tokens: the result of an edit, the 6 x 12 model view and the head view
 });
 
 test('512 tokens: the keys move the selection through the model view and the cursor through the head, with no task over 50 ms', async () => {
-  const runs = await withoutLongTasks(async () => {
+  const runs = await withoutLongTasks(b.page, async () => {
     await explorer().locator('.heatmapgrid .map[tabindex="0"]').focus();
     await b.page.keyboard.press('Home');
     await b.page.keyboard.press('PageUp');
@@ -145,7 +101,7 @@ test('512 tokens: the keys move the selection through the model view and the cur
     for (let k = 0; k < 12; k++) await b.page.keyboard.press(k % 3 ? 'Shift+ArrowRight' : 'PageDown');
     await b.page.keyboard.press('End');
   });
-  await report('selection and cursor moved by keys', runs);
+  await reportLongTasks(b.page, 'selection and cursor moved by keys', runs);
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
   assert.equal(await explorer().locator('figure.heatmapgrid').getAttribute('data-selected'), '5,11');
   assert.equal(await head().getAttribute('data-cursor'), '40,511');
@@ -155,13 +111,13 @@ test('512 tokens: the keys move the selection through the model view and the cur
 
 test('512 tokens: the other sentence and back redraw both views with no task over 50 ms', async () => {
   const select = explorer().locator('[name=sentence]');
-  const runs = await withoutLongTasks(async () => {
+  const runs = await withoutLongTasks(b.page, async () => {
     await select.selectOption('1');
     await drawn(await b.page.evaluate(() => document.querySelector('#explorer [name=token]').options.length));
     await select.selectOption('0');
     await drawn(512);
   });
-  await report('sentence 2 and back to sentence 1', runs);
+  await reportLongTasks(b.page, 'sentence 2 and back to sentence 1', runs);
   assert.deepEqual(runs.at(-1), [], `long tasks in each of three tries: ${JSON.stringify(runs)}`);
 });
 

@@ -65,7 +65,7 @@ export const generationJobs = {
         `loadPretrained: the folder holds a ${type} encoder; the generation explorer needs a causal language model (GPT-2 or Llama): E4.6 takes this folder`,
       );
     }
-    if (!loaded.tokenizer) {
+    if (!loaded.hasTokenizer) {
       loaded.dispose();
       throw new Error('loadPretrained: the folder has no tokenizer.json: the prompt cannot be turned into ids');
     }

@@ -4,6 +4,8 @@
 // where `mag` (given by the reference ops: the size of the terms that were summed, e.g.
 // sum |a_ik b_kj| for a product) grades a result whatever the cancellation, and `floor` 1 makes
 // `rel` relative to max(1, |want|). NaN passes only against NaN, an infinity only against itself.
+// Results rounded per row (the int8 layers: each row of activations quantized on its own) are
+// graded instead by the cosine of each row with its reference (cosine, worstRowCosine).
 import assert from 'node:assert/strict';
 
 const values = (x) => {
@@ -58,4 +60,30 @@ export function assertNear(actual, expected, label, rel = 1e-5, abs = 1e-6) {
 /** The document prints `decimals` decimals: equal after rounding, allowing float32 noise at the boundary. */
 export function assertPrinted(actual, expected, decimals, label = '') {
   assertClose(actual, expected, 0.5 * 10 ** -decimals + 1e-6, label);
+}
+
+/** cos(a, b) = a . b / sqrt(|a|^2 |b|^2), summed in float64, over array-likes of equal length. */
+export function cosine(a, b) {
+  let ab = 0,
+    aa = 0,
+    bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i] * b[i];
+    aa += a[i] * a[i];
+    bb += b[i] * b[i];
+  }
+  return ab / Math.sqrt(aa * bb);
+}
+
+/**
+ * The smallest cosine over the rows of `width` values of a and b (array-likes of equal length),
+ * among the rows r where keep(r) holds: a per-row tolerance for results whose rounding is not
+ * elementwise (int8 layers).
+ */
+export function worstRowCosine(a, b, width, keep = () => true) {
+  let worst = 1;
+  for (let r = 0; r * width < a.length; r++)
+    if (keep(r))
+      worst = Math.min(worst, cosine(a.slice(r * width, (r + 1) * width), b.slice(r * width, (r + 1) * width)));
+  return worst;
 }

@@ -579,6 +579,8 @@ const stepRows: number = withAttentions.steps[0].attentions[0].shape[1];
 const whole: GenerationResult = await lm.generate([1, 2, 3]).all();
 const eos: number | number[] | null = lm.eosTokenId;
 const lmSizes: number = lm.config.numKvHeads + lm.config.vocabSize;
+const lmTokenizer: TextTokenizer = lm.tokenizer; // throws (naming tokenizer.json) when the folder had none
+const lmHasTokenizer: boolean = lm.hasTokenizer;
 // @ts-expect-error: generate takes text or ids
 lm.generate({ text: 'x' });
 // @ts-expect-error: an unknown option (maxTokens is maxNewTokens)
