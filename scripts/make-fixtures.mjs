@@ -995,7 +995,12 @@ function causalConfigs(s, V, specials) {
     };
     return {
       config,
-      generation: { bos_token_id: eos, eos_token_id: eos, max_new_tokens: 2048, transformers_version: TRANSFORMERS_VERSION },
+      generation: {
+        bos_token_id: eos,
+        eos_token_id: eos,
+        max_new_tokens: 2048,
+        transformers_version: TRANSFORMERS_VERSION,
+      },
     };
   }
   const smol = s.tokenizer === 'smollm';

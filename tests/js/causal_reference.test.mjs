@@ -74,7 +74,11 @@ test('causal fixtures: config.json, generation_config.json and tensor names as t
       assert.equal(names.includes('lm_head.weight'), !config.tie_word_embeddings, name);
       // Llama: no biases; Qwen2: q, k and v's
       const biases = names.filter((k) => k.endsWith('.bias'));
-      const want = qwen2 ? ['q', 'k', 'v'].flatMap((p) => Array.from({ length: config.num_hidden_layers }, (_, i) => `model.layers.${i}.self_attn.${p}_proj.bias`)) : [];
+      const want = qwen2
+        ? ['q', 'k', 'v'].flatMap((p) =>
+            Array.from({ length: config.num_hidden_layers }, (_, i) => `model.layers.${i}.self_attn.${p}_proj.bias`),
+          )
+        : [];
       assert.deepEqual(biases.sort(), want.sort(), `${name}: biases`);
     }
     const bytes = Object.values(f.files).reduce((n, b) => n + b.length, 0);
@@ -364,7 +368,10 @@ test("reference: rope_scaling's inverse frequencies (modeling_rope_utils.py) on 
     const f = await loadFixture(name);
     const ids = randomIds(51, 1, 8, f.config.vocab_size);
     const scaled = referenceCausalLM(f, { inputIds: ids }).logits;
-    const plainLogits = referenceCausalLM({ ...f, config: { ...f.config, rope_scaling: null } }, { inputIds: ids }).logits;
+    const plainLogits = referenceCausalLM(
+      { ...f, config: { ...f.config, rope_scaling: null } },
+      { inputIds: ids },
+    ).logits;
     assert.ok(
       scaled.some((x, i) => Math.abs(x - plainLogits[i]) > 1e-2),
       `${name}: rope_scaling changes the logits`,

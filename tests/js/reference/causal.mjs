@@ -254,7 +254,8 @@ export function referenceCausalLM({ config, weights }, { inputIds, attentionMask
       }
     } else {
       // Qwen2Attention: q, k and v with biases (before the rotation)
-      const proj = (n) => linear(normed, rows, W(`${p}self_attn.${n}.weight`), c.qkvBias ? W(`${p}self_attn.${n}.bias`) : undefined);
+      const proj = (n) =>
+        linear(normed, rows, W(`${p}self_attn.${n}.weight`), c.qkvBias ? W(`${p}self_attn.${n}.bias`) : undefined);
       q = proj('q_proj');
       k = proj('k_proj');
       v = proj('v_proj');
