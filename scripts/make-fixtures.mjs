@@ -450,18 +450,16 @@ export const FIXTURES = {
     merges: 120,
     seed: 44,
   },
+};
+
+// Variants of llama-tiny (its sizes, other seeds)
+Object.assign(FIXTURES, {
   // Llama 3.1 / 3.2 layout: rope_scaling llama3 (factor 8, low_freq_factor 1, high_freq_factor 4),
   // at a rope_theta, head size and original_max_position_embeddings where the head's four
   // frequencies fall one in each band (kept, smoothed, divided by the factor)
   'llama-tiny-rope-llama3': {
-    arch: 'llama',
-    dtype: 'F32',
+    ...FIXTURES['llama-tiny'],
     dim: 32,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
     ropeTheta: 100,
     ropeScaling: {
       factor: 8.0,
@@ -470,66 +468,24 @@ export const FIXTURES = {
       original_max_position_embeddings: 32,
       rope_type: 'llama3',
     },
-    rmsNormEps: 1e-5,
-    tied: false,
-    tokenizer: 'sentencepiece',
-    merges: 120,
     seed: 46,
   },
-  // linear position interpolation in the older form ({ type: 'linear', factor }, LongChat and
-  // Vicuna-16k's config.json)
-  'llama-tiny-rope-linear': {
-    arch: 'llama',
-    dtype: 'F32',
-    dim: 24,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
-    ropeTheta: 10000,
-    ropeScaling: { factor: 4.0, type: 'linear' },
-    rmsNormEps: 1e-5,
-    tied: false,
-    tokenizer: 'sentencepiece',
-    merges: 120,
-    seed: 47,
-  },
+  // linear position interpolation in the older form ({ type: 'linear', factor }, as LongChat's
+  // and Vicuna-16k's config.json have it)
+  'llama-tiny-rope-linear': { ...FIXTURES['llama-tiny'], ropeScaling: { factor: 4.0, type: 'linear' }, seed: 47 },
   // Qwen2 / Qwen2.5 layout: Llama's with biases on q_proj, k_proj and v_proj, tied embeddings
-  // (Qwen2.5-0.5B), rope_theta 1000000, byte-level BPE with <|endoftext|> as eos
+  // (Qwen2.5-0.5B) or not, rope_theta 1000000, byte-level BPE with <|endoftext|> as eos
   'qwen2-tiny': {
+    ...FIXTURES['llama-tiny'],
     arch: 'qwen2',
-    dtype: 'F32',
-    dim: 24,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
     ropeTheta: 1000000,
     rmsNormEps: 1e-6,
     tied: true,
     tokenizer: 'smollm',
-    merges: 120,
     seed: 48,
   },
-  'qwen2-tiny-bf16': {
-    arch: 'qwen2',
-    dtype: 'BF16',
-    dim: 24,
-    heads: 4,
-    kvHeads: 2,
-    ffn: 37,
-    layers: 2,
-    positions: 64,
-    ropeTheta: 1000000,
-    rmsNormEps: 1e-6,
-    tied: false,
-    tokenizer: 'smollm',
-    merges: 120,
-    seed: 49,
-  },
-};
+});
+FIXTURES['qwen2-tiny-bf16'] = { ...FIXTURES['qwen2-tiny'], dtype: 'BF16', tied: false, seed: 49 };
 
 const CAUSAL = new Set(['gpt2', 'llama', 'qwen2']);
 
@@ -965,34 +921,39 @@ function causalConfigs(s, V, specials) {
       },
     };
   }
+  // the fields LlamaConfig and Qwen2Config share, in their config.json's (alphabetical) order
+  const sorted = (o) => Object.fromEntries(Object.entries(o).sort());
+  const common = (bos, eos) => ({
+    attention_dropout: 0.0,
+    bos_token_id: bos,
+    eos_token_id: eos,
+    hidden_act: 'silu',
+    hidden_size: s.dim,
+    initializer_range: 0.02,
+    intermediate_size: s.ffn,
+    max_position_embeddings: s.positions,
+    num_attention_heads: s.heads,
+    num_hidden_layers: s.layers,
+    num_key_value_heads: s.kvHeads,
+    rms_norm_eps: s.rmsNormEps,
+    rope_theta: s.ropeTheta,
+    tie_word_embeddings: s.tied,
+    torch_dtype: s.dtype === 'BF16' ? 'bfloat16' : 'float32',
+    transformers_version: TRANSFORMERS_VERSION,
+    use_cache: true,
+    vocab_size: V,
+  });
   if (s.arch === 'qwen2') {
     const eos = specials['<|endoftext|>'];
     // Qwen/Qwen2.5-0.5B's config.json at the fixture's sizes
-    const config = {
+    const config = sorted({
+      ...common(eos, eos),
       architectures: ['Qwen2ForCausalLM'],
-      attention_dropout: 0.0,
-      bos_token_id: eos,
-      eos_token_id: eos,
-      hidden_act: 'silu',
-      hidden_size: s.dim,
-      initializer_range: 0.02,
-      intermediate_size: s.ffn,
-      max_position_embeddings: s.positions,
       max_window_layers: s.layers,
       model_type: 'qwen2',
-      num_attention_heads: s.heads,
-      num_hidden_layers: s.layers,
-      num_key_value_heads: s.kvHeads,
-      rms_norm_eps: s.rmsNormEps,
-      rope_theta: s.ropeTheta,
       sliding_window: s.positions,
-      tie_word_embeddings: s.tied,
-      torch_dtype: s.dtype === 'BF16' ? 'bfloat16' : 'float32',
-      transformers_version: TRANSFORMERS_VERSION,
-      use_cache: true,
       use_sliding_window: false,
-      vocab_size: V,
-    };
+    });
     return {
       config,
       generation: {
@@ -1005,31 +966,14 @@ function causalConfigs(s, V, specials) {
   }
   const smol = s.tokenizer === 'smollm';
   const [bos, eos] = smol ? [0, 0] : [1, 2];
-  const config = {
+  const config = sorted({
+    ...common(bos, eos),
     architectures: ['LlamaForCausalLM'],
     attention_bias: false,
-    attention_dropout: 0.0,
-    bos_token_id: bos,
-    eos_token_id: eos,
-    hidden_act: 'silu',
-    hidden_size: s.dim,
-    initializer_range: 0.02,
-    intermediate_size: s.ffn,
-    max_position_embeddings: s.positions,
     model_type: 'llama',
-    num_attention_heads: s.heads,
-    num_hidden_layers: s.layers,
-    num_key_value_heads: s.kvHeads,
     pretraining_tp: 1,
-    rms_norm_eps: s.rmsNormEps,
     rope_scaling: s.ropeScaling ?? null,
-    rope_theta: s.ropeTheta,
-    tie_word_embeddings: s.tied,
-    torch_dtype: s.dtype === 'BF16' ? 'bfloat16' : 'float32',
-    transformers_version: TRANSFORMERS_VERSION,
-    use_cache: true,
-    vocab_size: V,
-  };
+  });
   const generation = smol
     ? { _from_model_config: true, bos_token_id: bos, eos_token_id: eos, transformers_version: TRANSFORMERS_VERSION }
     : {
