@@ -19,7 +19,7 @@
 // 270-token subset of bert-base-uncased's vocabulary (`vocab: 'small'`) so that each folder is a
 // few tens of KB.
 //
-// The causal LMs (gpt2-*, llama-*) carry config.json and generation_config.json as their hub
+// The causal LMs (gpt2-*, llama-*, qwen2-*) carry config.json and generation_config.json as their hub
 // checkpoints have them, model.safetensors with transformers' names (causalTensorSpecs), and a
 // BPE tokenizer trained here on a fixed text (scripts/fixture-tokenizers.mjs): byte-level for
 // GPT-2 and SmolLM, SentencePiece with byte fallback for Llama 2 / TinyLlama.
@@ -318,7 +318,42 @@ export const FIXTURES = {
   'llama-tiny-tied-bf16': { ...LLAMA_TINY_TIED, dtype: 'BF16', seed: 44 },
 };
 
-const CAUSAL = new Set(['gpt2', 'llama']);
+// Variants of llama-tiny (its sizes, other seeds)
+Object.assign(FIXTURES, {
+  // Llama 3.1 / 3.2 layout: rope_scaling llama3 (factor 8, low_freq_factor 1, high_freq_factor 4),
+  // at a rope_theta, head size and original_max_position_embeddings where the head's four
+  // frequencies fall one in each band (kept, smoothed, divided by the factor)
+  'llama-tiny-rope-llama3': {
+    ...FIXTURES['llama-tiny'],
+    dim: 32,
+    ropeTheta: 100,
+    ropeScaling: {
+      factor: 8.0,
+      high_freq_factor: 4.0,
+      low_freq_factor: 1.0,
+      original_max_position_embeddings: 32,
+      rope_type: 'llama3',
+    },
+    seed: 46,
+  },
+  // linear position interpolation in the older form ({ type: 'linear', factor }, as LongChat's
+  // and Vicuna-16k's config.json have it)
+  'llama-tiny-rope-linear': { ...FIXTURES['llama-tiny'], ropeScaling: { factor: 4.0, type: 'linear' }, seed: 47 },
+  // Qwen2 / Qwen2.5 layout: Llama's with biases on q_proj, k_proj and v_proj, tied embeddings
+  // (Qwen2.5-0.5B) or not, rope_theta 1000000, byte-level BPE with <|endoftext|> as eos
+  'qwen2-tiny': {
+    ...FIXTURES['llama-tiny'],
+    arch: 'qwen2',
+    ropeTheta: 1000000,
+    rmsNormEps: 1e-6,
+    tied: true,
+    tokenizer: 'smollm',
+    seed: 48,
+  },
+});
+FIXTURES['qwen2-tiny-bf16'] = { ...FIXTURES['qwen2-tiny'], dtype: 'BF16', tied: false, seed: 49 };
+
+const CAUSAL = new Set(['gpt2', 'llama', 'qwen2']);
 
 // A value in [-scale, scale] (|value| < 2) on a grid the dtype holds exactly.
 function drawer(dtype, rand) {
@@ -638,6 +673,7 @@ export async function fixture(name) {
  *   llama  modeling_llama.py LlamaForCausalLM: model.embed_tokens, model.layers.N.{input_layernorm,
  *          self_attn.{q,k,v,o}_proj, post_attention_layernorm, mlp.{gate,up,down}_proj},
  *          model.norm, and lm_head unless tie_word_embeddings. No biases (attention_bias false).
+ *   qwen2  modeling_qwen2.py Qwen2ForCausalLM: Llama's names, with self_attn.{q,k,v}_proj.bias.
  * @param {object} config config.json
  * @param {{prefixed?: boolean, buffers?: boolean}} [layout] gpt2: 'transformer.' names (what
  *   save_pretrained writes) or bare ones (openai-community/gpt2's file), with the attn.bias buffers
@@ -665,7 +701,8 @@ export function causalTensorSpecs(config, { prefixed = true, buffers = false } =
     ln(`${p}ln_f`);
     return t;
   }
-  if (config.model_type === 'llama') {
+  if (config.model_type === 'llama' || config.model_type === 'qwen2') {
+    const bias = config.model_type === 'qwen2'; // Qwen2Attention: q, k and v with biases
     const D = config.hidden_size,
       H = config.num_attention_heads,
       Hkv = config.num_key_value_heads ?? H,
@@ -676,9 +713,14 @@ export function causalTensorSpecs(config, { prefixed = true, buffers = false } =
     for (let i = 0; i < config.num_hidden_layers; i++) {
       const l = `model.layers.${i}`;
       t.push([`${l}.input_layernorm.weight`, [D], 'ln']);
-      linear(`${l}.self_attn.q_proj`, H * Dh, D);
-      linear(`${l}.self_attn.k_proj`, Hkv * Dh, D);
-      linear(`${l}.self_attn.v_proj`, Hkv * Dh, D);
+      for (const [n, out] of [
+        ['q_proj', H * Dh],
+        ['k_proj', Hkv * Dh],
+        ['v_proj', Hkv * Dh],
+      ]) {
+        linear(`${l}.self_attn.${n}`, out, D);
+        if (bias) t.push([`${l}.self_attn.${n}.bias`, [out], 'b']);
+      }
       linear(`${l}.self_attn.o_proj`, D, H * Dh);
       t.push([`${l}.post_attention_layernorm.weight`, [D], 'ln']);
       linear(`${l}.mlp.gate_proj`, F, D);
@@ -745,11 +787,9 @@ function causalConfigs(s, V, specials) {
       },
     };
   }
-  const smol = s.tokenizer === 'smollm';
-  const [bos, eos] = smol ? [0, 0] : [1, 2];
-  const config = {
-    architectures: ['LlamaForCausalLM'],
-    attention_bias: false,
+  // the fields LlamaConfig and Qwen2Config share, in their config.json's (alphabetical) order
+  const sorted = (o) => Object.fromEntries(Object.entries(o).sort());
+  const common = (bos, eos) => ({
     attention_dropout: 0.0,
     bos_token_id: bos,
     eos_token_id: eos,
@@ -758,20 +798,48 @@ function causalConfigs(s, V, specials) {
     initializer_range: 0.02,
     intermediate_size: s.ffn,
     max_position_embeddings: s.positions,
-    model_type: 'llama',
     num_attention_heads: s.heads,
     num_hidden_layers: s.layers,
     num_key_value_heads: s.kvHeads,
-    pretraining_tp: 1,
     rms_norm_eps: s.rmsNormEps,
-    rope_scaling: null,
     rope_theta: s.ropeTheta,
     tie_word_embeddings: s.tied,
     torch_dtype: s.dtype === 'BF16' ? 'bfloat16' : 'float32',
     transformers_version: TRANSFORMERS_VERSION,
     use_cache: true,
     vocab_size: V,
-  };
+  });
+  if (s.arch === 'qwen2') {
+    const eos = specials['<|endoftext|>'];
+    // Qwen/Qwen2.5-0.5B's config.json at the fixture's sizes
+    const config = sorted({
+      ...common(eos, eos),
+      architectures: ['Qwen2ForCausalLM'],
+      max_window_layers: s.layers,
+      model_type: 'qwen2',
+      sliding_window: s.positions,
+      use_sliding_window: false,
+    });
+    return {
+      config,
+      generation: {
+        bos_token_id: eos,
+        eos_token_id: eos,
+        max_new_tokens: 2048,
+        transformers_version: TRANSFORMERS_VERSION,
+      },
+    };
+  }
+  const smol = s.tokenizer === 'smollm';
+  const [bos, eos] = smol ? [0, 0] : [1, 2];
+  const config = sorted({
+    ...common(bos, eos),
+    architectures: ['LlamaForCausalLM'],
+    attention_bias: false,
+    model_type: 'llama',
+    pretraining_tp: 1,
+    rope_scaling: s.ropeScaling ?? null,
+  });
   const generation = smol
     ? { _from_model_config: true, bos_token_id: bos, eos_token_id: eos, transformers_version: TRANSFORMERS_VERSION }
     : {

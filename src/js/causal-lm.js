@@ -259,7 +259,7 @@ export class CausalLM {
       positions = null;
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input', fn);
-    } else if (input !== null && typeof input === 'object') {
+    } else if (input !== null && typeof input === 'object' && !ArrayBuffer.isView(input)) {
       const known = [
         'inputIds',
         'ids',
@@ -292,6 +292,11 @@ export class CausalLM {
       // transformers' form: the mask of the cached tokens and the new ones
       const P = this.A.raw._cacheInfo(cache).length;
       if (mask.every((row) => Array.isArray(row) && row.length === P + L)) mask = mask.map((row) => row.slice(P));
+      const bad = mask.findIndex((row) => !Array.isArray(row) || row.length !== L);
+      if (bad >= 0 && Array.isArray(mask[bad]))
+        throw new RangeError(
+          `${fn}: attentionMask row ${bad} has ${mask[bad].length} values, expected ${L} (the new tokens) or ${P + L} (the cache's ${P} and the new ${L})`,
+        );
     }
     return {
       ids: flatInts(ids, N, L, 'inputIds', { fn }),
@@ -344,8 +349,7 @@ export class CausalLM {
     const topP = numberOption(o.topP, 1, `${fn}: topP`, (x) => x > 0 && x <= 1, 'in (0, 1]');
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
     const outputAttentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
-    if (o.seed !== undefined && (typeof o.seed !== 'number' || !Number.isInteger(o.seed) || o.seed < 0))
-      throw new RangeError(`${fn}: seed must be a non-negative integer, got ${describe(o.seed)}`);
+    if (o.seed !== undefined) integerOption(o.seed, 0, `${fn}: seed`);
     const stops = o.stop === undefined || o.stop === null ? [] : [o.stop].flat();
     if (!stops.every((s) => typeof s === 'string' && s.length > 0))
       throw new TypeError(`${fn}: stop must be a non-empty string or an array of them, got ${describe(o.stop)}`);
@@ -354,13 +358,22 @@ export class CausalLM {
       throw new TypeError(`${fn}: signal must be an AbortSignal, got ${describe(signal)}`);
     const eosOption = o.eosTokenId === undefined ? this.eosTokenId : o.eosTokenId;
     const eos = eosOption === null ? [] : [eosOption].flat();
+    eos.forEach((id) => {
+      if (typeof id !== 'number' || !Number.isInteger(id))
+        throw new TypeError(
+          `${fn}: eosTokenId must be a token id, an array of them or null, got ${typeof id === 'number' ? id : describe(id)}`,
+        );
+    });
     let promptIds;
     if (typeof prompt === 'string') {
       if (!this.hasTokenizer) throw new Error(`${fn}: the model folder had no tokenizer: pass token ids`);
       promptIds = Array.from(this.tokenizer.encode(prompt).inputIds);
     } else {
       // one row of ids, or a batch of one row ([[...ids]])
-      const row = Array.isArray(prompt) && prompt.length === 1 && typeof prompt[0] === 'object' ? prompt[0] : prompt;
+      const batch = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object' && prompt[0] !== null;
+      if (batch && prompt.length !== 1)
+        throw new RangeError(`${fn}: prompt has ${prompt.length} rows: generate takes one sequence (ids, or [ids])`);
+      const row = batch ? prompt[0] : prompt;
       promptIds = tokenIdList(row, `${fn}: prompt`);
     }
     if (promptIds.length === 0) throw new RangeError(`${fn}: the prompt has no tokens`);

@@ -2,11 +2,16 @@
 // or rows of them, flattened into the typed arrays the bindings take, each value checked.
 import { describe } from './tensor.js';
 
+// what each input holds, for the errors
+const KINDS = { attentionMask: '0/1 values', positionIds: 'positions', tokenTypeIds: 'token type ids' };
+
 /** Ids for forward: number[] | Int32Array, or rows of them. */
 export function idRows(value, what, fn = 'model.forward') {
   if (value instanceof Int32Array) return [Array.from(value)];
   if (!Array.isArray(value))
-    throw new TypeError(`${fn}: ${what} must be an array of token ids (or of rows of them), got ${describe(value)}`);
+    throw new TypeError(
+      `${fn}: ${what} must be an array of ${KINDS[what] ?? 'token ids'} (number[] | Int32Array, or rows of them), got ${describe(value)}`,
+    );
   if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array))
     return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
   return [value];
@@ -23,14 +28,10 @@ export function flatInts(rows, N, L, what, { bool = false, fn = 'model.forward' 
       );
     }
     row.forEach((x, l) => {
-      if (
-        typeof x !== 'number' ||
-        !Number.isInteger(x) ||
-        (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)
-      ) {
-        throw new RangeError(
-          `${fn}: ${what}[${n}][${l}] = ${typeof x === 'number' ? x : describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`,
-        );
+      if (typeof x !== 'number')
+        throw new TypeError(`${fn}: ${what}[${n}][${l}] = ${describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`);
+      if (!Number.isInteger(x) || (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)) {
+        throw new RangeError(`${fn}: ${what}[${n}][${l}] = ${x} is not ${bool ? '0 or 1' : 'an integer id'}`);
       }
       out[n * L + l] = x;
     });

@@ -5,9 +5,13 @@
 //   small(A)   -> one cheap valid call (the memory test repeats it)
 //   weight     -> optional share of the fuzzed valid calls (default 1)
 // To cover a new function, add an entry here: the fuzz, error and memory tests pick it up.
-// The task helpers' entries (model.fillMask, ...: models loaded once) are in task_cases.mjs.
+// The task helpers' entries (model.fillMask, ...: models loaded once) are in task_cases.mjs, the
+// causal LM's (lm.forward, lm.createCache and the cache, lm.generate) in causal_cases.mjs. A valid
+// call's run may return a promise (lm.generate), and small() too: the consumers await them.
+// An invalid call may list the caller's typed arrays in `args` ({data}): they must be unchanged.
 import * as ref from './reference/index.mjs';
 import { taskCases } from './task_cases.mjs';
+import { causalCases } from './causal_cases.mjs';
 
 /** A shape that broadcasts to `target`: some leading dims dropped, some dims set to 1. */
 function broadcastable(r, target) {
@@ -1344,6 +1348,7 @@ export const functions = {
     },
   },
   ...taskCases,
+  ...causalCases,
 };
 
 /** A fixed computation with a known answer: proves the module still works after an error. */

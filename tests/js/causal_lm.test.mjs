@@ -13,6 +13,7 @@ import { CAUSAL_FIXTURES as CAUSAL, loadFixture } from './fixtures.mjs';
 import {
   assertClose,
   causalShape,
+  logitsWithMagnitudes,
   positionIdsFromMask,
   referenceCausalLM,
   referenceGreedy,
@@ -20,26 +21,6 @@ import {
 } from './reference/index.mjs';
 
 const TOL = { rel: 1e-5, abs: 0, floor: 1 };
-
-/**
- * The reference's logits with their magnitudes (the tolerance rule's `mag`, reference/tolerance.mjs):
- * logit (n, l, v) = h . W[v] over D terms, graded against sum_d |h_d W[v, d]| (a logit near 0 is
- * the cancellation of terms of that size, and float32 rounds each of them).
- */
-function logitsOf(f, result) {
-  const { D, V, arch, tied } = causalShape(f.config);
-  const w = f.weights.get(arch === 'gpt2' ? 'wte.weight' : tied ? 'model.embed_tokens.weight' : 'lm_head.weight').data;
-  const h = result.hiddenStates[result.hiddenStates.length - 1];
-  const rows = h.length / D;
-  const mag = new Float64Array(rows * V);
-  for (let r = 0; r < rows; r++)
-    for (let v = 0; v < V; v++) {
-      let sum = 0;
-      for (let d = 0; d < D; d++) sum += Math.abs(h[r * D + d] * w[v * D + d]);
-      mag[r * V + v] = sum;
-    }
-  return { data: result.logits, mag };
-}
 
 /** Rows [from, to) of row n of (N, L, V) logits with their magnitudes. */
 const logitRows = (want, n, L, V, from, to) => ({
@@ -69,7 +50,7 @@ test('lm: loadPretrained gives a causal LM with its sizes, tokenizer and eos', a
     assert.equal(lm.kind, 'causal-lm');
     assert.deepEqual(
       [lm.config.modelType, lm.config.numLayers, lm.config.numHeads, lm.config.numKvHeads, lm.config.hiddenSize],
-      [c.arch, c.layers, c.H, c.Hkv, c.D],
+      [f.config.model_type, c.layers, c.H, c.Hkv, c.D],
       name,
     );
     assert.equal(lm.config.vocabSize, c.V);
@@ -91,7 +72,7 @@ test('lm.forward: logits, hidden states and attentions equal the float64 referen
     const want = referenceCausalLM(f, { inputIds: ids });
     const got = lm.forward(ids, { outputAttentions: true, outputHiddenStates: true });
     assert.deepEqual(got.logits.shape, [2, 7, V]);
-    assertClose(got.logits.data, logitsOf(f, want), TOL, `${name} logits`);
+    assertClose(got.logits.data, logitsWithMagnitudes(f, want), TOL, `${name} logits`);
     assert.equal(got.hiddenStates.length, layers + 1);
     got.hiddenStates.forEach((h, k) => {
       assert.deepEqual(h.shape, [2, 7, D]);
@@ -104,10 +85,10 @@ test('lm.forward: logits, hidden states and attentions equal the float64 referen
     });
     // one row as a plain array, and { inputIds } of a tokenizer's encoding
     const one = lm.forward(ids[1]);
-    assertClose(one.logits.data, logitRows(logitsOf(f, want), 1, 7, V, 0, 7), TOL, `${name} one row`);
+    assertClose(one.logits.data, logitRows(logitsWithMagnitudes(f, want), 1, 7, V, 0, 7), TOL, `${name} one row`);
     const encoded = lm.tokenizer.encode('the cat sat');
     const ref = referenceCausalLM(f, { inputIds: [Array.from(encoded.inputIds)] });
-    assertClose(lm.forward(encoded).logits.data, logitsOf(f, ref), TOL, `${name} encoded text`);
+    assertClose(lm.forward(encoded).logits.data, logitsWithMagnitudes(f, ref), TOL, `${name} encoded text`);
   }
 });
 
@@ -119,7 +100,7 @@ test('lm.forward with a cache: a prompt, then chunks of 1 and 2 tokens, equal to
       L = 8;
     const ids = randomIds(11, N, L, V);
     const full = referenceCausalLM(f, { inputIds: ids });
-    const fullLogits = logitsOf(f, full);
+    const fullLogits = logitsWithMagnitudes(f, full);
     const cache = lm.createCache();
     assert.equal(cache.length, 0);
     let at = 0;
@@ -170,7 +151,7 @@ test('lm.forward: a left-padded batch, positions from the attention mask (as gen
       [0, 0, 0, 1, 1, 1],
       [1, 1, 1, 1, 1, 1],
     ];
-    const want = logitsOf(
+    const want = logitsWithMagnitudes(
       f,
       referenceCausalLM(f, { inputIds, attentionMask, positionIds: positionIdsFromMask(attentionMask) }),
     );
@@ -188,7 +169,7 @@ test('lm.forward: a left-padded batch, positions from the attention mask (as gen
       { inputIds: [[a[3]], [b[0]]], attentionMask: attentionMask.map((r) => [...r, 1]) },
       { cache },
     );
-    const wantNext = logitsOf(
+    const wantNext = logitsWithMagnitudes(
       f,
       referenceCausalLM(f, {
         inputIds: [

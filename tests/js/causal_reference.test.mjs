@@ -18,6 +18,7 @@ import {
   encoderLayer,
   positionIdsFromMask,
   referenceCausalLM,
+  rotaryInverseFrequencies,
   referenceGreedy,
   rng,
   sdpa,
@@ -62,7 +63,8 @@ test('causal fixtures: config.json, generation_config.json and tensor names as t
       assert.equal(names.includes('h.0.attn.bias'), f.spec.layout === 'original', `${name}: the mask buffer`);
       assert.equal('n_inner' in config, f.spec.layout === 'saved', `${name}: the config's fields`);
     } else {
-      assert.deepEqual(config.architectures, ['LlamaForCausalLM']);
+      const qwen2 = config.model_type === 'qwen2';
+      assert.deepEqual(config.architectures, [qwen2 ? 'Qwen2ForCausalLM' : 'LlamaForCausalLM']);
       assert.ok(config.num_key_value_heads < config.num_attention_heads, `${name}: grouped-query attention`);
       const Dh = config.hidden_size / config.num_attention_heads;
       assert.deepEqual(header['model.layers.0.self_attn.k_proj.weight'].shape, [
@@ -70,7 +72,14 @@ test('causal fixtures: config.json, generation_config.json and tensor names as t
         config.hidden_size,
       ]);
       assert.equal(names.includes('lm_head.weight'), !config.tie_word_embeddings, name);
-      assert.ok(!names.some((k) => k.endsWith('.bias')), `${name}: no biases`);
+      // Llama: no biases; Qwen2: q, k and v's
+      const biases = names.filter((k) => k.endsWith('.bias'));
+      const want = qwen2
+        ? ['q', 'k', 'v'].flatMap((p) =>
+            Array.from({ length: config.num_hidden_layers }, (_, i) => `model.layers.${i}.self_attn.${p}_proj.bias`),
+          )
+        : [];
+      assert.deepEqual(biases.sort(), want.sort(), `${name}: biases`);
     }
     const bytes = Object.values(f.files).reduce((n, b) => n + b.length, 0);
     // gpt2-6x12 carries 640 positions and 6 x 12 heads (the generation explorer at 512 positions)
@@ -298,7 +307,7 @@ test('reference: greedy decoding with the cache equals it without, and a padded 
 });
 
 test('reference: rotary positions are relative (Llama logits unchanged by a shift), learned ones are not', async () => {
-  for (const name of ['gpt2-tiny', 'llama-tiny', 'llama-tiny-tied']) {
+  for (const name of ['gpt2-tiny', 'llama-tiny', 'llama-tiny-tied', 'llama-tiny-rope-llama3', 'qwen2-tiny']) {
     const f = await loadFixture(name);
     const { V } = causalShape(f.config);
     const ids = randomIds(50, 1, 6, V);
@@ -306,7 +315,7 @@ test('reference: rotary positions are relative (Llama logits unchanged by a shif
       referenceCausalLM(f, { inputIds: ids, positionIds: [ids[0].map((_, i) => i + shift)] }).logits;
     const base = at(0),
       shifted = at(5);
-    if (f.config.model_type === 'llama') assertClose(shifted, base, { rel: 1e-10, abs: 0, floor: 1 }, `${name} shift`);
+    if (f.config.model_type !== 'gpt2') assertClose(shifted, base, { rel: 1e-10, abs: 0, floor: 1 }, `${name} shift`);
     else
       assert.ok(
         shifted.some((x, i) => Math.abs(x - base[i]) > 1e-3),
@@ -320,12 +329,53 @@ test('reference: rotary positions are relative (Llama logits unchanged by a shif
   for (let i = 0; i < Dh / 2; i++) {
     const x = new Float64Array(Dh);
     x[i] = 1;
-    applyRotary(x, 0, Dh, p, theta);
+    applyRotary(x, 0, Dh, p, rotaryInverseFrequencies(theta, Dh, null));
     const angle = p / theta ** ((2 * i) / Dh);
     const want = new Float64Array(Dh);
     want[i] = Math.cos(angle);
     want[i + Dh / 2] = Math.sin(angle);
     assertClose(x, want, EXACT, `rotary dim ${i}`);
+  }
+});
+
+test("reference: rope_scaling's inverse frequencies (modeling_rope_utils.py) on the fixtures' configs", async () => {
+  // linear: every frequency divided by the factor, so position p turns as p / factor did
+  const linear = (await loadFixture('llama-tiny-rope-linear')).config;
+  const Dh = linear.hidden_size / linear.num_attention_heads;
+  const plain = rotaryInverseFrequencies(linear.rope_theta, Dh, null);
+  assert.equal(linear.rope_scaling.type, 'linear');
+  assertClose(
+    rotaryInverseFrequencies(linear.rope_theta, Dh, linear.rope_scaling),
+    plain.map((f) => f / linear.rope_scaling.factor),
+    EXACT,
+    'linear',
+  );
+  // llama3 on llama-tiny-rope-llama3 (theta 100, head size 8, original context 32, factors 1 and
+  // 4): wavelengths 2 pi x (1, 3.16, 10, 31.6) = 6.3 (< 32 / 4: kept), 19.9 (between: smoothed),
+  // 62.8 and 199 (> 32 / 1: divided by 8)
+  const llama3 = (await loadFixture('llama-tiny-rope-llama3')).config;
+  const s = llama3.rope_scaling;
+  const base = rotaryInverseFrequencies(llama3.rope_theta, 8, null);
+  const got = rotaryInverseFrequencies(llama3.rope_theta, 8, s);
+  assert.equal(got[0], base[0]);
+  const smooth = (s.original_max_position_embeddings / ((2 * Math.PI) / base[1]) - 1) / (4 - 1);
+  assert.ok(smooth > 0 && smooth < 1, `smooth ${smooth}`);
+  assertClose([got[1]], [(1 - smooth) * (base[1] / 8) + smooth * base[1]], EXACT, 'llama3 smoothed band');
+  assert.ok(got[1] < base[1] && got[1] > base[1] / 8);
+  assert.deepEqual([got[2], got[3]], [base[2] / 8, base[3] / 8]);
+  // the scaling shows in the logits (so the library's match of the fixtures tests it)
+  for (const name of ['llama-tiny-rope-linear', 'llama-tiny-rope-llama3']) {
+    const f = await loadFixture(name);
+    const ids = randomIds(51, 1, 8, f.config.vocab_size);
+    const scaled = referenceCausalLM(f, { inputIds: ids }).logits;
+    const plainLogits = referenceCausalLM(
+      { ...f, config: { ...f.config, rope_scaling: null } },
+      { inputIds: ids },
+    ).logits;
+    assert.ok(
+      scaled.some((x, i) => Math.abs(x - plainLogits[i]) > 1e-2),
+      `${name}: rope_scaling changes the logits`,
+    );
   }
 });
 
@@ -367,7 +417,7 @@ test("reference: a GPT-2 block is torch's TransformerEncoderLayer (norm_first, c
 });
 
 test("reference: Llama's attention weights are SDPA's (causal, enable_gqa) on the rotated queries and keys", async () => {
-  for (const name of ['llama-tiny', 'llama-tiny-tied']) {
+  for (const name of ['llama-tiny', 'llama-tiny-tied', 'qwen2-tiny', 'llama-tiny-rope-llama3']) {
     const f = await loadFixture(name);
     const c = causalShape(f.config);
     const { D, H, Hkv, Dh, V } = c;
@@ -378,18 +428,19 @@ test("reference: Llama's attention weights are SDPA's (causal, enable_gqa) on th
     const x = out.hiddenStates[0];
     const norm = f.weights.get('model.layers.0.input_layernorm.weight').data;
     const wq = f.weights.get('model.layers.0.self_attn.q_proj.weight').data;
+    const bq = c.qkvBias ? f.weights.get('model.layers.0.self_attn.q_proj.bias').data : null; // Qwen2
     const q = new Float64Array(H * L * Dh); // (1, H, L, Dh)
     for (let l = 0; l < L; l++) {
       const row = x.subarray(l * D, (l + 1) * D);
       const inv = 1 / Math.sqrt(row.reduce((s, v) => s + v * v, 0) / D + c.eps);
       const head = new Float64Array(H * Dh);
       for (let o = 0; o < H * Dh; o++) {
-        let s = 0;
+        let s = bq ? bq[o] : 0;
         for (let i = 0; i < D; i++) s += row[i] * inv * norm[i] * wq[o * D + i];
         head[o] = s;
       }
       for (let h = 0; h < H; h++) {
-        applyRotary(head, h * Dh, Dh, l, c.theta);
+        applyRotary(head, h * Dh, Dh, l, c.invFreq);
         q.set(head.subarray(h * Dh, (h + 1) * Dh), (h * L + l) * Dh);
       }
     }

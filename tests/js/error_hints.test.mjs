@@ -99,7 +99,7 @@ test('model.forward of a string points to model.tokenizer.encode', async () => {
       message:
         'model.forward: input is a string; tokenize it first: model.forward(model.tokenizer.encode(text)), or model.embed(texts) for sentence embeddings',
     });
-    assert.throws(() => model.forward(['a river bank']), { name: 'RangeError', message: /inputIds\[0\]\[0\]/ });
+    assert.throws(() => model.forward(['a river bank']), { name: 'TypeError', message: /inputIds\[0\]\[0\] = string/ });
     // what the message says works, with encode's and encodeBatch's results as they are
     const one = model.forward(model.tokenizer.encode('a river bank')).lastHiddenState;
     const batch = model.forward(model.tokenizer.encodeBatch(['a river bank', 'bank'])).lastHiddenState;

@@ -4,9 +4,11 @@
 import { FIXTURES, fixture, writeFixture } from '../../scripts/make-fixtures.mjs';
 
 export { FIXTURES };
-/** The encoder fixtures (distilbert-*, bert-*) and the causal LMs' (gpt2-*, llama-*), by name. */
+/** The encoder fixtures (distilbert-*, bert-*) and the causal LMs' (gpt2-*, llama-*, qwen2-*), by name. */
 export const ENCODER_FIXTURES = Object.keys(FIXTURES).filter((n) => ['distilbert', 'bert'].includes(FIXTURES[n].arch));
-export const CAUSAL_FIXTURES = Object.keys(FIXTURES).filter((n) => ['gpt2', 'llama'].includes(FIXTURES[n].arch));
+export const CAUSAL_FIXTURES = Object.keys(FIXTURES).filter((n) =>
+  ['gpt2', 'llama', 'qwen2'].includes(FIXTURES[n].arch),
+);
 
 /** { dir, files: {name: Uint8Array}, config, weights: Map, spec } */
 export async function loadFixture(name) {

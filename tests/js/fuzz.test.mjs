@@ -21,7 +21,7 @@ const names = Object.keys(functions);
 // calls per round: entries may ask for a larger share (`weight`, default 1)
 const schedule = names.flatMap((n) => Array(functions[n].weight ?? 1).fill(n));
 
-test(`fuzz: ${VALID} valid calls match the float64 reference (seed ${SEED})`, () => {
+test(`fuzz: ${VALID} valid calls match the float64 reference (seed ${SEED})`, async () => {
   const r = makeRandom(SEED);
   const counts = Object.fromEntries(names.map((n) => [n, 0]));
   for (let i = 0; i < VALID; i++) {
@@ -32,6 +32,7 @@ test(`fuzz: ${VALID} valid calls match the float64 reference (seed ${SEED})`, ()
     let out;
     try {
       out = c.run(A);
+      if (typeof out?.then === 'function') out = await out; // lm.generate
     } catch (e) {
       assert.fail(`call ${i} ${c.label} threw ${e.constructor.name}: ${e.message}`);
     }
@@ -64,6 +65,7 @@ test(`fuzz: ${INVALID} invalid calls throw the documented type and leave the mod
   for (let i = 0; i < INVALID; i++) {
     const name = names[i % names.length];
     const c = functions[name].invalid(r);
+    const snap = snapshot(c.args ?? []);
     let error;
     try {
       c.run(A);
@@ -77,6 +79,7 @@ test(`fuzz: ${INVALID} invalid calls throw the documented type and leave the mod
       `invalid call ${i} ${c.label}: ${error.constructor.name} (${error.message}) instead of ${c.type.name}`,
     );
     assert.match(error.message, c.message, `invalid call ${i} ${c.label}`);
+    assert.ok(sameBytes(c.args ?? [], snap), `invalid call ${i} ${c.label}: an input array was modified`);
     assert.ok(canary(A), `after invalid call ${i} ${c.label} the module computes wrongly`);
     counts[c.type.name] = (counts[c.type.name] ?? 0) + 1;
   }

@@ -175,7 +175,7 @@ export const taskCases = {
         invalid(
           'classify functionToApply',
           'bert-seq',
-          (m) => m.classify('a', { functionToApply: r.pick(['relu', 1, null]) }),
+          (m) => m.classify('a', { functionToApply: r.pick(['relu', 1, 'Softmax']) }),
           TypeError,
           /^model\.classify: functionToApply must be 'softmax', 'sigmoid' or 'none'/,
         ),

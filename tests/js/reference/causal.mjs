@@ -20,6 +20,18 @@
 //                     repeat_kv (head h reads key/value head h / (H / H_kv)), eager LlamaAttention,
 //                     LlamaMLP (down(act(gate(x)) * up(x)), hidden_act silu), lm_head or
 //                     embed_tokens when tie_word_embeddings.
+//   Qwen2ForCausalLM  src/transformers/models/qwen2/modeling_qwen2.py: Llama's model with
+//                     biases on q_proj, k_proj and v_proj (Qwen2Attention: nn.Linear(..., bias=True);
+//                     o_proj and the MLP without); the sliding window only with use_sliding_window.
+//   rope_scaling      src/transformers/modeling_rope_utils.py (at 0044e3b3facf), ROPE_INIT_FUNCTIONS
+//                     for the types the library supports: _compute_default_rope_parameters
+//                     (inv_freq = 1 / base^(2i / dim)), _compute_linear_scaling_rope_parameters
+//                     (inv_freq / factor) and _compute_llama3_parameters (wavelen = 2 pi / inv_freq:
+//                     kept below original_max_position_embeddings / high_freq_factor, divided by
+//                     factor above original_max_position_embeddings / low_freq_factor, in between
+//                     (1 - smooth) inv_freq / factor + smooth inv_freq with smooth =
+//                     (original_max_position_embeddings / wavelen - low_freq_factor) /
+//                     (high_freq_factor - low_freq_factor)); attention_factor is 1 for all three.
 //   Masks             LlamaModel._update_causal_mask: a key is seen when it is not after the query
 //                     (with a cache of P tokens, query i is at P + i: the mask aligned
 //                     bottom-right) and attention_mask is 1; unseen keys get finfo(float32).min.
@@ -69,27 +81,53 @@ export function causalShape(config) {
       eps: config.layer_norm_epsilon ?? 1e-5,
     };
   }
-  if (config.model_type === 'llama') {
+  if (config.model_type === 'llama' || config.model_type === 'qwen2') {
+    const qwen2 = config.model_type === 'qwen2';
     const D = config.hidden_size,
       H = config.num_attention_heads;
-    assert.ok(!config.rope_scaling, 'reference: rope_scaling is not implemented');
+    const Dh = config.head_dim ?? D / H;
     return {
       arch: 'llama',
       D,
       H,
-      Hkv: config.num_key_value_heads ?? H,
-      Dh: config.head_dim ?? D / H,
+      Hkv: config.num_key_value_heads ?? (qwen2 ? 32 : H), // Qwen2Config's default is 32
+      Dh,
       F: config.intermediate_size,
       layers: config.num_hidden_layers,
       V: config.vocab_size,
       maxPositions: config.max_position_embeddings,
       act: ACT2FN[config.hidden_act ?? 'silu'],
       eps: config.rms_norm_eps ?? 1e-6,
-      theta: config.rope_theta ?? 10000,
+      invFreq: rotaryInverseFrequencies(config.rope_theta ?? 10000, Dh, config.rope_scaling),
+      qkvBias: qwen2,
       tied: config.tie_word_embeddings ?? false,
     };
   }
   throw new Error(`reference: model_type ${config.model_type}`);
+}
+
+/**
+ * inv_freq of ROPE_INIT_FUNCTIONS[rope_type] (modeling_rope_utils.py): default, linear, llama3
+ * (the types the library reads; any other is not modelled here).
+ */
+export function rotaryInverseFrequencies(theta, Dh, scaling) {
+  const invFreq = Array.from({ length: Dh / 2 }, (_, i) => 1 / theta ** ((2 * i) / Dh));
+  const type = scaling ? (scaling.rope_type ?? scaling.type ?? 'default') : 'default';
+  if (type === 'default') return invFreq;
+  if (type === 'linear') return invFreq.map((f) => f / scaling.factor); // _compute_linear_scaling_rope_parameters
+  assert.equal(type, 'llama3', `reference: rope_type ${type} is not modelled`);
+  // _compute_llama3_parameters
+  const { factor, low_freq_factor: low, high_freq_factor: high } = scaling;
+  const old = scaling.original_max_position_embeddings;
+  const lowFreqWavelen = old / low,
+    highFreqWavelen = old / high;
+  return invFreq.map((f) => {
+    const wavelen = (2 * Math.PI) / f;
+    if (wavelen > lowFreqWavelen) return f / factor;
+    if (wavelen < highFreqWavelen) return f;
+    const smooth = (old / wavelen - low) / (high - low);
+    return ((1 - smooth) * f) / factor + smooth * f;
+  });
 }
 
 /** position_ids as generate computes them: attention_mask.cumsum(-1) - 1, 1 where the mask is 0. */
@@ -135,12 +173,12 @@ function rmsNorm(x, D, w, eps) {
 
 /**
  * apply_rotary_pos_emb on one head vector in place: x = x cos + rotate_half(x) sin with
- * emb = cat(freqs, freqs), freqs[i] = position / theta^(2i / Dh).
+ * emb = cat(freqs, freqs), freqs[i] = position * invFreq[i] (rotaryInverseFrequencies).
  */
-export function applyRotary(x, offset, Dh, position, theta) {
+export function applyRotary(x, offset, Dh, position, invFreq) {
   const half = Dh / 2;
   for (let i = 0; i < half; i++) {
-    const angle = position / theta ** ((2 * i) / Dh);
+    const angle = position * invFreq[i];
     const c = Math.cos(angle),
       s = Math.sin(angle);
     const x1 = x[offset + i],
@@ -215,14 +253,17 @@ export function referenceCausalLM({ config, weights }, { inputIds, attentionMask
         v.set(qkv.subarray(r * 3 * D + 2 * D, r * 3 * D + 3 * D), r * D);
       }
     } else {
-      q = linear(normed, rows, W(`${p}self_attn.q_proj.weight`));
-      k = linear(normed, rows, W(`${p}self_attn.k_proj.weight`));
-      v = linear(normed, rows, W(`${p}self_attn.v_proj.weight`));
+      // Qwen2Attention: q, k and v with biases (before the rotation)
+      const proj = (n) =>
+        linear(normed, rows, W(`${p}self_attn.${n}.weight`), c.qkvBias ? W(`${p}self_attn.${n}.bias`) : undefined);
+      q = proj('q_proj');
+      k = proj('k_proj');
+      v = proj('v_proj');
       for (let n = 0; n < N; n++) {
         for (let l = 0; l < L; l++) {
           const r = n * L + l;
-          for (let h = 0; h < H; h++) applyRotary(q, r * H * Dh + h * Dh, Dh, positions[n][l], c.theta);
-          for (let h = 0; h < Hkv; h++) applyRotary(k, r * Hkv * Dh + h * Dh, Dh, positions[n][l], c.theta);
+          for (let h = 0; h < H; h++) applyRotary(q, r * H * Dh + h * Dh, Dh, positions[n][l], c.invFreq);
+          for (let h = 0; h < Hkv; h++) applyRotary(k, r * Hkv * Dh + h * Dh, Dh, positions[n][l], c.invFreq);
         }
       }
     }
@@ -312,6 +353,26 @@ export function referenceCausalLM({ config, weights }, { inputIds, attentionMask
     cache: { length: T, layers: layersOut },
     shape: { N, L, P, T, V, D, H, Hkv, Dh },
   };
+}
+
+/**
+ * The reference's logits with their magnitudes (the tolerance rule's `mag`, tolerance.mjs):
+ * logit (n, l, v) = h . W[v] over D terms, graded against sum_d |h_d W[v, d]| (a logit near 0 is
+ * the cancellation of terms of that size, and float32 rounds each of them).
+ */
+export function logitsWithMagnitudes({ config, weights }, result) {
+  const { D, V, arch, tied } = causalShape(config);
+  const w = weights.get(arch === 'gpt2' ? 'wte.weight' : tied ? 'model.embed_tokens.weight' : 'lm_head.weight').data;
+  const h = result.hiddenStates[result.hiddenStates.length - 1];
+  const rows = h.length / D;
+  const mag = new Float64Array(rows * V);
+  for (let r = 0; r < rows; r++)
+    for (let v = 0; v < V; v++) {
+      let sum = 0;
+      for (let d = 0; d < D; d++) sum += Math.abs(h[r * D + d] * w[v * D + d]);
+      mag[r * V + v] = sum;
+    }
+  return { data: result.logits, mag };
 }
 
 /** The index of the largest value (the first one on ties, as torch.argmax), and its margin over the next. */
