@@ -6,7 +6,8 @@
 // (scripts/bench-browser/index.html) and everything it loads are served from this repository
 // (dist/, scripts/, node_modules/) on 127.0.0.1, and a request for anything else fails the run.
 // Then the whole-encoder rows (scripts/bench-browser/encoder.mjs): a DistilBERT-base-shaped model's
-// forward at 128 and 512 tokens, both builds against onnxruntime-web, one thread.
+// forward at 128 and 512 tokens, both builds in float32 and in q8 against onnxruntime-web's float32
+// and q8 graphs, one thread.
 // Usage: node scripts/bench-browser.mjs [--quick] [--also=LABEL=DIR ...] [--no-encoder | --only=encoder]
 //   --also: another build of the package (a dist/ folder, e.g. an older one) takes turns too, as
 //   "LABEL relaxed" and "LABEL simd128".

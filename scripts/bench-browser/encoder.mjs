@@ -1,15 +1,29 @@
 // The encoder rows of `npm run bench:browser`, the page's side: scripts/bench-encoder.mjs's forward
 // table in Chromium. A DistilBERT-base-shaped encoder with random F32 weights
 // (scripts/encoder-weights.mjs) is made in the page, handed to attention-wasm's relaxed-SIMD and
-// SIMD128 builds as an in-memory { 'config.json', 'model.safetensors' } folder and to
-// onnxruntime-web (wasm, 1 thread) as the same weights' ONNX graph (scripts/encoder-onnx.mjs);
+// SIMD128 builds as an in-memory { 'config.json', 'model.safetensors' } folder, in float32 and in
+// q8 (dtype 'q8': int8 linear layers, quantized as the file streams in), and to onnxruntime-web
+// (wasm, 1 thread) as the same weights' ONNX graph (scripts/encoder-onnx.mjs), in float32 and in
+// the int8 form onnxruntime's quantize_dynamic writes (q8, what transformers.js runs by default);
 // forward at 128 and 512 tokens, batch 1, one thread each, taking turns call by call after
 // warm-up calls, median ms. A call includes copying the ids in and the last hidden state out.
+// Each q8 run's per-token cosine to attention-wasm's float32 output is logged.
 import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
 import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts } from '../encoder-weights.mjs';
 import { buildEncoderOnnx } from '../encoder-onnx.mjs';
 import { median } from '../bench-attention.mjs';
+
+/** The cosine of each token's row (dim values) of a to the same row of b. */
+function tokenCosines(a, b, dim) {
+  return Array.from({ length: a.length / dim }, (_, t) => {
+    let ab = 0,
+      aa = 0,
+      bb = 0;
+    for (let d = t * dim; d < (t + 1) * dim; d++) ((ab += a[d] * b[d]), (aa += a[d] * a[d]), (bb += b[d] * b[d]));
+    return ab / Math.sqrt(aa * bb);
+  });
+}
 
 /**
  * @param {{ ort: object, ortVersion: string, quick: boolean, log: (line: string) => void, yieldTask: () => Promise<void> }} options
@@ -23,19 +37,26 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
   const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   parts.reduce((at, p) => (bytes.set(p, at), at + p.length), 0);
   const files = () => ({ 'config.json': new TextEncoder().encode(JSON.stringify(config)), 'model.safetensors': bytes });
-  const libs = [];
+  const libs = [],
+    q8Libs = [];
   for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
     const A = await init({ simd });
     libs.push({ name: `attention-wasm ${simd}`, model: await A.loadPretrained(files()) });
+    q8Libs.push({ name: `attention-wasm ${simd} q8`, model: await A.loadPretrained(files(), { dtype: 'q8' }) });
   }
   if (libs.length === 1) log('# attention-wasm relaxed: this browser has no relaxed SIMD; left out');
   const single = libs.length;
+  const builds = libs.map((l) => l.name.split(' ')[1]);
   const header = [
     'tokens (batch 1)',
     ...libs.map((l) => `${l.name} ms`),
     `onnxruntime-web ${ortVersion} ms`,
-    ...(single > 1 ? ['relaxed / simd128'] : []),
-    ...libs.map((l) => `${l.name.split(' ')[1]} / onnxruntime-web`),
+    `onnxruntime-web ${ortVersion} q8 ms`,
+    ...q8Libs.map((l) => `${l.name} ms`),
+    ...(single > 1 ? ['relaxed / simd128', 'q8 relaxed / q8 simd128'] : []),
+    ...builds.map((b) => `${b} / onnxruntime-web`),
+    ...builds.map((b) => `${b} q8 / float32`),
+    ...builds.map((b) => `${b} q8 / onnxruntime-web q8`),
   ];
   const rows = [];
   for (const L of [128, 512]) {
@@ -45,23 +66,42 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
         async () =>
           model.forward(ids).lastHiddenState.data,
     );
-    const session = await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L }), {
-      executionProviders: ['wasm'],
-      graphOptimizationLevel: 'all',
-    });
-    runs.push(async () => {
-      const { last_hidden_state: out } = await session.run({
-        input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
-        attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
+    const sessions = [];
+    for (const quantized of [false, true])
+      sessions.push(
+        await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L, quantized }), {
+          executionProviders: ['wasm'],
+          graphOptimizationLevel: 'all',
+        }),
+      );
+    for (const session of sessions)
+      runs.push(async () => {
+        const { last_hidden_state: out } = await session.run({
+          input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),
+          attention_mask: new ort.Tensor('float32', new Float32Array(L).fill(1), [1, L]),
+        });
+        const data = out.data;
+        out.dispose?.();
+        return data;
       });
-      const data = out.data;
-      out.dispose?.();
-      return data;
-    });
-    // the same numbers everywhere
+    const q8Runs = new Map([[runs.length - 1, 'onnxruntime-web q8']]); // run -> its name
+    const q8First = runs.length; // ours in q8, each build
+    for (const { name, model } of q8Libs) {
+      q8Runs.set(runs.length, name);
+      runs.push(async () => model.forward(ids).lastHiddenState.data);
+    }
+    // the same numbers everywhere (float32), and each q8 run's per-token cosine
     const reference = await runs[0]();
     for (let i = 1; i < runs.length; i++) {
       const got = await runs[i]();
+      if (q8Runs.has(i)) {
+        const cosines = tokenCosines(got, reference, config.dim);
+        log(
+          `# ${q8Runs.get(i)} vs attention-wasm float32, ${L} tokens: per-token cosine min ` +
+            `${Math.min(...cosines).toFixed(6)}, mean ${(cosines.reduce((x, y) => x + y, 0) / L).toFixed(6)}`,
+        );
+        continue;
+      }
       let worst = 0;
       for (let j = 0; j < got.length; j++)
         worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
@@ -79,17 +119,20 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
         times[i].push(performance.now() - t0);
       }
     const ms = times.map(median);
-    const peer = ms.at(-1);
+    const [peer, peerQ8] = ms.slice(single, single + 2); // onnxruntime-web float32, q8
+    const q8Ms = ms.slice(q8First);
     const row = [
       String(L),
       ...ms.map((t) => t.toFixed(1)),
-      ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`] : []),
+      ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`, `${(q8Ms[1] / q8Ms[0]).toFixed(2)}x`] : []),
       ...ms.slice(0, single).map((t) => `${(peer / t).toFixed(2)}x`),
+      ...q8Ms.map((t, i) => `${(ms[i] / t).toFixed(2)}x`),
+      ...q8Ms.map((t) => `${(peerQ8 / t).toFixed(2)}x`),
     ];
     rows.push(row);
     log(`# ${row.join(' | ')}   [${rounds} calls each]`);
-    await session.release?.();
+    for (const session of sessions) await session.release?.();
   }
-  for (const l of libs) l.model.dispose();
+  for (const l of [...libs, ...q8Libs]) l.model.dispose();
   return { header, rows };
 }

@@ -200,19 +200,24 @@ val model_staging_view_js(double handle) {
 }
 
 // The staging buffer's first `length` bytes are the data-section bytes [offset, offset + length).
+// Out of line, so that the binding V8 compiles again with TurboFan during the load (it is called
+// per chunk) stays small: that compile's memory shows in a q8 load's peak (docs/performance.md).
+__attribute__((noinline)) void write_chunk(double handle, double offset, double length) {
+  LoadedModel& m = find_model(handle, "model.load", false);
+  if (m.ready) fail(ErrorKind::Shape, "model.load: the model has finished loading");
+  if (!(length >= 0 && length <= static_cast<double>(m.staging.size()) && std::floor(length) == length))
+    fail(ErrorKind::Range,
+         "model.load: chunk length " + num(length) + " is not in [0, " + std::to_string(m.staging.size()) + "]");
+  if (!(offset >= 0 && std::floor(offset) == offset && offset + length <= static_cast<double>(m.data_bytes)))
+    fail(ErrorKind::Range, "model.load: chunk [" + num(offset) + ", " + num(offset + length) + ") is outside the " +
+                               std::to_string(m.data_bytes) + " bytes of data");
+  in_weights_file(
+      [&] { m.stream->write(static_cast<std::uint64_t>(offset), m.staging.data(), static_cast<std::size_t>(length)); });
+}
+
 val model_write_js(double handle, double offset, double length) {
   return guarded([&] {
-    LoadedModel& m = find_model(handle, "model.load", false);
-    if (m.ready) fail(ErrorKind::Shape, "model.load: the model has finished loading");
-    if (!(length >= 0 && length <= static_cast<double>(m.staging.size()) && std::floor(length) == length))
-      fail(ErrorKind::Range,
-           "model.load: chunk length " + num(length) + " is not in [0, " + std::to_string(m.staging.size()) + "]");
-    if (!(offset >= 0 && std::floor(offset) == offset && offset + length <= static_cast<double>(m.data_bytes)))
-      fail(ErrorKind::Range, "model.load: chunk [" + num(offset) + ", " + num(offset + length) + ") is outside the " +
-                                 std::to_string(m.data_bytes) + " bytes of data");
-    in_weights_file([&] {
-      m.stream->write(static_cast<std::uint64_t>(offset), m.staging.data(), static_cast<std::size_t>(length));
-    });
+    write_chunk(handle, offset, length);
     return val::undefined();
   });
 }

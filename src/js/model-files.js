@@ -3,8 +3,10 @@
 //             so that browser bundles never import a Node module
 //   browsers  a FileList (file picker, a dropped folder) or File[]; or an object
 //             { 'config.json': Blob | ArrayBuffer | Uint8Array, ... }
-// Large files are read in chunks: Node into one reusable buffer, a Blob by slice().arrayBuffer()
-// per chunk, an in-memory buffer as views of it. Nothing reads a whole weights file into JS.
+// Large files are read in chunks into a destination the caller gives (the wasm staging buffer):
+// Node reads each chunk straight into it with a synchronous read, a Blob by slice().arrayBuffer()
+// per chunk, an in-memory buffer as views of it. Nothing reads a whole weights file into JS, and in
+// Node a chunk is in memory once (a q8 load's peak: docs/performance.md).
 import { describe } from './tensor.js';
 
 function nodeFs(fn) {
@@ -32,6 +34,10 @@ class BlobSource {
   async read(begin, end) {
     return new Uint8Array(await this.blob.slice(begin, end).arrayBuffer());
   }
+  async readInto(begin, end, target) {
+    const bytes = await this.read(begin, end);
+    target().set(bytes);
+  }
   async close() {}
 }
 
@@ -43,8 +49,14 @@ class BufferSource {
   async read(begin, end) {
     return this.bytes.subarray(begin, end);
   }
+  async readInto(begin, end, target) {
+    target().set(this.bytes.subarray(begin, end));
+  }
   async close() {}
 }
+
+/** The event loop gets a turn: Node's reads of a chunk are synchronous, so a load yields after each. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 class NodeFileSource {
   constructor(path, size, fs) {
@@ -52,27 +64,41 @@ class NodeFileSource {
     this.size = size;
     this.fs = fs;
     this.handle = null;
-    this.buffer = null;
   }
   async open() {
     this.handle ??= await this.fs.promises.open(this.path, 'r');
     return this.handle;
   }
-  /** Reads into a buffer reused by every call: the view is valid until the next read. */
+  ended(at) {
+    return new Error(
+      `${this.path}: the file ended at ${at} bytes, ${this.size} were expected (did it change while loading?)`,
+    );
+  }
+  /** Bytes [begin, end) in a new buffer (the small files, the safetensors header). */
   async read(begin, end) {
-    const length = end - begin;
-    if (!this.buffer || this.buffer.length < length) this.buffer = new Uint8Array(length);
     const handle = await this.open();
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await handle.read(this.buffer, done, length - done, begin + done);
-      if (bytesRead === 0)
-        throw new Error(
-          `${this.path}: the file ended at ${begin + done} bytes, ${this.size} were expected (did it change while loading?)`,
-        );
+    const bytes = new Uint8Array(end - begin);
+    for (let done = 0; done < bytes.length;) {
+      const { bytesRead } = await handle.read(bytes, done, bytes.length - done, begin + done);
+      if (bytesRead === 0) throw this.ended(begin + done);
       done += bytesRead;
     }
-    return this.buffer.subarray(0, length);
+    return bytes;
+  }
+  /**
+   * Bytes [begin, end) straight into target() (the wasm staging view, taken right before the read:
+   * nothing can grow the wasm heap during a synchronous read, so the view stays attached); then
+   * the event loop gets a turn.
+   */
+  async readInto(begin, end, target) {
+    const { fd } = await this.open();
+    const into = target();
+    for (let done = 0; done < into.length;) {
+      const bytesRead = this.fs.readSync(fd, into, done, into.length - done, begin + done);
+      if (bytesRead === 0) throw this.ended(begin + done);
+      done += bytesRead;
+    }
+    await nextTurn();
   }
   async close() {
     await this.handle?.close();
@@ -103,7 +129,7 @@ export class ModelFiles {
     return s;
   }
 
-  /** Bytes [begin, end) of a file (a view that may be reused by the next read of that file). */
+  /** Bytes [begin, end) of a file (a view of the caller's buffer for an in-memory file). */
   async read(name, begin = 0, end = this.size(name)) {
     return this.source(name).read(begin, Math.min(end, this.size(name)));
   }
@@ -127,15 +153,14 @@ export class ModelFiles {
   }
 
   /**
-   * The bytes of `ranges` ([begin, end) in file order) in chunks of at most `chunkBytes`:
-   * yields { offset, bytes }, a view valid until the next chunk.
+   * Reads bytes [begin, end) of a file into the view target() returns (called once, right before
+   * the bytes are written into it: a wasm memory view must be taken after any await).
+   * @param {string} name @param {number} begin @param {number} end
+   * @param {() => Uint8Array} target a view of end - begin bytes
    */
-  async *chunks(name, ranges, chunkBytes) {
-    for (const [begin, end] of ranges) {
-      for (let offset = begin; offset < end; offset += chunkBytes) {
-        yield { offset, bytes: await this.read(name, offset, Math.min(end, offset + chunkBytes)) };
-      }
-    }
+  async readInto(name, begin, end, target) {
+    if (end > this.size(name)) throw new RangeError(`${name}: bytes [${begin}, ${end}) are past its end`);
+    await this.source(name).readInto(begin, end, target);
   }
 
   async close() {

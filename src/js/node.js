@@ -6,15 +6,19 @@
 // ATTENTION_WASM_SIMD=relaxed|simd128|auto in the environment sets the default of init's `simd`
 // option (the tests run the same suites against each build that way).
 //
-// The full check of tokenizer.json patterns (tokenizer-check.js) is registered here: in Node its
-// size costs nothing, so every pattern a file brings is analysed with nothing to import.
-import './tokenizer-check.js';
+// The full check of tokenizer.json patterns (tokenizer-check.js) is registered here, as a loader:
+// every pattern a file brings is analysed with nothing for the caller to import, and the analysis
+// is imported the first time a file has a pattern off the list (importing it costs ~12 MiB of
+// resident memory, which a model load would otherwise carry: docs/performance.md).
+import { registerPatternAnalysisLoader } from './tokenizer-patterns.js';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { init as initWith } from './index.js';
 import { wasmFileName } from './builds.js';
 
 export * from './index.js';
+
+registerPatternAnalysisLoader(() => import('./tokenizer-check.js'));
 
 const wasmBinary = (simd, threaded) => readFile(new URL(`./${wasmFileName(simd, threaded)}`, import.meta.url));
 

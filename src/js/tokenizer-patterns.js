@@ -10,7 +10,8 @@
 //      analysis passes (a test runs it over the list);
 //   3. else, passed by the full analysis (tokenizer-check.js: scslre and refa, 250 KB gzip),
 //      which `attention-wasm/tokenizer-check` registers here when imported; the Node entry point
-//      imports it, so Node callers always have it. Without it (the default browser entry point,
+//      registers a loader that imports it the first time a file brings such a pattern (its ~12 MiB
+//      of resident memory are paid only then), so Node callers always have it. Without it (the default browser entry point,
 //      whose users would otherwise all download it) such a pattern is refused, with the fix;
 //   4. or the caller opted out for this file (loadTokenizer / loadPretrained's trustPatterns).
 // The structural bounds (the pattern's form, its length, how many, how deep) always apply.
@@ -42,6 +43,18 @@ let analysis = null;
  */
 export function registerPatternAnalysis(analyse) {
   analysis = analyse;
+}
+
+/** What imports the analysis on first need (the Node entry point's dynamic import), or null. */
+let analysisLoader = null;
+
+/**
+ * Registers a function that imports the analysis (which then registers itself): called by
+ * preparePatternAnalysis the first time a file has a pattern that needs it.
+ * @param {() => Promise<unknown>} load
+ */
+export function registerPatternAnalysisLoader(load) {
+  analysisLoader = load;
 }
 
 /** Whether the full analysis is registered. */
@@ -100,6 +113,23 @@ const LITERAL_SOURCE = /^(?:[^\\^$.*+?()[\]{}|]|\\[\\^$.*+?()[\]{}|/nrtfv]|\\u[\
 
 /** Whether a compiled pattern matches one fixed string: at most n * m steps on a text of n characters. */
 export const isLiteral = (regexp) => regexp.source === '(?:)' || LITERAL_SOURCE.test(regexp.source);
+
+/**
+ * Imports the analysis through the registered loader if this tokenizer.json has a pattern that
+ * needs it (neither a literal nor on the list, and not trusted); checkTokenizerPatterns follows.
+ * @param {object} json the parsed tokenizer.json
+ * @param {string} file its name in messages
+ * @param {{ trustPatterns?: boolean }} [options]
+ */
+export async function preparePatternAnalysis(json, file = 'tokenizer.json', { trustPatterns = false } = {}) {
+  if (analysis || !analysisLoader || trustPatterns) return;
+  for (const { path, pattern } of collectPatterns(json, file)) {
+    const { kind, text, regexp } = compilePattern(pattern, `${file}: ${path}`);
+    if (regexp === null || isLiteral(regexp) || (kind === 'Regex' && CHECKED.has(text))) continue;
+    await analysisLoader();
+    return;
+  }
+}
 
 /**
  * Checks every pattern of a tokenizer.json before @huggingface/tokenizers builds it. A pattern

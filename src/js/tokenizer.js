@@ -15,7 +15,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { describe } from './tensor.js';
 import { openModelFiles } from './model-files.js';
 import { optionsArg, boolOption } from './validate.js';
-import { checkTokenizerPatterns } from './tokenizer-patterns.js';
+import { checkTokenizerPatterns, preparePatternAnalysis } from './tokenizer-patterns.js';
 
 const FN = 'loadTokenizer';
 
@@ -568,6 +568,7 @@ export async function tokenizerFromFiles(
     json = await files.json('tokenizer.json');
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
       throw new Error('tokenizer.json: expected a JSON object with a model');
+    await preparePatternAnalysis(json, 'tokenizer.json', { trustPatterns });
     checkTokenizerPatterns(json, 'tokenizer.json', { trustPatterns });
     checkTokenIds(json);
     const perWord = json.model?.max_input_chars_per_word;

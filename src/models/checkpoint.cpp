@@ -593,7 +593,10 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
   };
   std::vector<Found> found;
   std::vector<std::string> optional_missing, optional_found;
-  for_each_tensor(a, c, [&](const TensorRule& r, std::int64_t layer) {
+  // The steps are lambdas kept out of line: this function runs once per load, but its loops make
+  // V8 compile it again with TurboFan while the weights stream in, in memory that grows with the
+  // function's size (a q8 load's peak: docs/performance.md).
+  const auto find_tensor = [&](const TensorRule& r, std::int64_t layer) __attribute__((noinline)) {
     const std::string name = layer_name(r.name, layer);
     const std::vector<std::string> names = accepted_names(a, name);
     const SafetensorsTensor* t = nullptr;
@@ -616,7 +619,8 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     parse_weight_dtype(t->dtype, file + ": tensor '" + t->name + "'");  // F32, F16 or BF16, else TypeError
     if (r.optional) optional_found.push_back(name);
     found.push_back({&r, layer, t});
-  });
+  };
+  for_each_tensor(a, c, find_tensor);
   if (!optional_found.empty() && !optional_missing.empty())
     fail(ErrorKind::Shape,
          file + ": tensor " + optional_missing.front() + " is missing (" + optional_found.front() + " is there)");
@@ -628,9 +632,9 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     const SafetensorsTensor* file_tensor;
   };
   std::vector<HeadFound> head_found;
-  for (std::size_t h = 0; h < a.heads.size(); ++h) {
+  const auto find_head = [&](std::size_t h) __attribute__((noinline)) {
     const bool task_head = !a.heads[h].classes.empty();
-    if (task_head && h != task) continue;  // a task head not chosen: its tensors are ignored
+    if (task_head && h != task) return;  // a task head not chosen: its tensors are ignored
     if (a.heads[h].input == HeadInput::Pooled && optional_found.empty())
       fail(ErrorKind::Shape, file + ": tensor '" +
                                  (optional_missing.empty() ? std::string("pooler") : optional_missing.front()) +
@@ -670,11 +674,12 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
       if (!here.empty())
         fail(ErrorKind::Shape,
              file + ": tensor " + missing + " is missing (" + here.front().tensor.name + " is there)");
-      continue;
+      return;
     }
     heads[h] = true;
     head_found.insert(head_found.end(), here.begin(), here.end());
-  }
+  };
+  for (std::size_t h = 0; h < a.heads.size(); ++h) find_head(h);
 
   CheckpointPlan plan;
   plan.architecture = &a;

@@ -50,8 +50,12 @@ std::string range_str(const SafetensorsTensor& t) {
   return "data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "]";
 }
 
-// One entry {dtype, shape, data_offsets} -> a tensor (types checked).
-SafetensorsTensor read_entry(const std::string& name, const json& entry, const std::string& file) {
+// One entry {dtype, shape, data_offsets} -> a tensor (types checked). Not inlined, nor is
+// validate_offsets: a header's parse runs once per load, but its loops make V8 compile it again
+// with TurboFan while the weights stream in, in memory that grows with the function's size (a
+// q8 load's peak: docs/performance.md).
+__attribute__((noinline)) SafetensorsTensor read_entry(const std::string& name, const json& entry,
+                                                       const std::string& file) {
   const std::string where = file + ": tensor '" + name + "'";
   const std::string rule = " (safetensors: InvalidHeaderDeserialization)";
   if (!entry.is_object()) bad(where + ": expected {dtype, shape, data_offsets}, got " + entry.type_name() + rule);
@@ -79,7 +83,8 @@ SafetensorsTensor read_entry(const std::string& name, const json& entry, const s
 
 // Metadata::validate: in offset order, each tensor starts where the previous one ended and holds
 // exactly its elements' bytes.
-std::uint64_t validate_offsets(std::vector<SafetensorsTensor>& tensors, const std::string& file) {
+__attribute__((noinline)) std::uint64_t validate_offsets(std::vector<SafetensorsTensor>& tensors,
+                                                         const std::string& file) {
   std::sort(tensors.begin(), tensors.end(), [](const SafetensorsTensor& a, const SafetensorsTensor& b) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
@@ -135,8 +140,10 @@ std::uint64_t safetensors_header_length(const std::uint8_t* first, std::size_t c
   return n;
 }
 
-SafetensorsHeader parse_safetensors_header(const std::uint8_t* header, std::size_t n, std::uint64_t file_size,
-                                           const std::string& file) {
+namespace {
+
+// The header's JSON, an object (out of line, as read_entry).
+__attribute__((noinline)) json parse_header_json(const std::uint8_t* header, std::size_t n, const std::string& file) {
   json root;
   try {
     root = json::parse(header, header + n);
@@ -147,7 +154,12 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* header, std::size
   if (!root.is_object())
     bad(file + ": bad header: expected a JSON object of tensors, got " + std::string(root.type_name()) +
         " (safetensors: InvalidHeaderDeserialization)");
-  SafetensorsHeader out;
+  return root;
+}
+
+// Every entry but __metadata__ (a map of strings to strings, or null), in the header's order.
+__attribute__((noinline)) std::vector<SafetensorsTensor> read_entries(const json& root, const std::string& file) {
+  std::vector<SafetensorsTensor> tensors;
   for (const auto& [name, entry] : root.items()) {
     if (name == "__metadata__") {
       if (!entry.is_null() &&
@@ -155,8 +167,17 @@ SafetensorsHeader parse_safetensors_header(const std::uint8_t* header, std::size
         bad(file + ": __metadata__ must be a map of strings to strings (safetensors: InvalidHeaderDeserialization)");
       continue;
     }
-    out.tensors.push_back(read_entry(name, entry, file));
+    tensors.push_back(read_entry(name, entry, file));
   }
+  return tensors;
+}
+
+}  // namespace
+
+SafetensorsHeader parse_safetensors_header(const std::uint8_t* header, std::size_t n, std::uint64_t file_size,
+                                           const std::string& file) {
+  SafetensorsHeader out;
+  out.tensors = read_entries(parse_header_json(header, n, file), file);
   const std::uint64_t data_bytes = validate_offsets(out.tensors, file);
   out.data_start = 8 + n;
   if (out.data_start + data_bytes != file_size)

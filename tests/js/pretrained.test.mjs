@@ -265,6 +265,27 @@ test('onProgress: bytes read grow to the total (the header and the tensors used;
   });
 });
 
+test('a load gives the event loop a turn after each chunk it reads (Node reads chunks synchronously)', async () => {
+  const fx = await loadFixture('distilbert-f32');
+  assert.ok(fx.files['model.safetensors'].length > 2 << 20, 'the fixture spans several 1 MiB chunks');
+  let turns = 0,
+    scheduled = false;
+  const chunks = [];
+  const model = await A.loadPretrained(fx.dir, {
+    onProgress: () => {
+      chunks.push(turns);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(() => ((scheduled = false), turns++));
+      }
+    },
+  });
+  model.dispose();
+  // progress(0) before the first chunk, then one call per chunk: each after a turn of the loop
+  assert.ok(chunks.length >= 3, `${chunks.length} progress calls`);
+  chunks.slice(1).forEach((t, i) => assert.ok(t > chunks[i], `chunk ${i + 1}: the event loop ran since the last`));
+});
+
 test('memory: weights resident once (forward allocates nothing that stays), dispose() and Symbol.dispose free them', async () => {
   const fx = await loadFixture('bert-f32');
   const baseline = A.memoryStats().allocatedBytes;

@@ -298,6 +298,42 @@ test('missing files: a .bin (pickle) checkpoint, a sharded one, no config.json',
   assertHealthy('missing files');
 });
 
+test('a weights file that shrinks while it loads (Node reads each chunk straight into the wasm heap): an Error naming the file and where it ended', async () => {
+  const { mkdtempSync, cpSync, truncateSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const dir = mkdtempSync(join(tmpdir(), 'aw-shrink-'));
+  try {
+    cpSync(good.dir, dir, { recursive: true });
+    const weights = join(dir, 'model.safetensors');
+    const file = good.files['model.safetensors'];
+    const dataStart = 8 + new DataView(file.buffer, file.byteOffset).getUint32(0, true);
+    // cut the file after the header was read (every tensor is read: the masked-LM head is loaded),
+    // so the first chunk of tensor data finds its end
+    const cut = dataStart + 100;
+    for (const dtype of ['fp32', 'q8']) {
+      cpSync(join(good.dir, 'model.safetensors'), weights);
+      const progress = [];
+      await assert.rejects(
+        A.loadPretrained(dir, {
+          dtype,
+          onProgress: (p) => {
+            if (progress.push(p.loaded) === 1) truncateSync(weights, cut);
+          },
+        }),
+        {
+          message: `loadPretrained: ${weights}: the file ended at ${cut} bytes, ${file.length} were expected (did it change while loading?)`,
+        },
+        dtype,
+      );
+      assert.equal(progress.length, 1, `${dtype}: no progress after the short read`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  assertHealthy('shrinking file');
+});
+
 test('bad inputs: text longer than the maximum, empty text, ids out of range, ragged batches', async () => {
   const model = await A.loadPretrained(good.dir); // max_position_embeddings 40
   const long = 'the river bank '.repeat(20);
