@@ -1,4 +1,5 @@
-// npm run bench, whole-encoder rows (also on its own: node scripts/bench-encoder.mjs [--quick] [--threads=1]).
+// npm run bench, whole-encoder rows (also on its own: node scripts/bench-encoder.mjs [--quick] [--threads=1]
+// [--q8]).
 //
 // A DistilBERT-base-shaped encoder (6 layers, dim 768, 12 heads, FFN 3072, vocab 30522, 512
 // positions; random weights, F32) is written as a Hugging Face folder (config.json +
@@ -16,6 +17,9 @@
 //      weights, in this one process, taking turns call by call after warm-up calls; each reports
 //      the median. A call includes copying the ids in and the last hidden state out. For each q8
 //      run, its per-token cosine to attention-wasm's float32 output.
+// --q8: only the q8 rows (no load rows, float32 only as the cosines' reference): onnxruntime-web's
+// q8 graph and ours in both builds, taking turns, the best and the median of more calls; a few
+// minutes for a before/after of the int8 path.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,7 +78,7 @@ const median = (xs) => {
 const MiB = (b) => (b / 2 ** 20).toFixed(0);
 
 /** The whole-encoder tables; returns their rows. */
-export async function benchEncoder({ quick = false, threads = 2 } = {}) {
+export async function benchEncoder({ quick = false, threads = 2, q8Only = false } = {}) {
   const config = DISTILBERT_BASE;
   const dir = mkdtempSync(join(tmpdir(), 'aw-encoder-bench-'));
   try {
@@ -82,7 +86,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     const fileBytes = writeFolder(dir, config, tensors);
 
     // 1. load time and peak memory, in a fresh process, float32 and q8
-    const loads = ['fp32', 'q8'].map((dtype) => {
+    const loads = (q8Only ? [] : ['fp32', 'q8']).map((dtype) => {
       const child = spawnSync(
         process.execPath,
         ['--expose-gc', fileURLToPath(import.meta.url), '--load-child', dir, dtype],
@@ -115,7 +119,8 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
     }
     if (libs.length === 1) console.log('# attention-wasm relaxed: this Node has no relaxed SIMD; left out');
     const single = libs.length; // the one-thread columns of ours
-    if (threads > 1) {
+    if (q8Only) libs.splice(1); // the relaxed (or only) float32 model: the cosines' reference
+    if (threads > 1 && !q8Only) {
       const many = await init({ threads });
       libs.push({ name: `attention-wasm ${many.threads} threads`, model: await many.loadPretrained(dir), A: many });
     }
@@ -161,7 +166,7 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       );
       const sessions = [];
       if (buildEncoderOnnx) {
-        for (const quantized of [false, true])
+        for (const quantized of q8Only ? [true] : [false, true])
           sessions.push(
             await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L, quantized }), {
               executionProviders: ['wasm'],
@@ -204,6 +209,11 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
           worst = Math.max(worst, Math.abs(got[j] - reference[j]) / (1 + Math.abs(reference[j])));
         if (worst > 1e-4) console.log(`# warning: run ${i} differs from attention-wasm by ${worst.toExponential(2)}`);
       }
+      if (q8Only) {
+        await benchQ8(L, runs.slice(libs.length), [...q8Runs.values()], quick);
+        for (const session of sessions) await session.release?.();
+        continue;
+      }
       // warm-up: at least 3 calls and 1 s each (V8 tiers wasm up between calls, not within one)
       for (const run of runs)
         for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < (quick ? 300 : 1000); n++)
@@ -235,6 +245,11 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
       console.log(`# ${row.join(' | ')}   [${rounds} calls each]`);
       for (const session of sessions) await session.release?.();
     }
+    if (q8Only) {
+      console.log(`# ${machine()}, load average after: ${loadAverage()}`);
+      for (const l of [...libs, ...q8Libs]) l.model.dispose();
+      return rows;
+    }
     console.log(`\n| ${header.join(' | ')} |\n|${header.map(() => ' --- ').join('|')}|`);
     for (const r of rows) console.log(`| ${r.join(' | ')} |`);
     console.log(`# ${machine()}, load average after: ${loadAverage()}`);
@@ -248,13 +263,35 @@ export async function benchEncoder({ quick = false, threads = 2 } = {}) {
   }
 }
 
+/** --q8: the q8 runs (onnxruntime-web's first) taking turns; each one's median and best, and ours / its. */
+async function benchQ8(L, runs, names, quick) {
+  for (const run of runs)
+    for (let n = 0, t0 = performance.now(); n < 3 || performance.now() - t0 < 1000; n++) await run();
+  const rounds = quick ? 7 : L === 128 ? 31 : 11;
+  const times = runs.map(() => []);
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < runs.length; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const t0 = performance.now();
+      await runs[i]();
+      times[i].push(performance.now() - t0);
+    }
+  const ms = times.map(median),
+    best = times.map((t) => Math.min(...t));
+  const line = names.map((name, i) => `${name} ${ms[i].toFixed(1)} (best ${best[i].toFixed(1)})`);
+  const ratios = names.slice(1).map((name, i) => `${name} ${(ms[0] / ms[i + 1]).toFixed(2)}x`);
+  console.log(
+    `# q8, ${L} tokens, ms median of ${rounds}: ${line.join(', ')}; onnxruntime-web q8 / ours: ${ratios.join(', ')}`,
+  );
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const args = process.argv.slice(2);
   if (args[0] === '--load-child') {
     await loadChild(args[1], args[2]);
   } else {
     const threads = Number(args.find((a) => a.startsWith('--threads='))?.slice('--threads='.length) ?? 2);
-    await benchEncoder({ quick: args.includes('--quick'), threads });
+    await benchEncoder({ quick: args.includes('--quick'), threads, q8Only: args.includes('--q8') });
     process.exit(0); // onnxruntime-web may keep handles open
   }
 }

@@ -29,6 +29,8 @@ constexpr std::size_t block_rows = 64;
 // Rows per register tile (every way: see the tiles).
 constexpr std::size_t tile_rows = 4;
 static_assert(block_rows % tile_rows == 0, "whole tiles per block");
+// Panels whose outputs a fused activation covers at once: 64 rows x 64 columns, 16 KB.
+constexpr std::size_t activation_panels = 8;
 
 std::size_t groups_of(std::size_t k) { return (k + group - 1) / group; }
 std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
@@ -259,15 +261,20 @@ void quantized_block(const float* x, const QuantizedWeightView& w, const float* 
                            bias ? (full ? bias + j : last_bias) : nullptr};
       int8_tile<decltype(R)::value, product>(s.q + i * s.lda, s.lda, w_panel, groups, s.scales + i, s.zero_points + i,
                                              out);
-      for (std::size_t r = 0; r < R; ++r) {
-        float* y_r = y + (i + r) * w.n + j;
-        if (!full) std::copy(last_tile + r * panel, last_tile + r * panel + columns, y_r);
-        apply_activation(y_r, columns, act);
-      }
+      if (!full)
+        for (std::size_t r = 0; r < R; ++r)
+          std::copy(last_tile + r * panel, last_tile + r * panel + columns, y + (i + r) * w.n + j);
     };
     std::size_t i = 0;
     for (; i + tile_rows <= rows; i += tile_rows) tile(std::integral_constant<std::size_t, tile_rows>{}, i);
     register_tile::with_rows<tile_rows - 1>(rows - i, [&](auto R) { tile(R, i); });
+    // the activation over the block's rows, a few panels' columns at a time: they are still in the
+    // L1 cache, and each call covers enough values to keep the kernel's loop in its vector body
+    const std::size_t end = j + columns;  // the columns done so far
+    if (act != OutputActivation::None && (end == w.n || (t + 1) % activation_panels == 0)) {
+      const std::size_t first = t / activation_panels * activation_panels * panel;
+      for (std::size_t r = 0; r < rows; ++r) apply_activation(y + r * w.n + first, end - first, act);
+    }
   }
 }
 

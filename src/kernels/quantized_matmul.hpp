@@ -78,7 +78,9 @@ std::size_t quantized_linear_scratch_bytes(std::size_t k);
 
 // y = act(x W^T + bias) as above. x (m, k), w (n, k) quantized, bias (n) or nullptr, y (m, n);
 // scratch: quantized_linear_scratch_bytes(k) bytes, contents ignored. Rows are independent: a
-// product split by rows gives the same bytes.
+// product split by rows gives the same bytes. The activation is kernels/activation.hpp's, run over
+// 64 columns of each row at a time while they are in the cache: the same bytes as running it over
+// each row of the result afterwards.
 void quantized_linear(const float* x, const QuantizedWeightView& w, const float* bias, float* y, std::size_t m,
                       OutputActivation act, void* scratch, Int8Product product = preferred_int8_product());
 // The scalar twin: each row quantized by quantize_activation_row_reference, each sum computed

@@ -4,6 +4,7 @@
 #include "models/transformer_block.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "kernels/activation.hpp"
 #include "kernels/elementwise.hpp"
@@ -98,16 +99,40 @@ Tensor self_attention(const BlockConfig& c, const BlockInput& in, const float* x
   return std::move(r.weights);
 }
 
+// The int8 layer's epilogue form of an activation, where it has one.
+std::optional<kernels::OutputActivation> output_activation(Activation act) {
+  switch (act) {
+    case Activation::Gelu:
+      return kernels::OutputActivation::Gelu;
+    case Activation::GeluTanh:
+      return kernels::OutputActivation::GeluTanh;
+    case Activation::Relu:
+      return kernels::OutputActivation::Relu;
+    case Activation::Silu:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// y = act(x W^T + b): in an int8 layer's epilogue (on each tile's outputs while they are in the
+// cache: the same kernels, the same bytes), after the product otherwise.
+void linear_activated(const LinearWeight& w, Activation act, const float* x, float* y, std::size_t rows) {
+  const std::optional<kernels::OutputActivation> fused = output_activation(act);
+  if (w.format == LinearFormat::Q8 && fused) return quantized_linear_rows_parallel(x, *w.q8, w.bias, y, rows, *fused);
+  linear(w, x, y, rows);
+  activate(act, y, rows * w.out_features);
+}
+
 // scratch.projected = Mlp(x): act(x W_1^T + b_1) W_2^T + b_2, or (act(x W_gate^T) * x W_up^T) W_down^T
 void mlp(const BlockConfig& c, const BlockWeights& w, const float* x, std::size_t rows, BlockScratch& s) {
   float* hidden = s.hidden.data.data();
-  linear(w.mlp_in, x, hidden, rows);
-  const std::size_t F = c.intermediate_size;
   if (!c.gated_mlp) {
-    activate(c.activation, hidden, rows * F);
+    linear_activated(w.mlp_in, c.activation, x, hidden, rows);
     linear(w.mlp_out, hidden, s.projected.data.data(), rows);
     return;
   }
+  linear(w.mlp_in, x, hidden, rows);
+  const std::size_t F = c.intermediate_size;
   float* gated = s.gated.data.data();
   for (std::size_t r = 0; r < rows; ++r) {
     float* gate = hidden + r * 2 * F;  // (F) then up (F)
