@@ -34,7 +34,9 @@ function checkTokenIds(json) {
   const bad = (id) => !(Number.isInteger(id) && id >= 0 && id < MAX_TOKEN_ID);
   const vocab = json.model?.vocab;
   if (vocab && typeof vocab === 'object' && !Array.isArray(vocab)) {
-    for (const [token, id] of Object.entries(vocab)) {
+    // for-in rather than Object.entries: no array per token (docs/performance.md)
+    for (const token in vocab) {
+      const id = vocab[token];
       if (bad(id))
         throw new Error(
           `tokenizer.json: model.vocab[${JSON.stringify(token.slice(0, 40))}] = ${JSON.stringify(id)} is not a token id in [0, ${MAX_TOKEN_ID})`,
@@ -88,15 +90,25 @@ async function shippedVocabulary(url) {
 const tokenName = (t, fallback) => (typeof t === 'string' ? t : typeof t?.content === 'string' ? t.content : fallback);
 
 /**
- * tokenizer.json for a BERT WordPiece vocabulary (one token per line, id = line number), as
- * transformers' BertConverter builds it.
- * @param {string} vocabText @param {object} config tokenizer_config.json (or {})
+ * A BERT WordPiece vocabulary (one token per line, id = line number) as token -> id (a token
+ * that comes twice keeps its last line, as an object built from the lines would).
+ * @param {string} vocabText @returns {Map<string, number>}
  */
-export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
+function bertVocabulary(vocabText, file) {
   const tokens = vocabText.split(/\r?\n/);
   if (tokens.at(-1) === '') tokens.pop();
   if (tokens.length === 0) throw new Error(`${file}: the vocabulary is empty`);
-  const vocab = Object.fromEntries(tokens.map((t, i) => [t, i]));
+  const ids = new Map();
+  tokens.forEach((token, id) => ids.set(token, id));
+  return ids;
+}
+
+/**
+ * tokenizer.json for a BERT WordPiece vocabulary (`ids`, token -> id), as transformers'
+ * BertConverter builds it, with model.vocab left null for the caller to fill.
+ * @param {Map<string, number>} ids @param {object} config tokenizer_config.json (or {})
+ */
+function bertPipeline(ids, config, file) {
   const special = {
     unk: tokenName(config.unk_token, '[UNK]'),
     sep: tokenName(config.sep_token, '[SEP]'),
@@ -105,10 +117,10 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
     mask: tokenName(config.mask_token, '[MASK]'),
   };
   for (const key of ['unk', 'sep', 'cls']) {
-    if (!Object.hasOwn(vocab, special[key])) throw new Error(`${file}: the vocabulary has no ${special[key]} token`);
+    if (!ids.has(special[key])) throw new Error(`${file}: the vocabulary has no ${special[key]} token`);
   }
   const lowercase = config.do_lower_case ?? true;
-  const added = Object.values(special).filter((t, i, all) => Object.hasOwn(vocab, t) && all.indexOf(t) === i);
+  const added = Object.values(special).filter((t, i, all) => ids.has(t) && all.indexOf(t) === i);
   const cls = { SpecialToken: { id: special.cls, type_id: 0 } },
     sep = { SpecialToken: { id: special.sep, type_id: 0 } };
   return {
@@ -116,7 +128,7 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
     truncation: null,
     padding: null,
     added_tokens: added.map((t) => ({
-      id: vocab[t],
+      id: ids.get(t),
       content: t,
       single_word: false,
       lstrip: false,
@@ -143,7 +155,7 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
         { SpecialToken: { id: special.sep, type_id: 1 } },
       ],
       special_tokens: Object.fromEntries(
-        [special.cls, special.sep].map((t) => [t, { id: t, ids: [vocab[t]], tokens: [t] }]),
+        [special.cls, special.sep].map((t) => [t, { id: t, ids: [ids.get(t)], tokens: [t] }]),
       ),
     },
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
@@ -152,9 +164,63 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
       unk_token: special.unk,
       continuing_subword_prefix: '##',
       max_input_chars_per_word: 100,
-      vocab,
+      vocab: null,
     },
   };
+}
+
+/**
+ * tokenizer.json for a BERT WordPiece vocabulary (one token per line, id = line number), as
+ * transformers' BertConverter builds it.
+ * @param {string} vocabText @param {object} config tokenizer_config.json (or {})
+ */
+export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
+  const ids = bertVocabulary(vocabText, file);
+  const json = bertPipeline(ids, config, file);
+  json.model.vocab = Object.fromEntries(ids);
+  return json;
+}
+
+/**
+ * Hugging Face's Tokenizer for a tokenizer.json object. A WordPiece model's vocabulary (BERT's:
+ * 30,522 tokens) is not handed to the library, which would copy the object into a Map through
+ * Object.entries (an array per token): that copy, and the object built from vocab.txt to give
+ * it, grew V8's heap by ~16 MiB that it keeps through a model load's peak (docs/performance.md).
+ * The library gets the model with its unknown token alone, and its WordPiece model is then given
+ * what its constructor builds from the whole vocabulary (token -> id, and id -> token), with the
+ * added tokens put in as its Tokenizer puts them. Other models go to the library as they are.
+ * @param {object} json @param {object} config
+ * @param {Map<string, number>} [ids] the vocabulary as token -> id, when the caller has it so
+ */
+function wordPieceTokenizer(json, config, ids) {
+  const model = json.model;
+  const vocab = model?.vocab;
+  if (model?.type !== 'WordPiece' || (!ids && (vocab === null || typeof vocab !== 'object' || Array.isArray(vocab))))
+    return new Tokenizer(json, config);
+  if (!ids) {
+    ids = new Map();
+    for (const token in vocab) ids.set(token, vocab[token]);
+  }
+  const unk = model.unk_token;
+  const lean = { ...model, vocab: ids.has(unk) ? { [unk]: ids.get(unk) } : {} };
+  const hf = new Tokenizer({ ...json, model: lean }, config);
+  const wordPiece = hf.model;
+  if (!(wordPiece.tokens_to_ids instanceof Map && Array.isArray(wordPiece.vocab))) {
+    // not the model this was written for: the library builds it whole
+    model.vocab ??= Object.fromEntries(ids);
+    return new Tokenizer(json, config);
+  }
+  const tokens = new Array(ids.size);
+  ids.forEach((id, token) => {
+    tokens[id] = token;
+  });
+  for (const added of hf.added_tokens) {
+    ids.set(added.content, added.id);
+    tokens[added.id] = added.content;
+  }
+  wordPiece.tokens_to_ids = ids;
+  wordPiece.vocab = tokens;
+  return hf;
 }
 
 /** Truncation strategies as transformers names them; truncation: true is 'longest_first'. */
@@ -563,7 +629,7 @@ export async function tokenizerFromFiles(
   const config = files.has('tokenizer_config.json') ? await files.json('tokenizer_config.json') : {};
   if (config === null || typeof config !== 'object' || Array.isArray(config))
     throw new Error('tokenizer_config.json: expected a JSON object');
-  let json;
+  let json, ids;
   if (files.has('tokenizer.json')) {
     json = await files.json('tokenizer.json');
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
@@ -578,13 +644,14 @@ export async function tokenizerFromFiles(
       );
     }
   } else if (files.has('vocab.txt')) {
-    json = bertTokenizerJson(await files.text('vocab.txt'), config);
+    ids = bertVocabulary(await files.text('vocab.txt'), 'vocab.txt');
+    json = bertPipeline(ids, config, 'vocab.txt');
   } else {
     return null;
   }
   let hf;
   try {
-    hf = new Tokenizer(json, config);
+    hf = wordPieceTokenizer(json, config, ids);
   } catch (e) {
     throw new Error(`${files.has('tokenizer.json') ? 'tokenizer.json' : 'vocab.txt'}: ${e.message}`);
   }
@@ -620,7 +687,9 @@ export async function loadTokenizer(source, options = {}) {
   if (typeof source === 'string' && Object.hasOwn(SHIPPED, source)) {
     const shipped = SHIPPED[source];
     const vocab = await shippedVocabulary(shipped.vocab());
-    const hf = new Tokenizer(bertTokenizerJson(vocab, { do_lower_case: true }, source), { do_lower_case: true });
+    const config = { do_lower_case: true };
+    const ids = bertVocabulary(vocab, source);
+    const hf = wordPieceTokenizer(bertPipeline(ids, config, source), config, ids);
     return new TextTokenizer(hf, { maxLength: maxLength ?? shipped.maxLength, tokenTypeIds: shipped.tokenTypeIds });
   }
   let files;

