@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { init } from '../dist/node.js';
 import { relaxedSimdSupported } from '../dist/builds.js';
-import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts } from './encoder-weights.mjs';
+import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts, tokenCosines } from './encoder-weights.mjs';
 import { loadAverage, machine, machineLine } from './load-average.mjs';
 
 const root = new URL('..', import.meta.url);
@@ -58,17 +58,6 @@ async function loadChild(dir, dtype = 'fp32') {
     JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }),
   );
   model.dispose();
-}
-
-/** The cosine of each token's row (dim values) of a to the same row of b. */
-function tokenCosines(a, b, dim) {
-  return Array.from({ length: a.length / dim }, (_, t) => {
-    let ab = 0,
-      aa = 0,
-      bb = 0;
-    for (let d = t * dim; d < (t + 1) * dim; d++) ((ab += a[d] * b[d]), (aa += a[d] * a[d]), (bb += b[d] * b[d]));
-    return ab / Math.sqrt(aa * bb);
-  });
 }
 
 const median = (xs) => {

@@ -93,3 +93,15 @@ export function encoderIds(L) {
     return i === 0 ? 101 : i === L - 1 ? 102 : 1000 + (x % 29000);
   });
 }
+
+/** The cosine of each token's row (dim values) of a to the same row of b (q8 against
+ * float32 in the encoder benchmarks). */
+export function tokenCosines(a, b, dim) {
+  return Array.from({ length: a.length / dim }, (_, t) => {
+    let ab = 0,
+      aa = 0,
+      bb = 0;
+    for (let d = t * dim; d < (t + 1) * dim; d++) ((ab += a[d] * b[d]), (aa += a[d] * a[d]), (bb += b[d] * b[d]));
+    return ab / Math.sqrt(aa * bb);
+  });
+}

@@ -10,20 +10,9 @@
 // Each q8 run's per-token cosine to attention-wasm's float32 output is logged.
 import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
-import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts } from '../encoder-weights.mjs';
+import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts, tokenCosines } from '../encoder-weights.mjs';
 import { buildEncoderOnnx } from '../encoder-onnx.mjs';
 import { median } from '../bench-attention.mjs';
-
-/** The cosine of each token's row (dim values) of a to the same row of b. */
-function tokenCosines(a, b, dim) {
-  return Array.from({ length: a.length / dim }, (_, t) => {
-    let ab = 0,
-      aa = 0,
-      bb = 0;
-    for (let d = t * dim; d < (t + 1) * dim; d++) ((ab += a[d] * b[d]), (aa += a[d] * a[d]), (bb += b[d] * b[d]));
-    return ab / Math.sqrt(aa * bb);
-  });
-}
 
 /**
  * @param {{ ort: object, ortVersion: string, quick: boolean, log: (line: string) => void, yieldTask: () => Promise<void> }} options
