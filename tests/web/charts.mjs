@@ -19,21 +19,32 @@ export async function hoverCell(page, figure, i, j) {
 
 /**
  * Saves a chart through its export menu ('png', 'svg' or 'json'), closing the menu again;
- * resolves with { name, bytes } of the file the browser downloaded.
+ * resolves with { name, bytes } of the file the browser downloaded. A try whose download does not
+ * come within 10 s is made again, up to three in all (once in a few hundred CI runs the first
+ * click's download never came: the menu re-resolved while the page was busy); a chart that never
+ * saves still fails, naming the tries.
  */
-export async function saved(page, figure, kind) {
+export async function saved(page, figure, kind, tries = 3) {
   const menu = figure.locator('details.export').first();
-  await menu.evaluate((d) => {
-    d.open = true;
-  });
-  const [download] = await Promise.all([
-    page.waitForEvent('download'),
-    menu.locator(`button[data-export=${kind}]`).click(),
-  ]);
-  await menu.evaluate((d) => {
-    d.open = false;
-  });
-  return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+  for (let attempt = 1; ; attempt++) {
+    await figure.scrollIntoViewIfNeeded();
+    await menu.evaluate((d) => {
+      d.open = true;
+    });
+    try {
+      const [download] = await Promise.all([
+        page.waitForEvent('download', { timeout: 10000 }),
+        menu.locator(`button[data-export=${kind}]`).click({ timeout: 10000 }),
+      ]);
+      return { name: download.suggestedFilename(), bytes: readFileSync(await download.path()) };
+    } catch (e) {
+      if (attempt >= tries) throw new Error(`saving ${kind}: no download after ${tries} tries: ${e.message}`);
+    } finally {
+      await menu.evaluate((d) => {
+        d.open = false;
+      });
+    }
+  }
 }
 
 /** A saved chart's JSON. */
