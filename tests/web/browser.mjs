@@ -108,3 +108,18 @@ export async function initLikeThePage(options = {}) {
     );
   }
 }
+
+/**
+ * A DataTransfer of File objects in the page, made from files ([name, bytes]) read in Node: what a
+ * folder dropped on a drop zone carries (`dispatchEvent('drop', { dataTransfer })`).
+ */
+export const fileTransfer = (page, files) =>
+  page.evaluateHandle(
+    (entries) => {
+      const dt = new DataTransfer();
+      for (const [name, base64] of entries)
+        dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      return dt;
+    },
+    files.map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]),
+  );

@@ -21,7 +21,7 @@ import { loadTokenizer } from '../../dist/node.js';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { DOCUMENT, e46, printedE46 } from '../js/e46.mjs';
 import { S1, S2 } from '../js/fixtures.mjs';
-import { openLoadedPage, artefacts, numbersIn, initLikeThePage } from './browser.mjs';
+import { openLoadedPage, artefacts, numbersIn, initLikeThePage, fileTransfer } from './browser.mjs';
 import {
   E46_FORWARD as FORWARD,
   assertE46Loaded,
@@ -293,13 +293,8 @@ test('a malformed folder shows a readable error and leaves the page usable; a co
   // a folder without config.json, dropped on the drop zone (a DataTransfer of File objects)
   const files = readdirSync(dir)
     .filter((n) => n !== 'config.json')
-    .map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
-  const transfer = await b.page.evaluateHandle((entries) => {
-    const dt = new DataTransfer();
-    for (const [name, base64] of entries)
-      dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-    return dt;
-  }, files);
+    .map((n) => [n, readFileSync(join(dir, n))]);
+  const transfer = await fileTransfer(b.page, files);
   await loaded(() => card().locator('.dropzone').dispatchEvent('drop', { dataTransfer: transfer }));
   assert.match(
     await text('.loader .error'),

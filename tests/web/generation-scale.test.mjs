@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
-import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
+import { openLoadedPage, artefacts, initLikeThePage, fileTransfer } from './browser.mjs';
 import { observeLongTasks, reportLongTasks, withoutLongTasks } from './long-tasks.mjs';
 import { savedJson, cellPoint } from './charts.mjs';
 import { assertLocalAndClean } from './core.mjs';
@@ -40,13 +40,8 @@ before(async () => {
   b = await openLoadedPage();
   await observeLongTasks(b.page);
   // the folder dropped on the explorer's drop zone, as a DataTransfer of File objects
-  const files = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n)).toString('base64')]);
-  const transfer = await b.page.evaluateHandle((entries) => {
-    const dt = new DataTransfer();
-    for (const [name, base64] of entries)
-      dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-    return dt;
-  }, files);
+  const files = readdirSync(dir).map((n) => [n, readFileSync(join(dir, n))]);
+  const transfer = await fileTransfer(b.page, files);
   await section().locator('.dropzone').dispatchEvent('drop', { dataTransfer: transfer });
   await b.page.waitForFunction(
     () => ['loaded', 'failed'].includes(document.querySelector('#generation .loader').dataset.state),

@@ -16,7 +16,7 @@ import { mkdtempSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
-import { openLoadedPage, artefacts, initLikeThePage } from './browser.mjs';
+import { openLoadedPage, artefacts, initLikeThePage, fileTransfer } from './browser.mjs';
 import { saved, savedJson, pngSize } from './charts.mjs';
 import { assertLocalAndClean } from './core.mjs';
 
@@ -62,15 +62,7 @@ const loadThroughInput = (paths, input = 'files') =>
 
 /** Drops `files` ([name, bytes]) on the explorer's drop zone, as a DataTransfer of File objects. */
 async function drop(files) {
-  const transfer = await b.page.evaluateHandle(
-    (entries) => {
-      const dt = new DataTransfer();
-      for (const [name, base64] of entries)
-        dt.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-      return dt;
-    },
-    files.map(([name, bytes]) => [name, Buffer.from(bytes).toString('base64')]),
-  );
+  const transfer = await fileTransfer(b.page, files);
   await loaded(() => section().locator('.dropzone').dispatchEvent('drop', { dataTransfer: transfer }));
 }
 const folderFiles = (folder) => readdirSync(folder).map((n) => [n, readFileSync(join(folder, n))]);
