@@ -11,8 +11,12 @@
 // output within 1e-4 relative, else the figures would not compare like with like.
 // --encoder adds the whole DistilBERT-base-shaped encoder's forward at 128 and 512 tokens
 // (scripts/bench-encoder.mjs's random weights, loaded once per build; GFLOP/s counts its linear
-// layers and attention products).
-// Usage: node [--experimental-wasm-relaxed-simd] scripts/bench-builds.mjs [--quick] [--encoder] BUILD...
+// layers and attention products); --q8 the same encoder loaded with dtype 'q8' (GOP/s; builds
+// whose int8 weights differ are compared by their worst per-token cosine, which must be above
+// 0.995: each is ~0.999 from float32, and their errors differ). --only=TEXT keeps the workloads
+// whose name contains TEXT.
+// Usage: node [--experimental-wasm-relaxed-simd] scripts/bench-builds.mjs [--quick] [--encoder] [--q8]
+//   [--only=TEXT] BUILD...
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { machineLine } from './load-average.mjs';
@@ -95,26 +99,33 @@ function tensorSource(seed) {
   };
 }
 
-if (args.includes('--encoder')) {
+const encoderDtypes = [...(args.includes('--encoder') ? ['fp32'] : []), ...(args.includes('--q8') ? ['q8'] : [])];
+if (encoderDtypes.length) {
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { writeFolder } = await import('./bench-encoder.mjs');
-  const { DISTILBERT_BASE: config, encoderIds, randomTensors } = await import('./encoder-weights.mjs');
+  const { DISTILBERT_BASE: config, encoderIds, randomTensors, tokenCosines } = await import('./encoder-weights.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'aw-bench-builds-'));
   writeFolder(dir, config, randomTensors(config));
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  const models = new Map(); // A -> its model
   const { dim: D, hidden_dim: F, n_layers: layers } = config;
-  for (const L of [128, 512])
-    WORKLOADS.push({
-      name: `encoder ${L} tokens`,
-      flops: layers * (2 * L * D * (4 * D + 2 * F) + 4 * L * L * D),
-      inputs: () => encoderIds(L),
-      run: (A, ids) => models.get(A).forward(ids).lastHiddenState.data,
-      prepare: async (A) => models.has(A) || models.set(A, await A.loadPretrained(dir)),
-    });
+  for (const dtype of encoderDtypes) {
+    const models = new Map(); // A -> its model
+    for (const L of [128, 512])
+      WORKLOADS.push({
+        name: `encoder${dtype === 'q8' ? ' q8' : ''} ${L} tokens`,
+        flops: layers * (2 * L * D * (4 * D + 2 * F) + 4 * L * L * D),
+        inputs: () => encoderIds(L),
+        run: (A, ids) => models.get(A).forward(ids).lastHiddenState.data,
+        prepare: async (A) => models.has(A) || models.set(A, await A.loadPretrained(dir, { dtype })),
+        // q8 builds may quantize differently: the same outputs up to the quantization
+        agree: dtype === 'q8' ? (a, b) => Math.min(...tokenCosines(a, b, D)) > 0.995 : undefined,
+      });
+  }
 }
+const only = args.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+if (only) WORKLOADS.splice(0, WORKLOADS.length, ...WORKLOADS.filter((w) => w.name.includes(only)));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const worstRelative = (a, b) => a.reduce((w, x, i) => Math.max(w, Math.abs(x - b[i]) / (1 + Math.abs(b[i]))), 0);
@@ -138,7 +149,12 @@ for (const w of WORKLOADS) {
   const inputs = w.inputs(tensorSource((w.flops % 1000) + 1));
   const reference = w.run(builds[0].A, inputs);
   for (const b of builds.slice(1)) {
-    const diff = worstRelative(w.run(b.A, inputs), reference);
+    const out = w.run(b.A, inputs);
+    if (w.agree) {
+      if (!w.agree(out, reference)) throw new Error(`${w.name}: ${b.label} does not agree with ${builds[0].label}`);
+      continue;
+    }
+    const diff = worstRelative(out, reference);
     if (diff > 1e-4)
       throw new Error(`${w.name}: ${b.label} differs from ${builds[0].label} by ${diff.toExponential(2)}`);
   }

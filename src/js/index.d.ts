@@ -558,7 +558,9 @@ export class AttentionWasm {
   linear(input: TensorLike, weight: TensorLike | QuantizedTensor, bias?: TensorLike | null): Tensor;
   /**
    * The int8 ("q8") form of a linear layer's weight (out, in): one float32 scale per row (output
-   * channel), `scale = max |w| / 127`, and the values `round(w / scale)` in [-127, 127], kept in
+   * channel), `scale = max |w| / 127` (or, where it is larger, a quad's `sum |w| / 256`: four
+   * values of a row that the int8 kernel adds in int16, docs/performance.md), and the values
+   * `round(w / scale)` in [-127, 127], kept in
    * this instance's wasm memory, packed for the int8 kernels, until `dispose()`. Accepted by
    * {@link linear} and as a {@link Linear}'s weight. About a quarter of the float32 weight's memory;
    * the int8 layer's result differs from float32 by the quantization of the weight and of each

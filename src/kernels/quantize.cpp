@@ -39,10 +39,35 @@ RowMapping activation_mapping(float lo, float hi, bool finite) {
   return {range / 127.0f, inverse, zero_point, 0.0f, 127.0f};
 }
 
-RowMapping weight_mapping(float max_abs, bool finite) {
+// max_quad: the row's max_quad_abs_sum (quantize.hpp)
+RowMapping weight_mapping(float max_abs, float max_quad, bool finite) {
   if (!finite) return {not_a_number, 0.0f, 0.0f, -127.0f, 127.0f};
   if (max_abs == 0.0f) return {0.0f, 0.0f, 0.0f, -127.0f, 127.0f};  // a row of zeros: q = 0
-  return {max_abs / 127.0f, 127.0f / max_abs, 0.0f, -127.0f, 127.0f};
+  const float by_value = max_abs / 127.0f, by_quad = max_quad / weight_quad_limit;
+  if (by_quad > by_value) return {by_quad, weight_quad_limit / max_quad, 0.0f, -127.0f, 127.0f};
+  return {by_value, 127.0f / max_abs, 0.0f, -127.0f, 127.0f};
+}
+
+// The two quads of the block of 8 values at w, as quantize.hpp defines their sums.
+struct QuadSums {
+  float first, second;  // values 0, 1, 4, 5 and 2, 3, 6, 7
+};
+QuadSums quad_sums(const float* w) {
+  const auto a = [&](std::size_t i) { return std::fabs(w[i]) + std::fabs(w[i + 4]); };
+  return {a(0) + a(1), a(2) + a(3)};
+}
+
+// The tail of a row (fewer than 8 values) as a block padded with zeros.
+QuadSums tail_quad_sums(const float* w, std::size_t count) {
+  float block[8] = {};
+  for (std::size_t i = 0; i < count; ++i) block[i] = w[i];
+  return quad_sums(block);
+}
+
+// max(m, the block's two sums), by comparisons (which never select a NaN)
+float max_of(float m, const QuadSums& s) {
+  m = s.first > m ? s.first : m;
+  return s.second > m ? s.second : m;
 }
 
 // The integer of one value, as a float: round-half-even, then clamped by comparisons (a NaN
@@ -186,15 +211,40 @@ ActivationQuantization quantize_activation_row_reference(const float* x, std::si
   return {m.scale, static_cast<std::int32_t>(m.offset)};
 }
 
+float max_quad_abs_sum(const float* w, std::size_t k) {
+  float m = 0.0f;
+  std::size_t i = 0;
+#if defined(__wasm_simd128__)
+  // a = |w[0:4]| + |w[4:8]|, then a + a with its lanes' pairs swapped: (quad 0, quad 0, quad 1,
+  // quad 1), each sum in quad_sums' order (the additions commute exactly)
+  v128_t m_v = wasm_f32x4_splat(0.0f);
+  for (; i + 8 <= k; i += 8) {
+    const v128_t a = wasm_f32x4_add(wasm_f32x4_abs(wasm_v128_load(w + i)), wasm_f32x4_abs(wasm_v128_load(w + i + 4)));
+    const v128_t s = wasm_f32x4_add(a, wasm_i32x4_shuffle(a, a, 1, 0, 3, 2));
+    m_v = wasm_v128_bitselect(s, m_v, wasm_f32x4_gt(s, m_v));
+  }
+  m = max_of(m, {wasm_f32x4_extract_lane(m_v, 0), wasm_f32x4_extract_lane(m_v, 2)});
+#endif
+  for (; i + 8 <= k; i += 8) m = max_of(m, quad_sums(w + i));
+  if (i < k) m = max_of(m, tail_quad_sums(w + i, k - i));
+  return m;
+}
+
+float max_quad_abs_sum_reference(const float* w, std::size_t k) {
+  float m = 0.0f;
+  for (std::size_t i = 0; i < k; i += 8) m = max_of(m, i + 8 <= k ? quad_sums(w + i) : tail_quad_sums(w + i, k - i));
+  return m;
+}
+
 WeightQuantization weight_quantization(const float* w, std::size_t k) {
   const Extremes e = extremes(w, k);
-  const RowMapping m = weight_mapping(max_abs(e), e.finite);
+  const RowMapping m = weight_mapping(max_abs(e), max_quad_abs_sum(w, k), e.finite);
   return {m.scale, m.inverse};
 }
 
 WeightQuantization weight_quantization_reference(const float* w, std::size_t k) {
   const Extremes e = extremes_reference(w, k);
-  const RowMapping m = weight_mapping(max_abs(e), e.finite);
+  const RowMapping m = weight_mapping(max_abs(e), max_quad_abs_sum_reference(w, k), e.finite);
   return {m.scale, m.inverse};
 }
 

@@ -2,7 +2,15 @@
 // (kernels/quantized_matmul.hpp):
 //
 //  - weights, symmetric per row (one output channel of a linear layer), int8 in [-127, 127]:
-//      scale = max |w| / 127,   q = clamp(round(w / scale), -127, 127),   w ~ scale q
+//      scale = max(max |w| / 127, max_quad |w|_1 / 256),   q = clamp(round(w / scale), -127, 127),
+//      w ~ scale q
+//    where a quad is four values of the row that the int8 kernel sums in int16 before widening
+//    (kernels/quantized_matmul.hpp): in each block of 8 values, those at 0, 1, 4, 5 and at 2, 3,
+//    6, 7, its sum |w|_1 taken as (|w_a| + |w_a+4|) + (|w_a+1| + |w_a+5|). Then every quad's
+//    sum |q| is at most 256 + 4 x 1/2 = 258 (rounding adds at most a half per value), and its
+//    products with u7 activations at most 127 x 258 = 32766 in magnitude: they fit int16. On
+//    most rows max |w| decides; where a few large values share a quad the scale grows (the
+//    rounding step with it) by what they exceed 256 / 127 ~ 2 max |w|.
 //  - activations, dynamic and asymmetric per row (one token), u7 in [0, 127]:
 //      lo = min(x, 0), hi = max(x, 0),   scale = (hi - lo) / 127,   zero_point = round(-lo / scale)
 //      q = clamp(round(x / scale) + zero_point, 0, 127),   x ~ scale (q - zero_point)
@@ -38,9 +46,12 @@ ActivationQuantization quantize_activation_row(const float* x, std::size_t k, st
 ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::int16_t* q);
 ActivationQuantization quantize_activation_row_reference(const float* x, std::size_t k, std::uint8_t* q);
 
-// A row of weights' scale (w ~ scale q): max |w| / 127, 0 for a row of zeros; and the factor
-// 127 / max |w| that maps it to integers. Then its values (any part of the row, so that a
-// long row can be quantized piece by piece) -> q, int8 in [-127, 127].
+// A row of weights' scale (w ~ scale q) as above, 0 for a row of zeros; and the factor that maps
+// it to integers (127 / max |w| or 256 / max_quad |w|_1, whichever is smaller). Then its values
+// (any part of the row, so that a long row can be quantized piece by piece) -> q, int8 in
+// [-127, 127].
+// The limit on each quad's sum of |q| is quantized_matmul's, for its int16 sums.
+constexpr float weight_quad_limit = 256.0f;
 struct WeightQuantization {
   float scale = 0;
   float inverse = 0;
@@ -49,5 +60,8 @@ WeightQuantization weight_quantization(const float* w, std::size_t k);
 WeightQuantization weight_quantization_reference(const float* w, std::size_t k);
 void quantize_weights(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q);
 void quantize_weights_reference(const float* w, std::size_t count, const WeightQuantization& row, std::int8_t* q);
+// The largest quad sum max_quad |w|_1 of a row (k values; beyond k, zeros), as defined above.
+float max_quad_abs_sum(const float* w, std::size_t k);
+float max_quad_abs_sum_reference(const float* w, std::size_t k);
 
 }  // namespace aw::kernels

@@ -26,14 +26,16 @@ constexpr std::size_t panel_bytes_per_group = panel * group;  // 32
 // Rows of x quantized at a time: their u7 copy (64 x k bytes) stays in the L2 cache while every
 // panel of W meets it.
 constexpr std::size_t block_rows = 64;
-// Rows per register tile (every way: see the tiles).
-constexpr std::size_t tile_rows = 4;
-static_assert(block_rows % tile_rows == 0, "whole tiles per block");
+// Rows per register tile (see the tiles): 2 for RelaxedI16Dot, 4 for the others.
+template <Int8Product product>
+constexpr std::size_t tile_rows = product == Int8Product::RelaxedI16Dot ? 2 : 4;
+static_assert(block_rows % 4 == 0, "whole tiles per block");
 // Panels whose outputs a fused activation covers at once: 64 rows x 64 columns, 16 KB.
 constexpr std::size_t activation_panels = 8;
 
-std::size_t groups_of(std::size_t k) { return (k + group - 1) / group; }
 std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
+// Groups of a row, in whole pairs (the int16 sums of RelaxedI16Dot add two groups).
+std::size_t groups_of(std::size_t k) { return round_up((k + group - 1) / group, 2); }
 
 // The i7 operand as each way reads it: bytes, or (SIMD128) bytes widened to int16.
 template <Int8Product product>
@@ -128,9 +130,12 @@ struct TileOutput {
 #if defined(__wasm_simd128__)
 
 // V8 gives wasm 15 SIMD registers on x86-64: 4 rows x 8 channels keep 8 accumulators, the panel's
-// 2 vectors and 4 broadcasts (plus, emulated, one temporary). Measured (scripts/int8-probe.mjs,
-// AMD EPYC Zen 4, Node 20 / Node 24 / Chromium 156, where the relaxed dot is emulated):
-// RelaxedI16Dot 4 x 8 ~100 GOP/s in Node 20 and Chromium, against 40-85 for the other shapes.
+// 2 vectors and 4 broadcasts (plus, emulated, one temporary). RelaxedI16Dot holds two groups of
+// the panel (4 vectors) and two broadcasts per row: at 4 rows that is more than Node 20's V8
+// (11.3) allocates without spilling, so it takes 2 rows x 8 channels. Measured
+// (scripts/int8-probe.mjs, AMD EPYC Zen 4, GOP/s in Node 20 / Node 24 / Chromium 156, where the
+// relaxed dot is emulated): one group per widening, 4 x 8: 102-105 / 110-112 / 107; two groups,
+// 2 x 8: 119-120 / 111-114 / 111-113; 4 x 8: 90-95 / 127-131 / 129-132 (docs/performance.md).
 
 // y tile = epilogue(acc): acc[r][v] holds channels 4v .. 4v + 3 of row r.
 template <std::size_t R>
@@ -152,9 +157,10 @@ inline void store_tile(const v128_t (&acc)[R][2], const float* scales, const std
 
 #if defined(__wasm_relaxed_simd__)
 // a[r, 4g : 4g + 4] in every 32-bit lane; w: the panel's 32 bytes per group.
-template <std::size_t R, Int8Product product>
-inline void relaxed_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
-                         v128_t (&acc)[R][2]) {
+// RelaxedDot: acc += dot(w_g, a_g) in int32, one group at a time.
+template <std::size_t R>
+inline void relaxed_dot_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
+                             v128_t (&acc)[R][2]) {
 #pragma GCC unroll 8
   for (std::size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
   for (const std::int8_t* const w_end = w + groups * panel_bytes_per_group; w != w_end;
@@ -163,15 +169,32 @@ inline void relaxed_tile(const std::uint8_t* a, std::size_t lda, const std::int8
 #pragma GCC unroll 8
     for (std::size_t r = 0; r < R; ++r) {
       const v128_t x = wasm_v128_load32_splat(a + r * lda);
-      if constexpr (product == Int8Product::RelaxedDot) {
-        acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w0, x, acc[r][0]);
-        acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w1, x, acc[r][1]);
-      } else {
-        acc[r][0] =
-            wasm_i32x4_add(acc[r][0], wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_relaxed_dot_i8x16_i7x16(w0, x)));
-        acc[r][1] =
-            wasm_i32x4_add(acc[r][1], wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_relaxed_dot_i8x16_i7x16(w1, x)));
-      }
+      acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w0, x, acc[r][0]);
+      acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w1, x, acc[r][1]);
+    }
+  }
+}
+
+// RelaxedI16Dot: acc += widen(dot16(w_g, a_g) + dot16(w_g+1, a_g+1)), two groups at a time: the
+// int16 sum of a lane is a quad of products, exact (quantized_matmul.hpp).
+template <std::size_t R>
+inline void relaxed_i16_dot_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
+                                 v128_t (&acc)[R][2]) {
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
+  for (const std::int8_t* const w_end = w + groups * panel_bytes_per_group; w != w_end;
+       w += 2 * panel_bytes_per_group, a += 2 * group) {
+    const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);       // group g: channels 0-3, 4-7
+    const v128_t w2 = wasm_v128_load(w + 32), w3 = wasm_v128_load(w + 48);  // group g + 1
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+      const v128_t x0 = wasm_v128_load32_splat(a + r * lda), x1 = wasm_v128_load32_splat(a + r * lda + group);
+      const v128_t low =
+          wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w0, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w2, x1));
+      const v128_t high =
+          wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w1, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w3, x1));
+      acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_extadd_pairwise_i16x8(low));
+      acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_extadd_pairwise_i16x8(high));
     }
   }
 }
@@ -215,7 +238,10 @@ inline void int8_tile(const A* a, std::size_t lda, const std::int8_t* w, std::si
     simd128_tile<R>(a, lda, w, groups, acc);
   } else {
 #if defined(__wasm_relaxed_simd__)
-    relaxed_tile<R, product>(a, lda, w, groups, acc);
+    if constexpr (product == Int8Product::RelaxedDot)
+      relaxed_dot_tile<R>(a, lda, w, groups, acc);
+    else
+      relaxed_i16_dot_tile<R>(a, lda, w, groups, acc);
 #endif
   }
   store_tile<R>(acc, scales, zero_points, out);
@@ -252,7 +278,8 @@ void quantized_block(const float* x, const QuantizedWeightView& w, const float* 
     const std::int8_t* w_panel = w.packed + t * groups * panel_bytes_per_group;
     const std::size_t j = t * panel, columns = std::min(panel, w.n - j);
     // the last panel's channels beyond n: computed into a tile of its own, then copied
-    float last_tile[tile_rows * panel];
+    constexpr std::size_t rows_per_tile = tile_rows<product>;
+    float last_tile[rows_per_tile * panel];
     float last_bias[panel] = {};
     if (bias && t == full_panels) std::copy(bias + j, bias + w.n, last_bias);
     const bool full = t < full_panels;
@@ -266,8 +293,8 @@ void quantized_block(const float* x, const QuantizedWeightView& w, const float* 
           std::copy(last_tile + r * panel, last_tile + r * panel + columns, y + (i + r) * w.n + j);
     };
     std::size_t i = 0;
-    for (; i + tile_rows <= rows; i += tile_rows) tile(std::integral_constant<std::size_t, tile_rows>{}, i);
-    register_tile::with_rows<tile_rows - 1>(rows - i, [&](auto R) { tile(R, i); });
+    for (; i + rows_per_tile <= rows; i += rows_per_tile) tile(std::integral_constant<std::size_t, rows_per_tile>{}, i);
+    register_tile::with_rows<rows_per_tile - 1>(rows - i, [&](auto R) { tile(R, i); });
     // the activation over the block's rows, a few panels' columns at a time: they are still in the
     // L1 cache, and each call covers enough values to keep the kernel's loop in its vector body
     const std::size_t end = j + columns;  // the columns done so far

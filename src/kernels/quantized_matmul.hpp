@@ -13,8 +13,15 @@
 //
 // Weights are packed once (at quantization) for the register tiles: panels of 8 output channels,
 // each 4 values of k of the 8 channels in 32 bytes:
-//   packed[(t * groups + g) * 32 + c * 4 + b] = qw[8 t + c, 4 g + b],   groups = ceil(k / 4),
+//   packed[(t * groups + g) * 32 + c * 4 + b] = qw[8 t + c, 4 g + b],   groups = 2 ceil(k / 8),
 // zero beyond n and k. scales and sums are padded with zeros to whole panels.
+//
+// Where the engine emulates relaxed SIMD's dot product (RelaxedI16Dot below), each group's
+// products come as int16 pair sums (pmaddubsw), and the kernel adds two groups' (g even and g + 1)
+// in int16 before widening them to int32 (pmaddwd), which halves the widening multiplies. Each
+// int16 lane then holds a quad of products, k = 8h + {0, 1, 4, 5} or 8h + {2, 3, 6, 7}: the
+// weights' quantization bounds every quad's sum |q| by 258 (kernels/quantize.hpp), so with qx in
+// [0, 127] the lane stays within 127 x 258 = 32766 and the sums stay exact.
 //
 // Kernels never allocate, never throw and know nothing about JS. Pointers need no particular
 // alignment; y must not overlap any input or the scratch.
@@ -54,8 +61,9 @@ std::int8_t packed_weight_at(const std::int8_t* packed, std::size_t k, std::size
 // on how the engine lowers relaxed SIMD's dot product on its CPU (scripts/int8-probe.mjs):
 //  - RelaxedDot:     i32x4.relaxed_dot_i8x16_i7x16_add (one instruction where it is AVX-VNNI's
 //                    vpdpbusd or ARM's sdot; three where it is emulated with pmaddubsw);
-//  - RelaxedI16Dot:  i16x8.relaxed_dot_i8x16_i7x16 + i32x4.extadd_pairwise_i16x8_s + i32x4.add
-//                    (pmaddubsw, pmaddwd, paddd: faster where the one above is emulated);
+//  - RelaxedI16Dot:  i16x8.relaxed_dot_i8x16_i7x16 twice, i16x8.add, i32x4.extadd_pairwise_i16x8_s,
+//                    i32x4.add per two groups (pmaddubsw x 2, paddw, pmaddwd, paddd: faster where
+//                    the one above is emulated);
 //  - Simd128Dot:     i32x4.dot_i16x8_s on the weights widened as they load (every wasm SIMD engine);
 //  - Portable:       plain loops (native builds, which only test the kernels).
 enum class Int8Product { RelaxedDot, RelaxedI16Dot, Simd128Dot, Portable };

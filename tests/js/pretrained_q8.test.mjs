@@ -80,7 +80,7 @@ test('q8 memory: the linear weights and word embeddings as int8, nothing left af
   const loaded = A.memoryStats().allocatedBytes;
   // what q8 holds as int8: per layer q/k/v (one fused weight), out, the MLP's two; the pooler; the
   // word embeddings. Each left the float32 arena (slots of whole cache lines: 16 floats) for int8
-  // values in panels of 8 rows and groups of 4 columns, and a scale and a sum per row.
+  // values in panels of 8 rows and pairs of groups of 4 columns, and a scale and a sum per row.
   const { hidden_size: D, intermediate_size: F, vocab_size: V, num_hidden_layers: layers } = fx.config;
   const weights = [
     [V, D],
@@ -88,7 +88,7 @@ test('q8 memory: the linear weights and word embeddings as int8, nothing left af
   ]; // word embeddings, pooler
   for (let l = 0; l < layers; l++) weights.push([3 * D, D], [D, D], [F, D], [D, F]);
   const up = (x, m) => Math.ceil(x / m) * m;
-  const saved = weights.reduce((s, [n, k]) => s + up(n * k, 16) * 4 - up(n, 8) * (up(k, 4) + 8), 0);
+  const saved = weights.reduce((s, [n, k]) => s + up(n * k, 16) * 4 - up(n, 8) * (up(k, 8) + 8), 0);
   assert.equal(fp32Bytes - q8.residentBytes, saved, `q8 resident ${q8.residentBytes} of fp32 ${fp32Bytes}`);
   assert.ok(
     loaded - baseline >= q8.residentBytes && loaded - baseline < q8.residentBytes + 64 * 1024,

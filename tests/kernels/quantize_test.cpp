@@ -121,18 +121,39 @@ TEST_CASE("quantize_weights: kernel == reference, int8 within half a step of flo
         aw::kernels::quantize_weights_reference(w, k, row, q_ref.data());
         CHECK(q == q_ref);
         CHECK(q[k] == 99);
-        double max_abs = 0;
+        // float64: scale = max(max |w| / 127, the largest quad's sum |w| / 256)
+        double max_abs = 0, max_quad = 0;
         for (std::size_t i = 0; i < k; ++i) max_abs = std::max(max_abs, std::fabs(double(w[i])));
-        CHECK(row.scale == Approx(max_abs / 127).epsilon(1e-6));
-        bool reaches_127 = k == 0;
+        for (std::size_t b = 0; b < k; b += 8)
+          for (std::size_t first : {0, 2}) {
+            double sum = 0;
+            for (std::size_t i : {first, first + 1, first + 4, first + 5})
+              if (b + i < k) sum += std::fabs(double(w[b + i]));
+            max_quad = std::max(max_quad, sum);
+          }
+        const bool by_quad = max_quad / 256 > max_abs / 127;
+        CHECK(row.scale == Approx(std::max(max_abs / 127, max_quad / 256)).epsilon(1e-6));
+        CHECK(aw::kernels::max_quad_abs_sum(w, k) == aw::kernels::max_quad_abs_sum_reference(w, k));
+        CHECK(aw::kernels::max_quad_abs_sum(w, k) == Approx(max_quad).epsilon(1e-6));
+        bool reaches_limit = k == 0;
         for (std::size_t i = 0; i < k; ++i) {
           CAPTURE(i, w[i], int(q[i]));
           CHECK(q[i] >= -127);
           CHECK(q[i] <= 127);
-          reaches_127 = reaches_127 || std::abs(int(q[i])) == 127;
+          reaches_limit = reaches_limit || (!by_quad && std::abs(int(q[i])) == 127);
           CHECK(std::fabs(double(row.scale) * q[i] - w[i]) <= 0.5 * row.scale * (1 + 1e-5) + 1e-7 * std::fabs(w[i]));
         }
-        CHECK(reaches_127);  // the largest |w| maps to +-127
+        // every quad's sum |q| at most 258 (the int8 kernel's int16 sums), and the largest quad
+        // (where it decides the scale) at 256 up to rounding
+        for (std::size_t b = 0; b < k; b += 8)
+          for (std::size_t first : {0, 2}) {
+            int sum = 0;
+            for (std::size_t i : {first, first + 1, first + 4, first + 5})
+              if (b + i < k) sum += std::abs(int(q[b + i]));
+            CHECK(sum <= 258);
+            reaches_limit = reaches_limit || (by_quad && sum >= 254);
+          }
+        CHECK(reaches_limit);  // the largest |w| maps to +-127, or the largest quad to ~256
         // piece by piece (as quantize_weight_rows does): the same bytes
         if (k > 8) {
           std::vector<std::int8_t> pieces(k);
@@ -141,6 +162,33 @@ TEST_CASE("quantize_weights: kernel == reference, int8 within half a step of flo
           CHECK(std::vector<std::int8_t>(q.begin(), q.begin() + k) == pieces);
         }
       }
+}
+
+TEST_CASE("weight_quantization: a quad of large values sets the scale, its sum |q| stays within 258",
+          "[kernels][quantize]") {
+  // quads of a block of 8: values 0, 1, 4, 5 and 2, 3, 6, 7
+  std::vector<float> w = {1.0f, 1.0f, 0.1f, 0.0f, 1.0f, 1.0f, 0.0f, 0.0f, 0.5f};
+  for (bool reference : {false, true}) {
+    const WeightQuantization row = reference ? aw::kernels::weight_quantization_reference(w.data(), w.size())
+                                             : aw::kernels::weight_quantization(w.data(), w.size());
+    CHECK(row.scale == 4.0f / 256.0f);  // not 1 / 127: four values of 1 in one quad
+    std::vector<std::int8_t> q(w.size());
+    aw::kernels::quantize_weights(w.data(), w.size(), row, q.data());
+    CHECK(std::vector<int>(q.begin(), q.end()) == std::vector<int>{64, 64, 6, 0, 64, 64, 0, 0, 32});
+  }
+  // the largest quad (four values of 64 steps) sets the scale; in another quad, values just above
+  // half a step round up: its sum |w| / scale is 255.04, its sum |q| 257 (at most 256 + 4 x 1/2)
+  const float step = 1.0f / 64.0f;
+  w = {64 * step,     64 * step,     0, 0, 64 * step,     64 * step,    0, 0,
+       63.51f * step, 63.51f * step, 0, 0, 63.51f * step, 64.51f * step};
+  for (bool reference : {false, true}) {
+    const WeightQuantization row = reference ? aw::kernels::weight_quantization_reference(w.data(), w.size())
+                                             : aw::kernels::weight_quantization(w.data(), w.size());
+    CHECK(row.scale == step);
+    std::vector<std::int8_t> q(w.size());
+    aw::kernels::quantize_weights(w.data(), w.size(), row, q.data());
+    CHECK(std::vector<int>(q.begin(), q.end()) == std::vector<int>{64, 64, 0, 0, 64, 64, 0, 0, 64, 64, 0, 0, 64, 65});
+  }
 }
 
 TEST_CASE("weight_quantization: zeros give scale 0, NaN and infinity scale NaN", "[kernels][quantize]") {

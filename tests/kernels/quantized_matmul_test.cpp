@@ -77,19 +77,19 @@ TEST_CASE("quantize_weight_rows: the packed layout holds each row's quantize_wei
       const Buffer w = normal_buffer(rng, n * k, 0, 1.0f);
       const PackedWeight p(w.data(), n, k);
       const std::size_t channels = aw::kernels::quantized_weight_channels(n);
-      const std::size_t k4 = (k + 3) / 4 * 4;
-      CHECK(p.packed.size() == channels * k4);
+      const std::size_t k8 = (k + 7) / 8 * 8;  // a row padded to whole pairs of groups
+      CHECK(p.packed.size() == channels * k8);
       for (std::size_t j = 0; j < channels; ++j) {
         CAPTURE(j);
-        std::vector<std::int8_t> want(k4, 0);
+        std::vector<std::int8_t> want(k8, 0);
         float scale = 0;
         if (j < n) {
           const auto row = aw::kernels::weight_quantization_reference(w.data() + j * k, k);
           aw::kernels::quantize_weights_reference(w.data() + j * k, k, row, want.data());
           scale = row.scale;
         }
-        std::vector<std::int8_t> got(k4);
-        for (std::size_t q = 0; q < k4; ++q) got[q] = aw::kernels::packed_weight_at(p.packed.data(), k, j, q);
+        std::vector<std::int8_t> got(k8);
+        for (std::size_t q = 0; q < k8; ++q) got[q] = aw::kernels::packed_weight_at(p.packed.data(), k, j, q);
         CHECK(got == want);
         CHECK(p.scales[j] == scale);
         CHECK(p.sums[j] == std::accumulate(want.begin(), want.end(), 0));
@@ -97,8 +97,8 @@ TEST_CASE("quantize_weight_rows: the packed layout holds each row's quantize_wei
       // every byte written (0x55 is not left anywhere a row or its padding lives)
       std::vector<std::int8_t> repacked(p.packed.size(), 0);
       for (std::size_t j = 0; j < channels; ++j)
-        for (std::size_t q = 0; q < k4; ++q) {
-          const std::size_t at = ((j / 8) * (k4 / 4) + q / 4) * 32 + (j % 8) * 4 + q % 4;
+        for (std::size_t q = 0; q < k8; ++q) {
+          const std::size_t at = ((j / 8) * (k8 / 4) + q / 4) * 32 + (j % 8) * 4 + q % 4;
           repacked[at] = aw::kernels::packed_weight_at(p.packed.data(), k, j, q);
         }
       CHECK(repacked == p.packed);
@@ -165,10 +165,11 @@ TEST_CASE("quantized_linear: every product == reference for every m, k, n tail, 
 
 TEST_CASE("quantized_linear: exact integer sums (scales 1), split rows byte-identical", "[kernels][quantized_matmul]") {
   // Integer activations spanning exactly 127 (scale (hi - lo) / 127 = 1) and integer weights whose
-  // largest magnitude is 127 (scale 1): every product and sum is an integer below 2^24, so y must
-  // be the exact integer x W^T, whatever rounding the epilogue does.
+  // largest magnitude is 127 and whose quads sum to at most 127 + 3 x 42 < 256 (scale 1): every
+  // product and sum is an integer below 2^24, so y must be the exact integer x W^T, whatever
+  // rounding the epilogue does.
   std::mt19937 rng(20260203);
-  std::uniform_int_distribution<int> weight(-127, 127), activation(-60, 67);
+  std::uniform_int_distribution<int> weight(-42, 42), activation(-60, 67);
   const std::size_t ks[] = {1, 2, 3, 4, 5, 7, 8, 9, 31, 64, 65, 300, 1000};
   for (Int8Product product : available_products())
     for (std::size_t m : {1, 3, 4, 5, 63, 64, 65, 130})
@@ -207,6 +208,48 @@ TEST_CASE("quantized_linear: exact integer sums (scales 1), split rows byte-iden
                                         OutputActivation::None, scratch.data(), product);
           CHECK(std::memcmp(y.data(), y_split.data(), y.size() * sizeof(float)) == 0);
         }
+}
+
+TEST_CASE("quantized_linear: exact at the int16 sums' limit (quads of sum |q| 256, activations at 127)",
+          "[kernels][quantized_matmul]") {
+  // Activations all in [0, 127] with 127 present: scale 1, zero point 0, q = x. Weights whose
+  // quads (8h + {0, 1, 4, 5}, 8h + {2, 3, 6, 7}) each sum |q| to 256 with one sign: an int16 lane
+  // of RelaxedI16Dot's reaches +-127 x 256 = +-32512 where x is 127.
+  const std::size_t quads[][4] = {{0, 1, 4, 5}, {2, 3, 6, 7}};
+  const float patterns[][4] = {{64, 64, 64, 64}, {127, 127, 1, 1}, {127, 1, 127, 1}, {100, 56, 50, 50}};
+  for (Int8Product product : available_products())
+    for (std::size_t k : {8, 16, 24, 40, 768})
+      for (std::size_t n : {8, 9, 16}) {
+        CAPTURE(static_cast<int>(product), k, n);
+        std::vector<float> w(n * k);
+        for (std::size_t j = 0; j < n; ++j)
+          for (std::size_t b = 0; b < k; b += 8)
+            for (std::size_t h = 0; h < 2; ++h) {
+              const float sign = (j + b / 8 + h) % 3 ? 1.0f : -1.0f;
+              const float* pattern = patterns[(j + b / 8 * 2 + h) % 4];
+              for (std::size_t i = 0; i < 4; ++i) w[j * k + b + quads[h][i]] = sign * pattern[i];
+            }
+        for (const bool all_127 : {true, false}) {
+          const std::size_t m = 5;
+          std::vector<float> x(m * k, 127.0f);
+          if (!all_127)
+            for (std::size_t i = 0; i < m * k; ++i) x[i] = float((i * 37 + 11) % 128);
+          for (std::size_t i = 0; i < m; ++i) x[i * k] = 127.0f;  // the range: [0, 127]
+          const PackedWeight p(w.data(), n, k);
+          Scratch scratch(k);
+          std::vector<float> y(m * n);
+          aw::kernels::quantized_linear(x.data(), p.view(), nullptr, y.data(), m, OutputActivation::None,
+                                        scratch.data(), product);
+          for (std::size_t j = 0; j < n; ++j) REQUIRE(p.scales[j] == 1.0f);
+          for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+              std::int64_t want = 0;
+              for (std::size_t q = 0; q < k; ++q) want += std::int64_t(x[i * k + q]) * std::int64_t(w[j * k + q]);
+              CAPTURE(all_127, i, j);
+              CHECK(y[i * n + j] == float(want));
+            }
+        }
+      }
 }
 
 TEST_CASE("quantized_linear: within the quantization error of float64, cosine ~ 1", "[kernels][quantized_matmul]") {

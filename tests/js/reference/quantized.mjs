@@ -1,7 +1,10 @@
 // The int8 ("q8") linear layer written from its definition (src/kernels/quantize.hpp,
 // src/kernels/quantized_matmul.hpp) in plain JS, float32 step by step with Math.fround (not a
 // float64 reference: the library's results must equal it byte for byte, in every build and engine).
-//   weights, per row:      scale = max|w| / 127, q = clamp(round(w * (127 / max|w|)), -127, 127)
+//   weights, per row:      scale = max(max|w| / 127, Q / 256), q = clamp(round(w * inv), -127, 127)
+//                          with inv = 256 / Q where Q / 256 is the larger, else 127 / max|w|; Q the
+//                          largest quad sum: in each block of 8 values, (|w0| + |w4|) + (|w1| + |w5|)
+//                          and (|w2| + |w6|) + (|w3| + |w7|) (zeros beyond the row)
 //   activations, per row:  lo = min(x, 0), hi = max(x, 0), r = hi - lo, inv = 127 / r,
 //                          zp = clamp(round(-lo * inv), 0, 127), scale = r / 127,
 //                          q = clamp(round(x * inv) + zp, 0, 127)
@@ -27,7 +30,16 @@ function weightRow(w) {
   }
   if (!finite) return { scale: NaN, inverse: 0 };
   if (maxAbs === 0) return { scale: 0, inverse: 0 };
-  return { scale: f(maxAbs / 127), inverse: f(127 / maxAbs) };
+  let maxQuad = 0;
+  const at = (p) => (p < w.length ? Math.abs(w[p]) : 0);
+  for (let b = 0; b < w.length; b += 8)
+    for (const first of [b, b + 2]) {
+      const sum = f(f(at(first) + at(first + 4)) + f(at(first + 1) + at(first + 5)));
+      if (sum > maxQuad) maxQuad = sum;
+    }
+  const byValue = f(maxAbs / 127),
+    byQuad = f(maxQuad / 256);
+  return byQuad > byValue ? { scale: byQuad, inverse: f(256 / maxQuad) } : { scale: byValue, inverse: f(127 / maxAbs) };
 }
 
 /** W (n, k) -> {q: Int8Array (n, k), scales: Float32Array (n)} */
