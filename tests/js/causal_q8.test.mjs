@@ -143,7 +143,7 @@ test('q8 memory: resident weights well below float32, forward and generate keep 
     fp32.dispose();
     const q8 = await A.loadPretrained(f.dir, { dtype: 'q8' });
     const ratio = q8.residentBytes / fp32Bytes;
-    // int8 values in panels of 8 rows and groups of 4 columns plus a scale and a sum per row: at
+    // int8 values in panels of 8 rows and pairs of groups of 4 columns plus a scale and a sum per row: at
     // dim 18-24 the padding and the 8 bytes a row take ~0.35-0.4 of float32 (at 768: 0.26); the
     // norms, biases and GPT-2's positions stay float32
     assert.ok(ratio < 0.5, `${name}: q8 resident ${q8.residentBytes} of fp32 ${fp32Bytes}`);

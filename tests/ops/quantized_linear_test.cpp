@@ -36,7 +36,7 @@ TEST_CASE("quantize_linear_weight: int8 per output channel, dequantize within ha
   auto w = kernel_test::normal_buffer(rng, n * k, 0, 0.2f);
   const aw::QuantizedLinearWeight q = aw::quantize_linear_weight(aw::TensorRef{w.data(), {13, 37}});
   CHECK(q.shape() == aw::Shape{13, 37});
-  // 16 channels (two panels) x 40 values (ten groups of 4) + 16 scales + 16 sums
+  // 16 channels (two panels) x 40 values (ten groups of 4: whole pairs) + 16 scales + 16 sums
   CHECK(q.resident_bytes() == 16 * 40 + 16 * 4 + 16 * 4);
   const aw::Tensor back = aw::dequantize(q);
   CHECK(back.shape == aw::Shape{13, 37});
