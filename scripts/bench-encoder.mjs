@@ -5,7 +5,7 @@
 // positions; random weights, F32) is written as a Hugging Face folder (config.json +
 // model.safetensors, ~266 MB) into a temp dir, then:
 //   1. load: A.loadPretrained(folder) in a fresh Node process (scripts/bench-encoder.mjs
-//      --load-child DIR [q8]): wall time, and the process's peak resident memory (maxRSS) against
+//      --load-child DIR [q8]): wall time, and the process's peak resident memory (VmHWM) against
 //      its resident memory before the load and against the file's size; in float32 and in q8
 //      (dtype 'q8': the linear layers quantized to int8 as they stream in);
 //   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread in its relaxed-SIMD build
@@ -21,7 +21,17 @@
 // q8 graph and ours in both builds, taking turns, the best and the median of more calls; a few
 // minutes for a before/after of the int8 path.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync, existsSync, statSync, openSync, writeSync, closeSync } from 'node:fs';
+import {
+  mkdtempSync,
+  writeFileSync,
+  rmSync,
+  existsSync,
+  statSync,
+  openSync,
+  writeSync,
+  closeSync,
+  readFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -44,6 +54,23 @@ export function writeFolder(dir, config, tensors) {
   return statSync(join(dir, 'model.safetensors')).size;
 }
 
+/**
+ * This process's peak resident memory in bytes: Linux's VmHWM, the high-water mark of this
+ * process's own memory. Not getrusage's maxRSS: Linux carries a parent's peak over into a child
+ * through fork and exec, and the benchmark's parent holds the random weights (~266 MB) when it
+ * starts the load's child, whose maxRSS then reads ~260 MiB whatever the load does. Elsewhere
+ * (no /proc) maxRSS.
+ */
+function peakResidentBytes() {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (kb) return Number(kb[1]) * 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
 /** In a fresh process: the load's time and the peak resident memory. Prints one JSON line. */
 async function loadChild(dir, dtype = 'fp32') {
   const A = await init();
@@ -53,7 +80,7 @@ async function loadChild(dir, dtype = 'fp32') {
   const model = await A.loadPretrained(dir, { dtype });
   const ms = performance.now() - t0;
   const after = process.memoryUsage().rss;
-  const peak = process.resourceUsage().maxRSS * 1024; // KiB -> bytes: the process's high-water mark
+  const peak = peakResidentBytes();
   console.log(
     JSON.stringify({ ms, before, after, peak, resident: model.residentBytes, heap: A.memoryStats().heapBytes }),
   );
