@@ -157,44 +157,37 @@ inline void store_tile(const v128_t (&acc)[R][2], const float* scales, const std
 
 #if defined(__wasm_relaxed_simd__)
 // a[r, 4g : 4g + 4] in every 32-bit lane; w: the panel's 32 bytes per group.
-// RelaxedDot: acc += dot(w_g, a_g) in int32, one group at a time.
-template <std::size_t R>
-inline void relaxed_dot_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
-                             v128_t (&acc)[R][2]) {
+//  - RelaxedDot:    acc += dot(w_g, a_g) in int32, one group at a time;
+//  - RelaxedI16Dot: acc += widen(dot16(w_g, a_g) + dot16(w_g+1, a_g+1)), two groups at a time: the
+//                   int16 sum of a lane is a quad of products, exact (quantized_matmul.hpp).
+template <std::size_t R, Int8Product product>
+inline void relaxed_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
+                         v128_t (&acc)[R][2]) {
+  constexpr std::size_t step = product == Int8Product::RelaxedDot ? 1 : 2;  // groups
 #pragma GCC unroll 8
   for (std::size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
   for (const std::int8_t* const w_end = w + groups * panel_bytes_per_group; w != w_end;
-       w += panel_bytes_per_group, a += group) {
-    const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);  // channels 0-3, 4-7
+       w += step * panel_bytes_per_group, a += step * group) {
+    const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);  // group g: channels 0-3, 4-7
+    if constexpr (product == Int8Product::RelaxedDot) {
 #pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r) {
-      const v128_t x = wasm_v128_load32_splat(a + r * lda);
-      acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w0, x, acc[r][0]);
-      acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w1, x, acc[r][1]);
-    }
-  }
-}
-
-// RelaxedI16Dot: acc += widen(dot16(w_g, a_g) + dot16(w_g+1, a_g+1)), two groups at a time: the
-// int16 sum of a lane is a quad of products, exact (quantized_matmul.hpp).
-template <std::size_t R>
-inline void relaxed_i16_dot_tile(const std::uint8_t* a, std::size_t lda, const std::int8_t* w, std::size_t groups,
-                                 v128_t (&acc)[R][2]) {
+      for (std::size_t r = 0; r < R; ++r) {
+        const v128_t x = wasm_v128_load32_splat(a + r * lda);
+        acc[r][0] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w0, x, acc[r][0]);
+        acc[r][1] = wasm_i32x4_relaxed_dot_i8x16_i7x16_add(w1, x, acc[r][1]);
+      }
+    } else {
+      const v128_t w2 = wasm_v128_load(w + 32), w3 = wasm_v128_load(w + 48);  // group g + 1
 #pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r) acc[r][0] = acc[r][1] = wasm_i32x4_splat(0);
-  for (const std::int8_t* const w_end = w + groups * panel_bytes_per_group; w != w_end;
-       w += 2 * panel_bytes_per_group, a += 2 * group) {
-    const v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);       // group g: channels 0-3, 4-7
-    const v128_t w2 = wasm_v128_load(w + 32), w3 = wasm_v128_load(w + 48);  // group g + 1
-#pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r) {
-      const v128_t x0 = wasm_v128_load32_splat(a + r * lda), x1 = wasm_v128_load32_splat(a + r * lda + group);
-      const v128_t low =
-          wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w0, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w2, x1));
-      const v128_t high =
-          wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w1, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w3, x1));
-      acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_extadd_pairwise_i16x8(low));
-      acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_extadd_pairwise_i16x8(high));
+      for (std::size_t r = 0; r < R; ++r) {
+        const v128_t x0 = wasm_v128_load32_splat(a + r * lda), x1 = wasm_v128_load32_splat(a + r * lda + group);
+        const v128_t low =
+            wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w0, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w2, x1));
+        const v128_t high =
+            wasm_i16x8_add(wasm_i16x8_relaxed_dot_i8x16_i7x16(w1, x0), wasm_i16x8_relaxed_dot_i8x16_i7x16(w3, x1));
+        acc[r][0] = wasm_i32x4_add(acc[r][0], wasm_i32x4_extadd_pairwise_i16x8(low));
+        acc[r][1] = wasm_i32x4_add(acc[r][1], wasm_i32x4_extadd_pairwise_i16x8(high));
+      }
     }
   }
 }
@@ -238,10 +231,7 @@ inline void int8_tile(const A* a, std::size_t lda, const std::int8_t* w, std::si
     simd128_tile<R>(a, lda, w, groups, acc);
   } else {
 #if defined(__wasm_relaxed_simd__)
-    if constexpr (product == Int8Product::RelaxedDot)
-      relaxed_dot_tile<R>(a, lda, w, groups, acc);
-    else
-      relaxed_i16_dot_tile<R>(a, lda, w, groups, acc);
+    relaxed_tile<R, product>(a, lda, w, groups, acc);
 #endif
   }
   store_tile<R>(acc, scales, zero_points, out);
