@@ -101,7 +101,7 @@ __attribute__((always_inline)) inline void int_tile(const std::uint8_t* a, const
         }
       }
     }
-  } else
+  } else {
     for (int p = 0; p < k; p += 4, w += 16 * V) {
       if constexpr (route == Route::Simd128) {
         // a as i16 here (2 bytes per k): 4 k in 8 bytes
@@ -136,6 +136,7 @@ __attribute__((always_inline)) inline void int_tile(const std::uint8_t* a, const
         }
       }
     }
+  }
 #pragma clang loop unroll(full)
   for (int r = 0; r < R; ++r)
 #pragma clang loop unroll(full)

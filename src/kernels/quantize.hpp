@@ -46,12 +46,14 @@ ActivationQuantization quantize_activation_row(const float* x, std::size_t k, st
 ActivationQuantization quantize_activation_row(const float* x, std::size_t k, std::int16_t* q);
 ActivationQuantization quantize_activation_row_reference(const float* x, std::size_t k, std::uint8_t* q);
 
+// The 256 of the weights' scale above: the bound on a quad's sum |q| (up to rounding) that keeps
+// quantized_matmul's int16 sums exact.
+constexpr float weight_quad_limit = 256.0f;
+
 // A row of weights' scale (w ~ scale q) as above, 0 for a row of zeros; and the factor that maps
 // it to integers (127 / max |w| or 256 / max_quad |w|_1, whichever is smaller). Then its values
 // (any part of the row, so that a long row can be quantized piece by piece) -> q, int8 in
 // [-127, 127].
-// The limit on each quad's sum of |q| is quantized_matmul's, for its int16 sums.
-constexpr float weight_quad_limit = 256.0f;
 struct WeightQuantization {
   float scale = 0;
   float inverse = 0;

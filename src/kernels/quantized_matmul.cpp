@@ -29,7 +29,9 @@ constexpr std::size_t block_rows = 64;
 // Rows per register tile (see the tiles): 2 for RelaxedI16Dot, 4 for the others.
 template <Int8Product product>
 constexpr std::size_t tile_rows = product == Int8Product::RelaxedI16Dot ? 2 : 4;
-static_assert(block_rows % 4 == 0, "whole tiles per block");
+static_assert(block_rows % tile_rows<Int8Product::RelaxedDot> == 0 &&
+                  block_rows % tile_rows<Int8Product::RelaxedI16Dot> == 0,
+              "whole tiles per block");
 // Panels whose outputs a fused activation covers at once: 64 rows x 64 columns, 16 KB.
 constexpr std::size_t activation_panels = 8;
 
@@ -134,8 +136,9 @@ struct TileOutput {
 // the panel (4 vectors) and two broadcasts per row: at 4 rows that is more than Node 20's V8
 // (11.3) allocates without spilling, so it takes 2 rows x 8 channels. Measured
 // (scripts/int8-probe.mjs, AMD EPYC Zen 4, GOP/s in Node 20 / Node 24 / Chromium 156, where the
-// relaxed dot is emulated): one group per widening, 4 x 8: 102-105 / 110-112 / 107; two groups,
-// 2 x 8: 119-120 / 111-114 / 111-113; 4 x 8: 90-95 / 127-131 / 129-132 (docs/performance.md).
+// relaxed dot is emulated): one group per widening, 4 x 8: 99.9 / 104.9 / 104.9; two groups,
+// 2 x 8: 107.9 / 110.2 / 108.9; 4 x 8: 80.5 / 114.3 / 118.0 (docs/performance.md, "Two groups per
+// widening"): 2 x 8 is the shape whose worst engine is best.
 
 // y tile = epilogue(acc): acc[r][v] holds channels 4v .. 4v + 3 of row r.
 template <std::size_t R>
