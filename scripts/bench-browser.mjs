@@ -10,7 +10,8 @@
 // and q8 graphs, one thread.
 // Usage: node scripts/bench-browser.mjs [--quick] [--also=LABEL=DIR ...] [--no-encoder | --only=encoder]
 //   --also: another build of the package (a dist/ folder, e.g. an older one) takes turns too, as
-//   "LABEL relaxed" and "LABEL simd128".
+//   "LABEL relaxed" and "LABEL simd128" in the attention rows, and its relaxed (or only) build's
+//   float32 and q8 models in the encoder rows.
 import { chromium } from 'playwright-core';
 import { chromiumLaunchOptions } from '../tests/browsers.mjs';
 import { loadAverage, machine, machineLine } from './load-average.mjs';
@@ -94,7 +95,11 @@ try {
       `\n# whole encoder: DistilBERT-base shapes (6 layers, dim 768, 12 heads, FFN 3072), random F32 weights, one thread, in ${browserName}`,
     );
     console.log(`# ${machineLine()} (the Node that drives the browser)`);
-    const { header, rows } = await page.evaluate((options) => window.runEncoderBench(options), { quick, versions });
+    const { header, rows } = await page.evaluate((options) => window.runEncoderBench(options), {
+      quick,
+      versions,
+      also: also.map(({ label, url }) => ({ label, url })),
+    });
     console.log(`\n${markdownTable(header, rows)}`);
     console.log(`# ${machine()}, load average after: ${loadAverage()}`);
   }

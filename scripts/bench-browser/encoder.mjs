@@ -7,7 +7,9 @@
 // the int8 form onnxruntime's quantize_dynamic writes (q8, what transformers.js runs by default);
 // forward at 128 and 512 tokens, batch 1, one thread each, taking turns call by call after
 // warm-up calls, median ms. A call includes copying the ids in and the last hidden state out.
-// Each q8 run's per-token cosine to attention-wasm's float32 output is logged.
+// Each q8 run's per-token cosine to attention-wasm's float32 output is logged. Other builds of the
+// package (`also`: their init) add their relaxed (or only) build's float32 and q8 models, each
+// with its speed-up over ours in the same dtype.
 import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
 import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts, tokenCosines } from '../encoder-weights.mjs';
@@ -15,10 +17,11 @@ import { buildEncoderOnnx } from '../encoder-onnx.mjs';
 import { median } from '../bench-attention.mjs';
 
 /**
- * @param {{ ort: object, ortVersion: string, quick: boolean, log: (line: string) => void, yieldTask: () => Promise<void> }} options
+ * @param {{ ort: object, ortVersion: string, quick: boolean, log: (line: string) => void, yieldTask: () => Promise<void>,
+ *   also?: { label: string, init: Function }[] }} options
  * @returns {Promise<{ header: string[], rows: string[][] }>}
  */
-export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
+export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask, also = [] }) {
   const config = DISTILBERT_BASE;
   const tensors = randomTensors(config);
   // the file as bytes in memory (a 266 MB Blob made of parts failed to read back in headless Chromium)
@@ -35,6 +38,14 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
   }
   if (libs.length === 1) log('# attention-wasm relaxed: this browser has no relaxed SIMD; left out');
   const single = libs.length;
+  // the other builds' models, each compared with ours of the same dtype (our first build's)
+  const others = [];
+  for (const { label, init: otherInit } of also) {
+    const A = await otherInit({ simd: relaxedSimdSupported() ? 'relaxed' : 'simd128' });
+    const name = `${label} ${A.buildInfo().simd}`;
+    others.push({ name, q8: false, model: await A.loadPretrained(files()) });
+    others.push({ name: `${name} q8`, q8: true, model: await A.loadPretrained(files(), { dtype: 'q8' }) });
+  }
   const builds = libs.map((l) => l.name.split(' ')[1]);
   const header = [
     'tokens (batch 1)',
@@ -46,6 +57,8 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
     ...builds.map((b) => `${b} / onnxruntime-web`),
     ...builds.map((b) => `${b} q8 / float32`),
     ...builds.map((b) => `${b} q8 / onnxruntime-web q8`),
+    ...others.map((o) => `${o.name} ms`),
+    ...others.map((o) => `${o.name} / ${(o.q8 ? q8Libs : libs)[0].name}`),
   ];
   const rows = [];
   for (const L of [128, 512]) {
@@ -79,6 +92,11 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
       q8Runs.set(runs.length, name);
       runs.push(async () => model.forward(ids).lastHiddenState.data);
     }
+    const othersFirst = runs.length;
+    for (const { name, q8, model } of others) {
+      if (q8) q8Runs.set(runs.length, name);
+      runs.push(async () => model.forward(ids).lastHiddenState.data);
+    }
     // the same numbers everywhere (float32), and each q8 run's per-token cosine
     const reference = await runs[0]();
     for (let i = 1; i < runs.length; i++) {
@@ -109,19 +127,22 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask }) {
       }
     const ms = times.map(median);
     const [peer, peerQ8] = ms.slice(single, single + 2); // onnxruntime-web float32, q8
-    const q8Ms = ms.slice(q8First);
+    const q8Ms = ms.slice(q8First, othersFirst),
+      otherMs = ms.slice(othersFirst);
     const row = [
       String(L),
-      ...ms.map((t) => t.toFixed(1)),
+      ...ms.slice(0, othersFirst).map((t) => t.toFixed(1)),
       ...(single > 1 ? [`${(ms[1] / ms[0]).toFixed(2)}x`, `${(q8Ms[1] / q8Ms[0]).toFixed(2)}x`] : []),
       ...ms.slice(0, single).map((t) => `${(peer / t).toFixed(2)}x`),
       ...q8Ms.map((t, i) => `${(ms[i] / t).toFixed(2)}x`),
       ...q8Ms.map((t) => `${(peerQ8 / t).toFixed(2)}x`),
+      ...otherMs.map((t) => t.toFixed(1)),
+      ...others.map((o, i) => `${((o.q8 ? q8Ms : ms)[0] / otherMs[i]).toFixed(2)}x`),
     ];
     rows.push(row);
     log(`# ${row.join(' | ')}   [${rounds} calls each]`);
     for (const session of sessions) await session.release?.();
   }
-  for (const l of [...libs, ...q8Libs]) l.model.dispose();
+  for (const l of [...libs, ...q8Libs, ...others]) l.model.dispose();
   return { header, rows };
 }

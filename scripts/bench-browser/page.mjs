@@ -74,10 +74,12 @@ window.runBench = async ({ quick, versions, also = [] }) => {
 };
 
 /** The encoder rows (./encoder.mjs), after the attention table. */
-window.runEncoderBench = async ({ quick, versions }) => {
+window.runEncoderBench = async ({ quick, versions, also = [] }) => {
   ort.env.wasm.numThreads = 1;
   ort.env.wasm.wasmPaths = new URL('/node_modules/onnxruntime-web/dist/', location.href).href;
   ort.env.logLevel = 'error';
-  return benchEncoder({ ort, ortVersion: versions['onnxruntime-web'], quick, log, yieldTask });
+  const others = [];
+  for (const { label, url } of also) others.push({ label, init: (await import(`${url}/index.js`)).init });
+  return benchEncoder({ ort, ortVersion: versions['onnxruntime-web'], quick, log, yieldTask, also: others });
 };
 window.benchReady = true;
