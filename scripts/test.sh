@@ -3,9 +3,10 @@
 #  0. one style: clang-format (.clang-format) for the C++, Prettier (.prettierrc.json) for the JS,
 #  1. Catch2 natively (ctest), 2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
 #  3. Catch2 as wasm, once per SIMD flavour: under Node 20 (ctest; relaxed with Node's flag) and
-#  Node 24, 4. node --test suites against the built package (reduced fuzz/memory counts; `npm
-#  run fuzz` runs the full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag
-#  (the relaxed-SIMD build) and without it (init() falls back to the SIMD128 build), Node 22 and
+#  Node 24, and the relaxed build's int8 tests under Node 24 for arm64 (qemu-aarch64), 4. node
+#  --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz` runs the
+#  full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag (the relaxed-SIMD
+#  build) and without it (init() falls back to the SIMD128 build), Node 22 and
 #  Node 24 (relaxed SIMD by default), 5. the consumer apps (tests/consumers: the packed package
 #  in Vite, webpack, Rollup, esbuild, a static folder, TypeScript, run in Chromium and Firefox;
 #  Node ESM and CommonJS on Node 20, 22 and 24), 6. npm audit of the runtime dependencies,
@@ -58,6 +59,11 @@ if wants wasm; then
     stage "Catch2, wasm ($flavour) under Node $(bash scripts/node.sh 24 --version) (relaxed SIMD without a flag)"
     (cd build/wasm-$flavour && bash ../../scripts/node.sh 24 aw_tests.js --use-colour no)
   done
+  # The int8 kernels and ops where the relaxed dot is one sdot (Node 24 for arm64 under
+  # qemu-aarch64: the relaxed-dot route preferred; ~35 s emulated, so these tags only)
+  stage "Catch2, wasm (relaxed) under Node $(bash scripts/node.sh 24-arm64 --version) arm64 (qemu-aarch64): the int8 kernels and ops"
+  (cd build/wasm-relaxed && bash ../../scripts/node.sh 24-arm64 aw_tests.js --use-colour no \
+    '[quantized_matmul],[quantize],[quantized_linear]')
 fi
 
 if wants js; then
