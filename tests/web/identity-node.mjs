@@ -1,6 +1,7 @@
-// Run by identity.test.mjs in a child Node (20 with --experimental-wasm-relaxed-simd, 22, 24):
-// the identity table's outputs on each SIMD build, as JSON on stdout:
-// { node, builds: { simd128: {row: {type, base64}}, relaxed: {...} } }.
+// Run by identity.test.mjs in a child Node (20 with --experimental-wasm-relaxed-simd, 22, 24, 24
+// without FMA3, 24 for arm64 under qemu-aarch64): the identity table's outputs on each SIMD build,
+// as JSON on stdout: { node, builds: { simd128: { simd, int8Product, relaxedDotLowering, rows:
+// { row: { type, base64 } } }, relaxed: {...} } }.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { init } from '../../dist/node.js';
