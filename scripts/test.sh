@@ -7,10 +7,11 @@
 #  4. node --test suites against the built package (reduced fuzz/memory counts; `npm run fuzz`
 #  runs the full ones), on each tested Node (tests/nodes.mjs): Node 20 with the flag (the
 #  relaxed-SIMD build) and without it (init() falls back to the SIMD128 build), Node 22 and Node
-#  24 (relaxed SIMD by default), 5. the consumer apps (tests/consumers: the packed package in Vite,
-#  webpack, Rollup, esbuild, a static folder, TypeScript, run in Chromium and Firefox; Node ESM and
-#  CommonJS on Node 20, 22 and 24), 6. npm audit of the runtime dependencies, 7. the bundled page in
-#  headless Chromium and Firefox, and the cross-engine identity of the outputs (tests/web).
+#  24 (relaxed SIMD by default), and the q8 suites under Node 24 for arm64, 5. the consumer apps
+#  (tests/consumers: the packed package in Vite, webpack, Rollup, esbuild, a static folder,
+#  TypeScript, run in Chromium and Firefox; Node ESM and CommonJS on Node 20, 22 and 24), 6. npm
+#  audit of the runtime dependencies, 7. the bundled page in headless Chromium and Firefox, and
+#  the cross-engine identity of the outputs (tests/web).
 # Node 22 and 24 are the official binaries setup.sh installs into build/node/ (scripts/node.sh).
 # Usage: scripts/test.sh [STAGE...]   (stages: style native asan wasm js consumers audit web; default all)
 set -euo pipefail
@@ -75,6 +76,12 @@ if wants js; then
   for major in 22 24; do
     stage "node --test: the package (tests/js) on Node $(bash scripts/node.sh $major --version), relaxed SIMD by default"
     bash scripts/node.sh $major --test --test-reporter=spec tests/js/*.test.mjs
+  done
+  # The q8 suites where the relaxed dot is one sdot (Node 24 for arm64 under qemu-aarch64, ~1 min):
+  # each file run directly, since `node --test` would start its children without the emulator
+  for suite in quantized pretrained_q8 causal_q8; do
+    stage "node: tests/js/$suite.test.mjs on Node $(bash scripts/node.sh 24-arm64 --version) arm64 (qemu-aarch64)"
+    bash scripts/node.sh 24-arm64 --test-reporter=spec tests/js/$suite.test.mjs
   done
 fi
 
