@@ -1,13 +1,14 @@
 // The outputs that must come out the same in every engine (identity.test.mjs): one table, run in
-// Node (20 with the flag, 22, 24), Chromium and Firefox on each SIMD build. This file imports
+// Node (20 with the flag, 22, 24, 24 without FMA3, 24 for arm64 under qemu-aarch64), Chromium and
+// Firefox on each SIMD build. This file imports
 // nothing, so the same module runs in Node (identity-node.mjs) and in the page identity.test.mjs
 // serves.
 //
-// A row: { name, run(A, fixture) -> Float32Array | Int8Array | ... , relaxed }
+// A row: { name, run(A, fixtures) -> Float32Array | Int8Array | ... , relaxed }
 //   run      computes the output with the library `A` (init()'s result, one build) on inputs made
-//            here (inputs(): exact float32 values, no engine's Math involved) or on the fixture
-//            folder (`fixture`: { 'config.json': Uint8Array, ... }, tests/js/fixtures.mjs's
-//            tiny DistilBERT). It may be async.
+//            here (inputs(): exact float32 values, no engine's Math involved) or on a fixture
+//            folder (`fixtures[name]`: { 'config.json': Uint8Array, ... }, one of FIXTURES made
+//            by scripts/make-fixtures.mjs: a tiny DistilBERT, a tiny Llama). It may be async.
 //   relaxed  what holds for the relaxed-SIMD build across engines: 'bytes' (the same bytes
 //            everywhere) or { relative: r } (within r * (1 + |x|) of the other engines' values:
 //            f32x4.relaxed_madd is fused or not as each engine and CPU lowers it). The SIMD128
@@ -57,6 +58,27 @@ function q8(A, weight, f) {
  * on AMD EPYC (Zen 4, with FMA3) the five engines gave the same bytes (docs/testing.md).
  */
 const FUSED_OR_NOT = { relative: 1e-5 };
+
+/** The fixture folders the rows read (scripts/make-fixtures.mjs's names). */
+export const FIXTURES = ['distilbert-f32', 'llama-tiny'];
+
+/**
+ * A causal LM's logits on its KV cache, as generation runs it: the prompt's forward, then two
+ * forwards of one token each (the decoding steps: products of one row), concatenated.
+ */
+async function causalLogits(A, folder, options) {
+  const lm = await A.loadPretrained(folder, options);
+  const cache = lm.createCache();
+  try {
+    const parts = [[3, 17, 42, 8, 29], [11], [5]].map((ids) => lm.forward(ids, { cache }).logits.data);
+    const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+    return all;
+  } finally {
+    cache.dispose();
+    lm.dispose();
+  }
+}
 
 export const CASES = [
   {
@@ -143,8 +165,8 @@ export const CASES = [
   },
   {
     name: "the fixture DistilBERT's forward: last hidden state and every layer's attentions",
-    async run(A, fixture) {
-      const model = await A.loadPretrained(fixture);
+    async run(A, fixtures) {
+      const model = await A.loadPretrained(fixtures['distilbert-f32']);
       try {
         const ids = model.tokenizer.encode('Write a poem about a man fishing on a river bank.').inputIds;
         const { lastHiddenState, attentions } = model.forward(ids, { outputAttentions: true });
@@ -160,8 +182,8 @@ export const CASES = [
   },
   {
     name: "the fixture DistilBERT's forward in q8 (int8 linear layers and word embeddings): last hidden state",
-    async run(A, fixture) {
-      const model = await A.loadPretrained(fixture, { dtype: 'q8' });
+    async run(A, fixtures) {
+      const model = await A.loadPretrained(fixtures['distilbert-f32'], { dtype: 'q8' });
       try {
         return model.forward(model.tokenizer.encode('Write a poem about a man fishing on a river bank.').inputIds)
           .lastHiddenState.data;
@@ -172,13 +194,24 @@ export const CASES = [
     // the int8 products are exact everywhere; the attention, norms and GELU around them are float32
     relaxed: FUSED_OR_NOT,
   },
+  {
+    // RoPE, RMSNorm, grouped-query attention, SwiGLU, the causal mask and the KV cache
+    name: "the fixture Llama's logits: a prompt of 5 tokens, then 2 decoding steps on its KV cache",
+    run: (A, fixtures) => causalLogits(A, fixtures['llama-tiny']),
+    relaxed: FUSED_OR_NOT,
+  },
+  {
+    name: "the fixture Llama's logits in q8: a prompt of 5 tokens, then 2 decoding steps on its KV cache",
+    run: (A, fixtures) => causalLogits(A, fixtures['llama-tiny'], { dtype: 'q8' }),
+    relaxed: FUSED_OR_NOT,
+  },
 ];
 
 /** What one engine reports for one build: its buildInfo().simd and every row's output bytes (base64). */
-export async function computeAll(A, fixture) {
+export async function computeAll(A, fixtures) {
   const rows = {};
   for (const c of CASES) {
-    const v = await c.run(A, fixture);
+    const v = await c.run(A, fixtures);
     const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
     let s = '';
     for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));

@@ -7,12 +7,15 @@ import { join } from 'node:path';
 import { init } from '../../dist/node.js';
 import { computeAll } from './identity-cases.mjs';
 
-const dir = process.argv[2]; // the fixture folder (tests/js/fixtures.mjs writes it)
-const fixture = Object.fromEntries(readdirSync(dir).map((n) => [n, new Uint8Array(readFileSync(join(dir, n)))]));
+// { fixture name: its folder } (scripts/make-fixtures.mjs writes them), as JSON
+const dirs = JSON.parse(process.argv[2]);
+const fixtures = {};
+for (const [name, dir] of Object.entries(dirs))
+  fixtures[name] = Object.fromEntries(readdirSync(dir).map((n) => [n, new Uint8Array(readFileSync(join(dir, n)))]));
 const builds = {};
 for (const simd of ['simd128', 'relaxed']) {
   const A = await init({ simd });
-  builds[simd] = await computeAll(A, fixture);
+  builds[simd] = await computeAll(A, fixtures);
   A.dispose();
 }
 process.stdout.write(JSON.stringify({ node: process.version, builds }));

@@ -17,15 +17,17 @@ import sirv from 'sirv';
 import { ENGINES, launchBrowser } from '../browsers.mjs';
 import { NODES, arm64Node, nodeBinary } from '../nodes.mjs';
 import { writeFixture } from '../../scripts/make-fixtures.mjs';
-import { CASES } from './identity-cases.mjs';
+import { CASES, FIXTURES } from './identity-cases.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const FLAVOURS = ['simd128', 'relaxed'];
 
-/** The repository on 127.0.0.1 (dist/, the table, the tokenizer package), the fixture at /fixture/. */
-async function serve(fixtureDir) {
+/** The repository on 127.0.0.1 (dist/, the table, the tokenizer package), each fixture at /fixture/NAME/. */
+async function serve(fixtureDirs) {
   const files = sirv(root, { dev: true });
-  const fixture = sirv(fixtureDir, { dev: true });
+  const fixtures = Object.fromEntries(
+    Object.entries(fixtureDirs).map(([name, dir]) => [name, sirv(dir, { dev: true })]),
+  );
   const importMap = {
     imports: { '@huggingface/tokenizers': '/node_modules/@huggingface/tokenizers/dist/tokenizers.mjs' },
   };
@@ -37,9 +39,11 @@ async function serve(fixtureDir) {
         .end(
           `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="importmap">${JSON.stringify(importMap)}</script><title>identity</title>`,
         );
-    if (req.url.startsWith('/fixture/')) {
-      req.url = req.url.slice('/fixture'.length);
-      return fixture(req, res, notFound);
+    const fixture = req.url.match(/^\/fixture\/([^/]+)(\/.*)$/);
+    if (fixture) {
+      if (!Object.hasOwn(fixtures, fixture[1])) return notFound();
+      req.url = fixture[2];
+      return fixtures[fixture[1]](req, res, notFound);
     }
     return files(req, res, notFound);
   });
@@ -47,7 +51,7 @@ async function serve(fixtureDir) {
   return server;
 }
 
-/** The table's outputs in a browser: { build: { row: { type, base64 } } }. */
+/** The table's outputs in a browser (names: { fixture: its files }): { build: { row: { type, base64 } } }. */
 async function inBrowser(engine, origin, names) {
   const browser = await launchBrowser(engine);
   const errors = [];
@@ -58,12 +62,16 @@ async function inBrowser(engine, origin, names) {
       async ({ names, flavours }) => {
         const { init } = await import('/dist/index.js');
         const { computeAll } = await import('/tests/web/identity-cases.mjs');
-        const fixture = {};
-        for (const n of names) fixture[n] = new Uint8Array(await (await fetch(`/fixture/${n}`)).arrayBuffer());
+        const fixtures = {};
+        for (const [name, files] of Object.entries(names)) {
+          fixtures[name] = {};
+          for (const n of files)
+            fixtures[name][n] = new Uint8Array(await (await fetch(`/fixture/${name}/${n}`)).arrayBuffer());
+        }
         const builds = {};
         for (const simd of flavours) {
           const A = await init({ simd });
-          builds[simd] = await computeAll(A, fixture);
+          builds[simd] = await computeAll(A, fixtures);
           A.dispose();
         }
         return builds;
@@ -96,21 +104,23 @@ const nodeRuns = () => {
 let results; // { engine label: { build: { simd, int8Product, relaxedDotLowering, rows: { row: { type, base64 } } } } }
 let arm64Label; // the arm64 run's label in results
 before(async () => {
-  const dir = await writeFixture('distilbert-f32');
+  const dirs = {};
+  for (const name of FIXTURES) dirs[name] = await writeFixture(name);
   results = {};
   const child = fileURLToPath(new URL('./identity-node.mjs', import.meta.url));
   for (const { label, bin, flags } of nodeRuns()) {
     const { node, builds } = JSON.parse(
-      execFileSync(bin, [...flags, child, dir], { encoding: 'utf8', maxBuffer: 1 << 28 }),
+      execFileSync(bin, [...flags, child, JSON.stringify(dirs)], { encoding: 'utf8', maxBuffer: 1 << 28 }),
     );
     results[label.replace('%s', node)] = builds;
     if (label === ARM64) arm64Label = label.replace('%s', node);
   }
-  const server = await serve(dir);
+  const server = await serve(dirs);
   try {
     const origin = `http://127.0.0.1:${server.address().port}`;
     for (const engine of ENGINES) {
-      const { version, builds } = await inBrowser(engine, origin, readdirSync(dir));
+      const listing = Object.fromEntries(Object.entries(dirs).map(([name, dir]) => [name, readdirSync(dir)]));
+      const { version, builds } = await inBrowser(engine, origin, listing);
       results[`${engine} ${version}`] = builds;
     }
   } finally {
