@@ -79,8 +79,9 @@ if wants js; then
   done
   # The q8 suites where the relaxed dot is one sdot (Node 24 for arm64 under qemu-aarch64, ~1 min):
   # each file run directly, since `node --test` would start its children without the emulator
+  arm64_version=$(bash scripts/node.sh 24-arm64 --version)
   for suite in quantized pretrained_q8 causal_q8; do
-    stage "node: tests/js/$suite.test.mjs on Node $(bash scripts/node.sh 24-arm64 --version) arm64 (qemu-aarch64)"
+    stage "node: tests/js/$suite.test.mjs on Node $arm64_version arm64 (qemu-aarch64)"
     bash scripts/node.sh 24-arm64 --test-reporter=spec tests/js/$suite.test.mjs
   done
 fi

@@ -28,19 +28,13 @@ export const NODES = [20, 22, 24].map((version) => ({
 
 /**
  * Node 24 for arm64 under qemu-aarch64 (`-cpu max`: an Armv8 CPU with the dot-product extension),
- * which scripts/setup.sh installs: { command, args } runs it as `command ...args script.mjs`. There V8 lowers `i32x4.relaxed_dot_i8x16_i7x16_add` to `sdot` (its i7 operand read
- * signed), the lowering that neither x86 engine here uses. For what the results are: an emulator
- * runs each instruction as the CPU defines it (fused multiply-adds fused, `sdot` exact), so the
- * bytes are an arm64 machine's; the timings are not.
+ * as scripts/node.sh 24-arm64 runs it (the one place that knows the emulator's command line and
+ * says what setup.sh must install when something is missing): { command, args } runs it as
+ * `command ...args script.mjs`. There V8 lowers `i32x4.relaxed_dot_i8x16_i7x16_add` to `sdot`
+ * (its i7 operand read signed), the lowering that neither x86 engine here uses. For what the
+ * results are: an emulator runs each instruction as the CPU defines it (fused multiply-adds fused,
+ * `sdot` exact), so the bytes are an arm64 machine's; the timings are not.
  */
 export function arm64Node() {
-  const bin = `${root}build/node/24-arm64/package/bin/node`,
-    sysroot = `${root}build/arm64-root`;
-  const qemu = (process.env.PATH ?? '')
-    .split(':')
-    .map((dir) => `${dir}/qemu-aarch64`)
-    .find((p) => existsSync(p));
-  if (!existsSync(bin) || !existsSync(`${sysroot}/lib/ld-linux-aarch64.so.1`) || !qemu)
-    throw new Error(`no Node 24 for arm64 under qemu-aarch64 (${bin}, ${sysroot}): run 'bash scripts/setup.sh' first`);
-  return { command: qemu, args: ['-cpu', 'max', '-L', sysroot, bin] };
+  return { command: 'bash', args: [`${root}scripts/node.sh`, '24-arm64'] };
 }

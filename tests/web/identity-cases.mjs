@@ -1,8 +1,7 @@
 // The outputs that must come out the same in every engine (identity.test.mjs): one table, run in
 // Node (20 with the flag, 22, 24, 24 without FMA3, 24 for arm64 under qemu-aarch64), Chromium and
-// Firefox on each SIMD build. This file imports
-// nothing, so the same module runs in Node (identity-node.mjs) and in the page identity.test.mjs
-// serves.
+// Firefox on each SIMD build. This file imports nothing, so the same module runs in Node
+// (identity-node.mjs) and in the page identity.test.mjs serves.
 //
 // A row: { name, run(A, fixtures) -> Float32Array | Int8Array | ... , relaxed }
 //   run      computes the output with the library `A` (init()'s result, one build) on inputs made
@@ -62,6 +61,13 @@ const FUSED_OR_NOT = { relative: 1e-5 };
 /** The fixture folders the rows read (scripts/make-fixtures.mjs's names). */
 export const FIXTURES = ['distilbert-f32', 'llama-tiny'];
 
+/** Float32Arrays one after the other, in one. */
+function concat(parts) {
+  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
+  return all;
+}
+
 /**
  * A causal LM's logits on its KV cache, as generation runs it: the prompt's forward, then two
  * forwards of one token each (the decoding steps: products of one row), concatenated.
@@ -70,10 +76,7 @@ async function causalLogits(A, folder, options) {
   const lm = await A.loadPretrained(folder, options);
   const cache = lm.createCache();
   try {
-    const parts = [[3, 17, 42, 8, 29], [11], [5]].map((ids) => lm.forward(ids, { cache }).logits.data);
-    const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-    parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
-    return all;
+    return concat([[3, 17, 42, 8, 29], [11], [5]].map((ids) => lm.forward(ids, { cache }).logits.data));
   } finally {
     cache.dispose();
     lm.dispose();
@@ -170,10 +173,7 @@ export const CASES = [
       try {
         const ids = model.tokenizer.encode('Write a poem about a man fishing on a river bank.').inputIds;
         const { lastHiddenState, attentions } = model.forward(ids, { outputAttentions: true });
-        const parts = [lastHiddenState.data, ...attentions.map((a) => a.data)];
-        const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-        parts.reduce((at, p) => (all.set(p, at), at + p.length), 0);
-        return all;
+        return concat([lastHiddenState.data, ...attentions.map((a) => a.data)]);
       } finally {
         model.dispose();
       }

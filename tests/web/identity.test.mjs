@@ -1,12 +1,12 @@
 // Cross-engine identity: the rows of identity-cases.mjs (attention fused and with its weights,
-// matmul, linear on both of its paths, layerNorm, softmax, gelu, the fixture DistilBERT's
-// forward) computed in Node 20, 22 and 24, Node 24 without FMA3, Node 24 for arm64 under
-// qemu-aarch64 (tests/nodes.mjs: the relaxed integer dot lowered to `sdot`), Chromium and Firefox,
-// on the SIMD128 and the relaxed-SIMD build, and compared byte for byte within each build. The SIMD128
-// build must give the same bytes in every engine. The relaxed build's f32x4.relaxed_madd is
-// fused or not as each engine and CPU choose: its rows hold what the table says (bytes, or a
-// tolerance), and a difference in bytes where only a tolerance is promised is reported (a
-// diagnostic line), not hidden.
+// matmul, linear on both of its paths, the int8 layer, layerNorm, softmax, gelu, the fixture
+// DistilBERT's forward and the fixture Llama's logits, in float32 and q8) computed in Node 20, 22
+// and 24, Node 24 without FMA3, Node 24 for arm64 under qemu-aarch64 (tests/nodes.mjs: the relaxed
+// integer dot lowered to `sdot`), Chromium and Firefox, on the SIMD128 and the relaxed-SIMD build,
+// and compared byte for byte within each build. The SIMD128 build must give the same bytes in
+// every engine. The relaxed build's f32x4.relaxed_madd is fused or not as each engine and CPU
+// choose: its rows hold what the table says (bytes, or a tolerance), and a difference in bytes
+// where only a tolerance is promised is reported (a diagnostic line), not hidden.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -118,8 +118,8 @@ before(async () => {
   const server = await serve(dirs);
   try {
     const origin = `http://127.0.0.1:${server.address().port}`;
+    const listing = Object.fromEntries(Object.entries(dirs).map(([name, dir]) => [name, readdirSync(dir)]));
     for (const engine of ENGINES) {
-      const listing = Object.fromEntries(Object.entries(dirs).map(([name, dir]) => [name, readdirSync(dir)]));
       const { version, builds } = await inBrowser(engine, origin, listing);
       results[`${engine} ${version}`] = builds;
     }
