@@ -1,13 +1,14 @@
 // Causal language models (GPT-2, Llama, Qwen2) loaded by A.loadPretrained: lm.forward with a KV
-// cache resident in wasm memory, and lm.generate, an async iterable of steps (greedy or sampled
-// from the instance's seeded generator, stopped by EOS, maxNewTokens, stop strings or an
-// AbortSignal), each with its token, the text it completes and, when asked, the attention of the
-// new token in every layer and the step's top candidates. The contract with the page:
-// docs/causal-lm.md; the forward itself is C++ (src/models/causal_lm.cpp).
+// cache resident in wasm memory, and lm.generate, an async iterable of steps (greedy, or sampled
+// from the instance's generator or, seeded, the generation's own; stopped by EOS, maxNewTokens,
+// stop strings or an AbortSignal), each with its token, the text it completes and, when asked,
+// the attention of the new token in every layer and the step's top candidates. The contract with
+// the page: docs/causal-lm.md; the forward itself is C++ (src/models/causal_lm.cpp).
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
 import { idRows, flatInts } from './model-input.js';
 import { modelTokenizer } from './tokenizer.js';
+import { MT19937 } from './mt19937.js';
 
 const finalizer =
   typeof FinalizationRegistry === 'function'
@@ -90,19 +91,34 @@ function nextTask() {
   });
 }
 
-function integerOption(value, fallback, where, min = 0) {
+// An option of the wrong type (a string, null, an object) is a TypeError; a number out of range
+// (negative, fractional, NaN, too large) a RangeError. `undefined` is the option left out.
+// generate's sampling options: generation_config.json's key, transformers' GenerationConfig
+// default, and the values allowed
+const SAMPLING = {
+  doSample: { key: 'do_sample', fallback: false, ok: (x) => typeof x === 'boolean', range: 'a boolean' },
+  temperature: {
+    key: 'temperature',
+    fallback: 1,
+    ok: (x) => typeof x === 'number' && x > 0 && Number.isFinite(x),
+    range: 'a positive number',
+  },
+  topK: { key: 'top_k', fallback: 50, ok: (x) => Number.isInteger(x) && x >= 0, range: 'an integer >= 0' },
+  topP: { key: 'top_p', fallback: 1, ok: (x) => typeof x === 'number' && x > 0 && x <= 1, range: 'in (0, 1]' },
+};
+
+function integerOption(value, fallback, where, min = 0, max = Infinity, range = `an integer >= ${min}`) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min)
-    throw new RangeError(
-      `${where} must be an integer >= ${min}, got ${typeof value === 'number' ? value : describe(value)}`,
-    );
+  if (typeof value !== 'number') throw new TypeError(`${where} must be ${range}, got ${describe(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new RangeError(`${where} must be ${range}, got ${value}`);
   return value;
 }
 
 function numberOption(value, fallback, where, ok, range) {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !ok(value))
-    throw new RangeError(`${where} must be ${range}, got ${typeof value === 'number' ? value : describe(value)}`);
+  if (typeof value !== 'number') throw new TypeError(`${where} must be ${range}, got ${describe(value)}`);
+  if (!ok(value)) throw new RangeError(`${where} must be ${range}, got ${value}`);
   return value;
 }
 
@@ -119,10 +135,15 @@ function tokenIdList(value, where) {
 
 /**
  * The distribution of a step: p = softmax(logits / temperature) in float64, then the kept set of
- * transformers' warpers in their order (TopKLogitsWarper, then TopPLogitsWarper over the
- * renormalised top k: tokens whose cumulative probability, ascending, is <= 1 - topP are removed,
- * at least one kept). Returns { order (ids by probability desc), probs, kept (count of `order`
- * kept) }.
+ * transformers' warpers in their order (generation/logits_process.py): TopKLogitsWarper removes
+ * the tokens whose score is below the k-th largest (`scores < topk(scores, k)[0][..., -1]`), so
+ * every token tied with the k-th is kept; then TopPLogitsWarper over the renormalised top k:
+ * tokens whose cumulative probability, ascending, is <= 1 - topP are removed, at least one kept.
+ * The scores compared are transformers' float32 ones, TemperatureLogitsWarper's
+ * `scores / temperature` (fround of the float32 logit over the float32 temperature), not the
+ * probabilities, whose rounding could split a tie or make one. Returns { order (ids by logit
+ * desc, then id: probability desc, the greedy choice first), probs, kept (count of `order` kept,
+ * a prefix: the scores are monotone in the logits) }.
  */
 export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 } = {}) {
   const V = logits.length;
@@ -133,8 +154,15 @@ export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 }
   let sum = 0;
   for (let i = 0; i < V; i++) sum += probs[i] = Math.exp(logits[i] / t - max);
   for (let i = 0; i < V; i++) probs[i] /= sum;
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => probs[b] - probs[a] || a - b);
-  let kept = topK > 0 ? Math.min(topK, V) : V;
+  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  let kept = V;
+  if (topK > 0 && topK < V) {
+    const t32 = Math.fround(t);
+    const score = (i) => Math.fround(logits[i] / t32);
+    const kth = score(order[topK - 1]);
+    kept = topK;
+    while (kept < V && score(order[kept]) >= kth) kept++; // ties with the k-th stay
+  }
   if (topP < 1) {
     let total = 0;
     for (let i = 0; i < kept; i++) total += probs[order[i]];
@@ -179,7 +207,11 @@ export function streamed(printed, decoded) {
 
 export class CausalLM {
   /** @private */
-  constructor(A, handle, { opened, configJson, generationConfig, tokenizer, where, residentBytes, ignoredTensors }) {
+  constructor(
+    A,
+    handle,
+    { opened, configJson, generationConfig, tokenizer, where, residentBytes, ignoredTensors, dtype },
+  ) {
     this.A = A;
     this.handle = handle;
     /** 'causal-lm' (encoders: 'encoder') */
@@ -210,6 +242,8 @@ export class CausalLM {
     this.eosTokenId = pick('eos_token_id');
     this.bosTokenId = pick('bos_token_id');
     this.padTokenId = pick('pad_token_id');
+    /** 'fp32' | 'q8': the form of the linear layers' weights (loadPretrained's dtype), as an encoder's. */
+    this.dtype = dtype;
     this.residentBytes = residentBytes;
     this.ignoredTensors = ignoredTensors;
     this.disposed = false;
@@ -288,15 +322,29 @@ export class CausalLM {
     const N = ids.length,
       L = ids[0]?.length ?? 0;
     if (N === 0 || L === 0) throw new RangeError(`${fn}: inputIds is empty (no tokens)`);
-    if (mask && cache !== null && mask[0]?.length !== L) {
-      // transformers' form: the mask of the cached tokens and the new ones
-      const P = this.A.raw._cacheInfo(cache).length;
-      if (mask.every((row) => Array.isArray(row) && row.length === P + L)) mask = mask.map((row) => row.slice(P));
-      const bad = mask.findIndex((row) => !Array.isArray(row) || row.length !== L);
-      if (bad >= 0 && Array.isArray(mask[bad]))
+    const P = mask && cache !== null ? unwrap(this.A.raw._cacheInfo(cache)).length : 0;
+    if (P > 0) {
+      // Rows of the new tokens (L), or transformers' form, the cached tokens and the new ones
+      // (P + L), whose cached columns are dropped (the cache keeps its own). One form for every
+      // row: the first row of neither length is reported, else a batch mixing the two. A row
+      // that is not an array is left to flatInts (its own message).
+      const lengths = Array.from(mask, (row) => (Array.isArray(row) ? row.length : null));
+      const bad = lengths.findIndex((n) => n !== null && n !== L && n !== P + L);
+      if (bad >= 0)
         throw new RangeError(
-          `${fn}: attentionMask row ${bad} has ${mask[bad].length} values, expected ${L} (the new tokens) or ${P + L} (the cache's ${P} and the new ${L})`,
+          `${fn}: attentionMask row ${bad} has ${lengths[bad]} values, expected ${L} (the new tokens) or ${P + L} (the cache's ${P} and the new ${L})`,
         );
+      const full = lengths.indexOf(P + L);
+      const short = lengths.indexOf(L);
+      if (full >= 0 && short >= 0)
+        throw new RangeError(
+          `${fn}: attentionMask rows mix the two forms: row ${full} has ${P + L} values (the cache's ${P} and the new ${L}), row ${short} has ${L} (the new tokens); give every row the same form`,
+        );
+      if (full >= 0) {
+        // the cached columns are checked as the new ones are (0 or 1, no holes), then dropped
+        flatInts(mask, mask.length, P + L, 'attentionMask', { bool: true, fn });
+        mask = mask.map((row) => row.slice(P));
+      }
     }
     return {
       ids: flatInts(ids, N, L, 'inputIds', { fn }),
@@ -329,27 +377,33 @@ export class CausalLM {
    * candidates? } that ends at an EOS token (yielded), maxNewTokens, a stop string, or when
    * `signal` aborts; `.all()` runs it to the end: { ids, newIds, text, steps, finishReason }.
    * Greedy (doSample false) picks the first largest logit, as transformers' generate; sampling
-   * draws from softmax(logits / temperature) cut to topK and topP, with the instance's generator
-   * (seeded by `seed`: A.manualSeed).
+   * draws from softmax(logits / temperature) cut to topK (ties at the cut kept) and topP, with
+   * the instance's generator (A.rand), or with `seed` the generation's own, seeded as
+   * A.manualSeed(seed) seeds the instance's (which it leaves alone).
    */
   generate(prompt, options) {
     const fn = 'lm.generate';
     this.check(fn);
     const o = optionsArg(options, GENERATE_OPTIONS, fn);
     const maxNewTokens = integerOption(o.maxNewTokens, 20, `${fn}: maxNewTokens`);
-    const doSample = boolOption(o.doSample, `${fn}: doSample`);
-    const temperature = numberOption(
-      o.temperature,
-      1,
-      `${fn}: temperature`,
-      (x) => x > 0 && Number.isFinite(x),
-      'a positive number',
-    );
-    const topK = integerOption(o.topK, 0, `${fn}: topK`);
-    const topP = numberOption(o.topP, 1, `${fn}: topP`, (x) => x > 0 && x <= 1, 'in (0, 1]');
+    // an option left out takes the model's generation_config.json value (samplingDefault)
+    const doSample =
+      o.doSample === undefined ? this.samplingDefault('doSample', fn) : boolOption(o.doSample, `${fn}: doSample`);
+    const temperature =
+      o.temperature === undefined
+        ? doSample
+          ? this.samplingDefault('temperature', fn)
+          : 1
+        : numberOption(o.temperature, 1, `${fn}: temperature`, SAMPLING.temperature.ok, SAMPLING.temperature.range);
+    const topK = o.topK === undefined ? this.samplingDefault('topK', fn) : integerOption(o.topK, 0, `${fn}: topK`);
+    const topP =
+      o.topP === undefined
+        ? this.samplingDefault('topP', fn)
+        : numberOption(o.topP, 1, `${fn}: topP`, SAMPLING.topP.ok, SAMPLING.topP.range);
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
     const outputAttentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
-    if (o.seed !== undefined) integerOption(o.seed, 0, `${fn}: seed`);
+    // A.manualSeed's range, checked here under this function's name
+    const seed = integerOption(o.seed, null, `${fn}: seed`, 0, Number.MAX_SAFE_INTEGER, 'an integer in [0, 2^53)');
     const stops = o.stop === undefined || o.stop === null ? [] : [o.stop].flat();
     if (!stops.every((s) => typeof s === 'string' && s.length > 0))
       throw new TypeError(`${fn}: stop must be a non-empty string or an array of them, got ${describe(o.stop)}`);
@@ -367,7 +421,7 @@ export class CausalLM {
     let promptIds;
     if (typeof prompt === 'string') {
       if (!this.hasTokenizer) throw new Error(`${fn}: the model folder had no tokenizer: pass token ids`);
-      promptIds = Array.from(this.tokenizer.encode(prompt).inputIds);
+      promptIds = this.encodePrompt(prompt, fn);
     } else {
       // one row of ids, or a batch of one row ([[...ids]])
       const batch = Array.isArray(prompt) && prompt.length > 0 && typeof prompt[0] === 'object' && prompt[0] !== null;
@@ -389,8 +443,13 @@ export class CausalLM {
     promptIds.forEach((id, i) => {
       if (id < 0 || id >= V) throw new RangeError(`${fn}: prompt[${i}] = ${id} is not a token id in [0, ${V})`);
     });
-    if (doSample && o.seed !== undefined) this.A.manualSeed(o.seed);
+    // The uniform of each sampled step. A seed gives the generation its own generator, the stream
+    // of A.manualSeed(seed) then A.rand(1) per step (mt19937.js), so that other generations and
+    // random calls between its steps leave its tokens alone; without one, the instance's (A.rand).
+    const generator = doSample && seed !== null ? new MT19937(seed) : null;
+    const uniform = generator ? () => generator.uniform() : () => this.A.rand(1).data[0];
     const run = this.steps({
+      uniform,
       promptIds,
       maxNewTokens,
       doSample,
@@ -426,6 +485,40 @@ export class CausalLM {
     return generation;
   }
 
+  /**
+   * @private A string prompt's ids, as tokenizer.encode gives them (special tokens added), with
+   * the prompt's own errors: the limit is the model's maxPositions, checked by generate (not the
+   * tokenizer's maximum, whose advice, truncation, is not an option of generate), and the
+   * tokenizer's other refusals (no tokens, too many characters) are given under generate's name.
+   */
+  encodePrompt(prompt, fn) {
+    if (prompt.length === 0) throw new RangeError(`${fn}: the prompt has no tokens (an empty string)`);
+    try {
+      return Array.from(this.tokenizer.encode(prompt, { maxLength: Infinity }).inputIds);
+    } catch (e) {
+      if (!(e instanceof Error) || !e.message.startsWith('tokenizer.encode: ')) throw e;
+      const message = e.message.slice('tokenizer.encode: '.length).replace(/^(the )?text\b/, '$1prompt');
+      throw new e.constructor(`${fn}: ${message}`, { cause: e });
+    }
+  }
+
+  /**
+   * @private The value of a sampling option left out of generate: generation_config.json's, else
+   * the default of transformers' GenerationConfig (generation/configuration_utils.py:
+   * do_sample False, temperature 1.0, top_k 50, top_p 1.0), as generate() takes them from
+   * model.generation_config. A value of the file that is not valid is an Error naming it.
+   */
+  samplingDefault(option, fn) {
+    const { key, fallback, ok, range } = SAMPLING[option];
+    const value = this.generationConfig[key];
+    if (value === undefined || value === null) return fallback;
+    if (!ok(value))
+      throw new RangeError(
+        `${fn}: ${this.where}: generation_config.json's ${key} = ${JSON.stringify(value)} is not ${range} (pass ${option} to override it)`,
+      );
+    return value;
+  }
+
   /** @private the text of generated ids (special tokens skipped) */
   decodeNew(ids) {
     return this.hasTokenizer && ids.length ? this.tokenizer.decode(ids, { skipSpecialTokens: true }) : '';
@@ -437,6 +530,7 @@ export class CausalLM {
     const fn = 'lm.generate';
     const A = this.A;
     async function* loop() {
+      lm.check(fn); // disposed between generate() and the first step: generate's error
       const cache = lm.createCache();
       try {
         const newIds = [];
@@ -468,7 +562,7 @@ export class CausalLM {
             ? stepDistribution(logits, s.doSample ? s : { temperature: s.temperature })
             : null;
           if (s.doSample) {
-            id = draw(dist, A.rand(1).data[0]);
+            id = draw(dist, s.uniform());
           } else {
             id = 0;
             for (let v = 1; v < logits.length; v++) if (logits[v] > logits[id]) id = v;

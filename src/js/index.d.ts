@@ -819,7 +819,8 @@ export interface EncodedText {
   /**
    * With `returnOverflowingTokens`: the further windows over the truncated text (each an
    * encoding like this one, without `overflowing`), each starting `stride` tokens before the end
-   * of the one before; empty when nothing was cut.
+   * of the one before; empty when nothing was cut. `model.forward(encoding)` runs the first
+   * window; each further window is forwarded on its own (`model.forward(window)`).
    */
   overflowing?: EncodedText[];
 }
@@ -904,7 +905,13 @@ export class TextTokenizer {
   encode(text: string, options?: EncodeOptions): EncodedText;
   /** `tokenizer(texts, text_pairs, padding=True)`: rows of texts or of `[text, textPair]`. */
   encodeBatch(texts: readonly (string | readonly [string, string])[], options?: EncodeBatchOptions): EncodedBatch;
-  decode(ids: readonly number[], options?: { skipSpecialTokens?: boolean }): string;
+  /**
+   * `tokenizer.decode(ids, skip_special_tokens)`: [] is ''; an id with no token (a model's output
+   * rows past the vocabulary) is left out, as the fast tokenizers' decode does.
+   * @throws RangeError for an id that is not an integer in [0, 2^32); TypeError for a non-array, a
+   *   non-number id or an unknown option
+   */
+  decode(ids: TokenIds, options?: { skipSpecialTokens?: boolean }): string;
   tokenToId(token: string): number | undefined;
   idToToken(id: number): string | undefined;
   /** The mask token (`[MASK]`, or tokenizer_config.json's `mask_token`), null if the vocabulary has none. */
@@ -996,6 +1003,11 @@ export interface FillMaskPrediction {
 export interface FillMaskOptions {
   /** Predictions per mask, best first. Default 5. */
   topK?: number;
+  /**
+   * Cut a text longer than the model's maximum to its first tokens (the pipeline's
+   * `tokenizer_kwargs={'truncation': True}`); a [MASK] cut off is not predicted. Default false: an Error.
+   */
+  truncation?: boolean;
 }
 
 /** A text pair for a classifier: `{ text, textPair }`, or `[text, textPair]` inside an array of inputs. */
@@ -1265,7 +1277,11 @@ export interface CausalForwardInput {
   sequenceIds?: readonly (0 | 1 | null)[];
 }
 
-export interface CausalForwardOptions extends ForwardOptions {
+export interface CausalForwardOptions {
+  /** Also return the embeddings output and every layer's output (transformers' output_hidden_states). */
+  outputHiddenStates?: boolean;
+  /** Also return every layer's attention weights (transformers' output_attentions). */
+  outputAttentions?: boolean;
   /** A cache of this model: the new tokens attend to its tokens and are appended to it. */
   cache?: KvCache | null;
 }
@@ -1298,15 +1314,26 @@ export class KvCache {
 export interface GenerateOptions {
   /** Tokens to generate at most. Default 20. The prompt + maxNewTokens must fit in maxPositions. */
   maxNewTokens?: number;
-  /** Sample (true) or take the largest logit (false, default: transformers' greedy decoding). */
+  /**
+   * Sample (true) or take the largest logit (false: transformers' greedy decoding). Default:
+   * generation_config.json's do_sample, else false. The sampling options left out take
+   * generation_config.json's values too, else transformers' GenerationConfig defaults.
+   */
   doSample?: boolean;
-  /** The logits are divided by it. Default 1. */
+  /** Sampling: the logits are divided by it. Default: generation_config.json's temperature, else 1. */
   temperature?: number;
-  /** Sample among the k most probable tokens only (0, default: all). */
+  /**
+   * Sample among the k most probable tokens, and every token tied with the k-th (transformers'
+   * TopKLogitsWarper); 0: all. Default: generation_config.json's top_k, else 50.
+   */
   topK?: number;
-  /** Sample among the most probable tokens whose mass reaches topP (1, default: all). */
+  /** Sample among the most probable tokens whose mass reaches topP. Default: generation_config.json's top_p, else 1 (all). */
   topP?: number;
-  /** Seeds this instance's generator first (`A.manualSeed`): a seed gives the same tokens. */
+  /**
+   * An integer in [0, 2^53): the generation draws from its own generator, the stream
+   * `A.manualSeed(seed)` then `A.rand(1)` per step would give, so a seed gives the same tokens
+   * whatever runs between its steps; the instance's generator is not used or moved.
+   */
   seed?: number;
   /** Stops after the step whose text completes one of these strings. */
   stop?: string | readonly string[];
@@ -1325,7 +1352,7 @@ export interface GenerationCandidate {
   token: string;
   /** softmax(logits / temperature) */
   probability: number;
-  /** Inside the top-k / top-p cut (greedy: the first only). */
+  /** Inside the top-k / top-p cut (ties at the top-k cut kept; greedy: the first only). */
   kept: boolean;
 }
 
@@ -1345,7 +1372,7 @@ export interface GenerationStep {
    * sequence: `lm.forward(ids, { outputAttentions: true }).attentions[layer][0, :, position]`).
    */
   attentions?: Tensor<Float32Array, 2>[];
-  /** With candidates: the step's top candidates, by probability. */
+  /** With candidates: the step's top candidates, by probability (equal ones by id). */
   candidates?: GenerationCandidate[];
 }
 
@@ -1399,6 +1426,8 @@ export class CausalLM {
   readonly eosTokenId: number | number[] | null;
   readonly bosTokenId: number | null;
   readonly padTokenId: number | null;
+  /** The form of the linear layers' weights ({@link LoadPretrainedOptions.dtype}). */
+  readonly dtype: 'fp32' | 'q8';
   readonly residentBytes: number;
   /** Tensors of the file the model does not use (GPT-2's attn.bias buffers, a tied lm_head). */
   readonly ignoredTensors: string[];
@@ -1407,7 +1436,9 @@ export class CausalLM {
    * `model(input_ids, attention_mask, position_ids, past_key_values, output_attentions,
    * output_hidden_states)`; positions from the mask (a left-padded row gives what it gives alone).
    * @throws RangeError for ids out of the vocabulary, cached + new tokens past maxPositions, a
-   *   cache of another batch size; Error for a cache of another model or disposed
+   *   cache of another batch size, an attentionMask whose rows mix the two forms (new tokens,
+   *   cached + new), logits of more than 2^29 elements (refused before any layer runs); Error for
+   *   a cache of another model or disposed. A failed forward leaves the cache as it was.
    */
   forward<O extends CausalForwardOptions = {}>(
     input: TokenIds | readonly TokenIds[] | CausalForwardInput,
@@ -1420,10 +1451,12 @@ export class CausalLM {
    * Generates after a prompt (text, tokenized as `tokenizer.encode` does, or one row of ids): an
    * async iterable of steps, one per new token, that ends at EOS (the EOS step included),
    * `maxNewTokens`, a `stop` string or an aborted `signal`. Greedy unless `doSample`.
-   * @throws RangeError for an empty prompt, a prompt over maxPositions or prompt + maxNewTokens
-   *   past it, an id out of the vocabulary, and option values out of range; TypeError for an
-   *   unknown option or one of the wrong type; Error for a string prompt when the folder had no
-   *   tokenizer, and after `dispose()`
+   * @throws RangeError for a prompt with no tokens, a prompt over maxPositions (a string prompt's
+   *   token count named) or prompt + maxNewTokens past it, an id out of the vocabulary, option
+   *   values out of range (seed outside [0, 2^53)), and a generation_config.json sampling value
+   *   that is not valid for an option left out; TypeError for an unknown option or one of the
+   *   wrong type (`maxNewTokens: '5'`, `topK: null`); Error for a string prompt when the folder had
+   *   no tokenizer, and after `dispose()` (a generation made before it rejects when run)
    */
   generate(
     prompt: string | TokenIds,

@@ -16,7 +16,10 @@ import { chooseSimd, browserPlatform } from './builds.js';
 
 export { Tensor, formatTensor, QuantizedTensor };
 export { loadSafetensors } from './safetensors.js';
-export { loadTokenizer } from './tokenizer.js';
+export { loadTokenizer, TextTokenizer } from './tokenizer.js';
+// the classes of loadPretrained's and loadTokenizer's results, for instanceof (not constructed by users)
+export { PretrainedModel } from './pretrained.js';
+export { CausalLM, KvCache } from './causal-lm.js';
 
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {

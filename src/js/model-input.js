@@ -13,28 +13,35 @@ export function idRows(value, what, fn = 'model.forward') {
       `${fn}: ${what} must be an array of ${KINDS[what] ?? 'token ids'} (number[] | Int32Array, or rows of them), got ${describe(value)}`,
     );
   if (value.length && (Array.isArray(value[0]) || value[0] instanceof Int32Array))
-    return value.map((r) => (r instanceof Int32Array ? Array.from(r) : r));
+    // Array.from, not map: a hole among the rows becomes undefined (refused by flatInts), not a hole
+    return Array.from(value, (r) => (r instanceof Int32Array ? Array.from(r) : r));
   return [value];
 }
 
-/** rows (N of L) -> Int32Array (or Uint8Array of 0/1 with `bool`) of N * L. */
+/**
+ * rows (N of L) -> Int32Array (or Uint8Array of 0/1 with `bool`) of N * L. Indexed loops, not
+ * forEach: a hole in a sparse array ([5, , 7]) is read as undefined and refused as undefined is,
+ * where forEach would skip it and leave the typed array's 0 (token 0, or a padding position).
+ */
 export function flatInts(rows, N, L, what, { bool = false, fn = 'model.forward' } = {}) {
   const out = bool ? new Uint8Array(N * L) : new Int32Array(N * L);
   if (rows.length !== N) throw new RangeError(`${fn}: ${what} has ${rows.length} rows, inputIds ${N}`);
-  rows.forEach((row, n) => {
+  for (let n = 0; n < N; n++) {
+    const row = rows[n];
     if (!Array.isArray(row) || row.length !== L) {
       throw new RangeError(
         `${fn}: ${what} row ${n} has ${Array.isArray(row) ? row.length : describe(row)} values, expected ${L} (pad the batch to one length, e.g. with tokenizer.encodeBatch)`,
       );
     }
-    row.forEach((x, l) => {
+    for (let l = 0; l < L; l++) {
+      const x = row[l];
       if (typeof x !== 'number')
         throw new TypeError(`${fn}: ${what}[${n}][${l}] = ${describe(x)} is not ${bool ? '0 or 1' : 'an integer id'}`);
       if (!Number.isInteger(x) || (bool ? x !== 0 && x !== 1 : x < -(2 ** 31) || x >= 2 ** 31)) {
         throw new RangeError(`${fn}: ${what}[${n}][${l}] = ${x} is not ${bool ? '0 or 1' : 'an integer id'}`);
       }
       out[n * L + l] = x;
-    });
-  });
+    }
+  }
   return out;
 }

@@ -158,12 +158,15 @@ export class PretrainedModel {
       types = null;
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
-    } else if (input !== null && typeof input === 'object') {
-      const known = ['inputIds', 'attentionMask', 'tokenTypeIds', 'tokens', 'offsets', 'sequenceIds', 'wordIds'];
+    } else if (input !== null && typeof input === 'object' && !ArrayBuffer.isView(input)) {
+      // an encoding as tokenizer.encode returns it: its tokens, offsets, sequence and word ids
+      // and overflowing windows (each an encoding of its own, forwarded on its own) are not read
+      const read = ['inputIds', 'attentionMask', 'tokenTypeIds'];
+      const known = [...read, 'tokens', 'offsets', 'sequenceIds', 'wordIds', 'overflowing'];
       const unknown = Object.keys(input).filter((k) => !known.includes(k));
       if (unknown.length)
         throw new TypeError(
-          `${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, tokenTypeIds)`,
+          `${fn}: unknown input field '${unknown[0]}' (allowed: ${read.join(', ')}, and an encoding's ${known.slice(read.length).join(', ')})`,
         );
       ids = idRows(input.inputIds, 'inputIds');
       if (input.attentionMask !== undefined && input.attentionMask !== null)
@@ -236,7 +239,18 @@ export class PretrainedModel {
     const D = this.hiddenSize;
     const out = new Float32Array(list.length * D);
     for (let start = 0; start < list.length; start += batchSize) {
-      const batch = tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
+      let batch;
+      try {
+        batch = tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
+      } catch (e) {
+        // the element of this part named as the caller's: model.embed: texts[start + i]
+        if (e instanceof Error)
+          e.message = e.message.replace(
+            /^tokenizer\.encodeBatch: texts\[(\d+)\]/,
+            (_, i) => `${fn}: texts[${start + Number(i)}]`,
+          );
+        throw e;
+      }
       if (this.modelType === 'distilbert') delete batch.tokenTypeIds;
       const h = this.forward(batch).lastHiddenState; // [n, L, D]
       const [n, L] = h.shape;
@@ -390,6 +404,7 @@ export const pretrainedMethods = {
             where: files.where,
             residentBytes: info.residentBytes,
             ignoredTensors: opened.ignoredTensors,
+            dtype,
           });
         }
         return new PretrainedModel(this, opened.handle, {

@@ -11,7 +11,7 @@
 // function it follows; tests/js/reference/heads.mjs is the float64 reference written from the
 // same files, and tests/js/tasks.test.mjs compares the two.
 import { describe } from './tensor.js';
-import { optionsArg } from './validate.js';
+import { optionsArg, boolOption } from './validate.js';
 
 /** The heads a model may have (config.json's architectures[0]: ...ForMaskedLM, ...). */
 export const HEADS = ['masked-lm', 'sequence-classification', 'token-classification', 'question-answering'];
@@ -349,15 +349,19 @@ function requireHead(model, fn) {
 
 /**
  * Runs a tokenizer call for helper `fn`: its errors name the helper and the helper's argument
- * (`names`: text -> question, ...) instead of the tokenizer's.
+ * (`names`: text -> question, ...) instead of the tokenizer's; an encodeBatch error's element
+ * (`texts[i]` of the part it was given) is named by `element(i)` (the caller's argument, its
+ * index in the whole batch; null: not named).
  */
-function tokenized(fn, names, run) {
+function tokenized(fn, names, run, element = (i) => `texts[${i}]`) {
   try {
     return run();
   } catch (e) {
     if (e instanceof Error && /^tokenizer\.encode(Batch)?:/.test(e.message)) {
       e.message = e.message
-        .replace(/^tokenizer\.encode(Batch)?:/, `${fn}:`)
+        .replace(/^tokenizer\.encode(Batch)?:(?: texts\[(\d+)\]:)?/, (_, batch, i) =>
+          i === undefined || element(Number(i)) === null ? `${fn}:` : `${fn}: ${element(Number(i))}:`,
+        )
         .replace(/\b(textPair|text)\b(?= (has|must))/g, (name) => names[name] ?? name);
     }
     throw e;
@@ -376,16 +380,23 @@ function padded(encodings, padId) {
   return batch;
 }
 
-/** The sequence classifier's logits of each input ([text, textPair?]), batchSize at a time. */
-function sequenceLogits(model, inputs, fn, { truncation, batchSize }) {
+/**
+ * The sequence classifier's logits of each input ([text, textPair?]), batchSize at a time; an
+ * input's error names it as `element(index)` and its texts by `names`.
+ */
+function sequenceLogits(model, inputs, fn, { truncation, batchSize, element, names = {} }) {
   const rows = [];
   for (let start = 0; start < inputs.length; start += batchSize) {
     const part = inputs.slice(start, start + batchSize);
-    const batch = tokenized(fn, {}, () =>
-      model.tokenizer.encodeBatch(
-        part.map(([t, pair]) => (pair === undefined ? t : [t, pair])),
-        { truncation },
-      ),
+    const batch = tokenized(
+      fn,
+      names,
+      () =>
+        model.tokenizer.encodeBatch(
+          part.map(([t, pair]) => (pair === undefined ? t : [t, pair])),
+          { truncation },
+        ),
+      (i) => element(start + i),
     );
     const { logits } = model.headForward(batch);
     const K = logits.shape[1];
@@ -403,19 +414,22 @@ export const taskMethods = {
   fillMask(textArg, options) {
     const fn = 'model.fillMask';
     const tokenizer = requireHead(this, fn);
-    const o = optionsArg(options, ['topK'], fn);
+    const o = optionsArg(options, ['topK', 'truncation'], fn);
     const value = text(textArg, `${fn}: text`);
+    const truncation = boolOption(o.truncation, `${fn}: truncation`);
     const V = this.vocabSize;
 
     const topK = positiveInteger(o.topK, `${fn}: topK`, 5);
     if (topK > V) throw new RangeError(`${fn}: topK ${topK} is more than the vocabulary's ${V} tokens`);
     const mask = tokenizer.maskToken;
     if (mask === null) throw new Error(`${fn}: the tokenizer has no mask token`);
-    const encoding = tokenized(fn, {}, () => tokenizer.encode(value));
+    const encoding = tokenized(fn, {}, () => tokenizer.encode(value, { truncation }));
     const maskId = tokenizer.tokenToId(mask);
     const positions = encoding.inputIds.flatMap((id, i) => (id === maskId ? [i] : []));
     if (positions.length === 0)
-      throw new Error(`${fn}: the text has no ${mask} token (put ${mask} where a token is to be predicted)`);
+      throw new Error(
+        `${fn}: the text has no ${mask} token${truncation && value.includes(mask) ? ` left after truncation to ${tokenizer.maxLength} tokens` : ''} (put ${mask} where a token is to be predicted)`,
+      );
     const { logits } = this.headForward(padded([encoding], tokenizer.padId), {
       positions: positions.map((p) => [0, p]),
     });
@@ -458,6 +472,7 @@ export const taskMethods = {
     const scores = sequenceLogits(this, inputs, fn, {
       truncation: o.truncation ?? false,
       batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
+      element: (i) => (batch ? `input[${i}]` : null), // one input: the message is about it
     });
     const results = scores.map((row) => rankLabels(classificationScores(row, functionToApply), labels, topK));
     return batch ? results : results[0];
@@ -490,7 +505,12 @@ export const taskMethods = {
       this,
       passages.map((p) => [query, p]),
       fn,
-      { truncation, batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32) },
+      {
+        truncation,
+        batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
+        element: (i) => `passages[${i}]`,
+        names: { text: 'query', textPair: 'passage' },
+      },
     );
     const ranked = logits.map((row, index) => ({
       index,

@@ -12,7 +12,7 @@
 // Vite's default Worker format (iife) cannot hold (the issue-14 build error). A page without a
 // bundler maps '@huggingface/tokenizers' in its import map as it maps 'attention-wasm'.
 import { Tokenizer } from '@huggingface/tokenizers';
-import { describe } from './tensor.js';
+import { describe, typedArrayTag } from './tensor.js';
 import { openModelFiles } from './model-files.js';
 import { optionsArg, boolOption } from './validate.js';
 import { checkTokenizerPatterns, preparePatternAnalysis } from './tokenizer-patterns.js';
@@ -270,6 +270,123 @@ export function windowRanges(n, keep, stride) {
   }
 }
 
+/**
+ * The library's split of `s` at its added tokens (`splitter`, one of its DictionarySplitters), as
+ * Tokenizer.encode_text makes it: pieces { start, end } of s that cover it in order, where a piece
+ * beside an added token with lstrip (rstrip) loses its white space on that side, as the library
+ * trims it, and the added token's span [spanStart, spanEnd) takes that white space in, as
+ * tokenizers' offsets do ('a  [MASK]' with lstrip: [MASK] covers '  [MASK]'). `added`: the
+ * library's added_tokens_map (content -> AddedToken).
+ */
+function addedTokenSplit(splitter, added, s) {
+  const pieces = [];
+  let at = 0;
+  for (const piece of splitter.split(s)) pieces.push({ start: at, end: (at += piece.length) });
+  const space = (i) => /\s/.test(s[i]); // String.prototype.trim's white space
+  pieces.forEach((p, i) => {
+    const token = added.get(s.slice(p.start, p.end));
+    const before = pieces[i - 1],
+      after = pieces[i + 1];
+    p.spanStart = p.start;
+    p.spanEnd = p.end;
+    if (token?.lstrip && before) {
+      while (before.end > before.start && space(before.end - 1)) before.end--;
+      p.spanStart = before.end;
+    }
+    if (token?.rstrip && after) {
+      while (after.start < after.end && space(after.start)) after.start++;
+      p.spanEnd = after.start;
+    }
+  });
+  return pieces;
+}
+
+/** The most characters alignment() normalises together where a normaliser looks at context. */
+const ALIGN_WINDOW = 16;
+
+/**
+ * Where each UTF-16 unit u of `normal`, text.slice(start, end) normalised whole, came from in the
+ * text: { from(u), to(u) }, [from, to) in the text; null if it cannot be told. Each character
+ * (code point) is normalised alone (`memo` keeps character -> normalised text), and its output
+ * must go on from where the last one's stopped in `normal`. A normaliser that looks at the
+ * characters around one (lower-casing gives 'ς' for a word's last 'Σ', NFC joins 'e' and U+0301,
+ * NFD reorders accents) makes them differ there; then the fewest characters around that one (up
+ * to ALIGN_WINDOW, those before it too) whose output, normalised together, goes on from where
+ * theirs began are taken together, and their output is shared out among them as tokenizers'
+ * NormalizedString aligns a change with what it came from (below). A character whose output is
+ * empty (dropped) covers nothing. Work: one normalisation per character, and at most
+ * ALIGN_WINDOW^2 / 2 more where they differ: linear in the text.
+ */
+function alignment(text, start, end, normal, normalize, memo) {
+  const chars = []; // each character's first index in the text; then `end`
+  for (let i = start; i < end; i += text.codePointAt(i) > 0xffff ? 2 : 1) chars.push(i);
+  const n = chars.length;
+  chars.push(end);
+  const from = new Int32Array(normal.length),
+    to = new Int32Array(normal.length);
+  const begins = new Int32Array(n).fill(-1); // where character k's output begins in `normal` (-1: inside a window)
+  // character k's output, normalised alone
+  const alone = (k) => {
+    const c = text.slice(chars[k], chars[k + 1]);
+    let out = memo.get(c);
+    if (out === undefined) memo.set(c, (out = normalize(c)));
+    return out;
+  };
+  // characters j..m (inclusive) gave `out` at u in `normal`; returns where it ends
+  const take = (j, m, u, out) => {
+    begins[j] = u;
+    from.fill(chars[j], u, u + out.length);
+    to.fill(chars[m + 1], u, u + out.length);
+    return u + out.length;
+  };
+  let u = 0;
+  for (let k = 0; k < n;) {
+    const out = alone(k);
+    if (normal.startsWith(out, u)) {
+      u = take(k, k, u, out);
+      k++;
+      continue;
+    }
+    // the smallest window j..m that holds k (k its first character, then each one before it)
+    // whose output, normalised together, goes on from where j's began
+    let next = -1;
+    window: for (let size = 2; size <= ALIGN_WINDOW; size++) {
+      for (let back = 0; back < size; back++) {
+        const j = k - back,
+          m = j + size - 1,
+          at = j === k ? u : begins[j];
+        if (j < 0 || m >= n || at < 0) continue;
+        const together = normalize(text.slice(chars[j], chars[m + 1]));
+        if (!normal.startsWith(together, at)) continue;
+        // the characters' own outputs, as long in all as theirs together: each keeps its share
+        // ('α' 'σ' against 'ας'). Else, fewer characters out than in (NFC's 'é' from 'e' U+0301):
+        // the i-th comes from the i-th in, as tokenizers aligns a composition (the first
+        // character's span; the ones it absorbed are gone, as a dropped one is). Else the output
+        // comes from all of them.
+        const own = [];
+        for (let i = j; i <= m; i++) own.push(alone(i));
+        const out = [...together];
+        u = at;
+        if (own.reduce((sum, o) => sum + o.length, 0) === together.length) {
+          own.forEach((o, i) => (u = take(j + i, j + i, u, o)));
+        } else if (out.length <= size) {
+          out.forEach((o, i) => (u = take(j + i, j + i, u, o)));
+          begins.fill(-1, j + out.length, m + 1);
+        } else {
+          u = take(j, m, at, together);
+          begins.fill(-1, j + 1, m + 1);
+        }
+        next = m + 1;
+        break window;
+      }
+    }
+    if (next < 0) return null;
+    k = next;
+  }
+  if (u !== normal.length) return null;
+  return { from: (i) => from[i], to: (i) => to[i] };
+}
+
 /** Text -> ids for one model, with a maximum length. */
 export class TextTokenizer {
   /**
@@ -310,9 +427,23 @@ export class TextTokenizer {
     return this.hf.model.unk_token_id ?? null;
   }
 
-  /** Tokens joined as the decoder writes them ('fish', '##ing' -> 'fishing'): transformers' convert_tokens_to_string. */
+  /**
+   * Tokens joined as the decoder writes them ('fish', '##ing' -> 'fishing'): transformers'
+   * convert_tokens_to_string; [] is ''. The decoder gets a copy of the caller's array.
+   */
   convertTokensToString(tokens) {
-    return this.hf.decoder ? this.hf.decoder(tokens) : tokens.join(' ');
+    const fn = 'tokenizer.convertTokensToString';
+    if (!Array.isArray(tokens))
+      throw new TypeError(`${fn}: tokens must be an array of strings, got ${describe(tokens)}`);
+    const list = new Array(tokens.length);
+    for (let i = 0; i < list.length; i++) {
+      const token = tokens[i];
+      if (typeof token !== 'string')
+        throw new TypeError(`${fn}: tokens[${i}] must be a string, got ${describe(token)}`);
+      list[i] = token;
+    }
+    if (list.length === 0) return '';
+    return this.hf.decoder ? this.hf.decoder(list) : list.join(' ');
   }
 
   tokenToId(token) {
@@ -321,8 +452,33 @@ export class TextTokenizer {
   idToToken(id) {
     return this.hf.id_to_token(id);
   }
-  decode(ids, { skipSpecialTokens = false } = {}) {
-    return this.hf.decode(ids, { skip_special_tokens: skipSpecialTokens });
+  /**
+   * Token ids -> text, as transformers' tokenizer.decode: `ids` a number[] or an Int32Array
+   * (encode's inputIds, generated ids), each an integer in [0, 2^32), else a RangeError naming it;
+   * an id with no token is left out (below; the library would decode it as [UNK]); [] is '' (the
+   * library throws). `skipSpecialTokens` leaves out the special tokens ([CLS], [SEP], [PAD], ...).
+   */
+  decode(ids, options) {
+    const fn = 'tokenizer.decode';
+    const o = optionsArg(options, ['skipSpecialTokens'], fn);
+    const skipSpecialTokens = boolOption(o.skipSpecialTokens, `${fn}: skipSpecialTokens`);
+    if (!Array.isArray(ids) && typedArrayTag(ids) !== 'Int32Array')
+      throw new TypeError(`${fn}: ids must be an array of token ids (number[] or Int32Array), got ${describe(ids)}`);
+    const tokens = this.hf.model.vocab; // id -> token, as the library decodes them
+    // A plain array, as the library takes it; each id read once. An id with no token (a model's
+    // output rows beyond its tokenizer's vocabulary, as Qwen2's 151936 rows for 151665 tokens) is
+    // left out, as the Rust tokenizers' decode does (Tokenizer::decode: filter_map over
+    // id_to_token); ids are u32 there: a negative one or one past 2^32 - 1 is refused.
+    const list = [];
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i];
+      if (typeof id !== 'number') throw new TypeError(`${fn}: ids[${i}] must be a token id, got ${describe(id)}`);
+      if (!Number.isInteger(id) || id < 0 || id > 0xffffffff)
+        throw new RangeError(`${fn}: ids[${i}] = ${id} is not a token id (an integer in [0, 2^32))`);
+      if (id < tokens.length && tokens[id] !== undefined) list.push(id);
+    }
+    if (list.length === 0) return '';
+    return this.hf.decode(list, { skip_special_tokens: skipSpecialTokens });
   }
 
   /** The special tokens the post-processor puts around empty text(s). */
@@ -462,7 +618,11 @@ export class TextTokenizer {
       }
     }
 
-    const spans = returnOffsets ? [this.#offsets(text, fn), pair ? this.#offsets(o.textPair, fn) : null] : null;
+    // the offsets of the tokens the windows keep: each text's up to the furthest window's end
+    const kept = (t) => windows.reduce((most, w) => Math.max(most, w[t][1]), 0);
+    const spans = returnOffsets
+      ? [this.#offsets(text, a, kept(0), fn), pair ? this.#offsets(o.textPair, b, kept(1), fn) : null]
+      : null;
     const [first, ...rest] = windows.map((w) => this.#assemble([a, b], w, spans));
     if (overflow) first.overflowing = rest;
     return first;
@@ -491,76 +651,100 @@ export class TextTokenizer {
   }
 
   /**
-   * { offsets, words } of each token of the text: offsets, [start, end) in the text (UTF-16
-   * indices, as String.prototype.slice takes them), as transformers' return_offsets_mapping: a
-   * WordPiece token covers the characters it came from (a continuation '##ing' its own), [UNK]
-   * the whole word, an added token its text; words, the index of the pre-tokenizer's word each
-   * token belongs to (transformers' word_ids(): a continuation belongs to the word before it, an
-   * added token is a word of its own). Each character is normalised on its own to know where
-   * normalised text came from; a pipeline whose tokens cannot be placed that way (byte-level BPE,
-   * SentencePiece) is an Error.
+   * { offsets, words } of the first `count` of the text's tokens (`tokens`, as #tokenize gave
+   * them): offsets, [start, end) in the text (UTF-16 indices, as String.prototype.slice takes
+   * them), as transformers' return_offsets_mapping: a WordPiece token covers the characters it
+   * came from (a continuation '##ing' its own), [UNK] the whole word, an added token its text;
+   * words, the index of the pre-tokenizer's word each token belongs to (transformers' word_ids():
+   * a continuation belongs to the word before it, an added token is a word of its own).
+   *
+   * The library's own steps (Tokenizer.encode_text) are walked again with positions kept: the text
+   * split at the added tokens matched as written, each other section normalised whole as the
+   * library normalises it ('ΟΔΟΣ' lower-cased ends in the final 'ς', a character the normaliser
+   * drops before [SEP] is gone) and aligned with the text (alignment()), split at the added tokens
+   * matched after normalisation ("normalized": true), pre-tokenized into words, each found from
+   * where the one before ended, and each word given to the model alone. Every token must be the
+   * one #tokenize gave, else an Error. Linear in the text, and it stops after `count` tokens
+   * (those the truncation keeps). A model other than WordPiece (byte-level BPE, SentencePiece,
+   * whose tokens are not pieces of the text) is an Error.
    */
-  #offsets(text, fn) {
+  #offsets(text, tokens, count, fn) {
     const hf = this.hf;
-    const unsupported = (why) =>
-      new Error(`${fn}: returnOffsets needs a WordPiece tokenizer (the BERT family); ${why}`);
-    if (hf.model.config?.type !== 'WordPiece') throw unsupported(`this one's model is ${hf.model.config?.type}`);
-    const prefix = hf.model.config.continuing_subword_prefix ?? '##';
-    // the normalised text, each piece tagged with the original characters it came from
-    const normal = []; // { ch, from, to }
-    for (let i = 0; i < text.length;) {
-      const c = String.fromCodePoint(text.codePointAt(i));
-      const n = hf.normalizer ? hf.normalizer(c) : c;
-      for (const ch of n) normal.push({ ch, from: i, to: i + c.length });
-      i += c.length;
-    }
-    const tokens = hf.tokenize(text);
-    const spans = [];
-    const words = [];
-    let at = 0; // index into normal
-    let raw = 0; // index into text, for added tokens (matched before normalisation)
-    const skipSpaces = () => {
-      while (at < normal.length && /\s/u.test(normal[at].ch)) at++;
+    const model = hf.model;
+    if (model.config?.type !== 'WordPiece')
+      throw new Error(
+        `${fn}: returnOffsets needs a WordPiece tokenizer (the BERT family); this one's model is ${model.config?.type}`,
+      );
+    const unplaced = (why) => new Error(`${fn}: returnOffsets could not place the tokens in the text: ${why}`);
+    const offsets = [],
+      words = [];
+    if (count === 0) return { offsets, words };
+    const prefix = model.config.continuing_subword_prefix ?? '##';
+    const added = hf.added_tokens_map;
+    const normalize = hf.normalizer ? (s) => hf.normalizer(s) : null;
+    const memo = new Map(); // one character -> its normalised text, for alignment()
+    // the next token, [start, end) in the text; true once `count` are placed
+    const place = (token, start, end, newWord) => {
+      const i = offsets.length;
+      if (token !== tokens[i])
+        throw unplaced(`token ${i} is '${tokens[i]}', and the tokenizer's steps walked again give '${token}'`);
+      offsets.push([start, end]);
+      words.push((words.at(-1) ?? -1) + (newWord ? 1 : 0));
+      return offsets.length === count;
     };
-    for (const token of tokens) {
-      const added = hf.added_tokens_map.get(token);
-      if (added) {
-        let start = raw;
-        while (start < text.length && /\s/u.test(text[start])) start++;
-        if (text.startsWith(added.content, start)) {
-          spans.push([start, start + added.content.length]);
-          words.push((words.at(-1) ?? -1) + 1);
-          raw = start + added.content.length;
-          while (at < normal.length && normal[at].from < raw) at++;
+    const sections = addedTokenSplit(hf.splitter_unnormalized, added, text);
+    walk: for (let s = 0; s < sections.length; s++) {
+      const { start, end, spanStart, spanEnd } = sections[s];
+      if (start === end) continue;
+      const raw = text.slice(start, end);
+      if (added.has(raw)) {
+        if (place(raw, spanStart, spanEnd, true)) break walk;
+        continue;
+      }
+      const normal = normalize ? normalize(raw) : raw;
+      // where each UTF-16 unit of `normal` came from: [from[u], to[u]) in the text
+      const aligned = normalize
+        ? alignment(text, start, end, normal, normalize, memo)
+        : { from: (u) => start + u, to: (u) => start + u + 1 };
+      if (!aligned)
+        throw unplaced(`the normalised text of characters ${start} to ${end} does not follow from its characters`);
+      const { from, to } = aligned;
+      for (const part of addedTokenSplit(hf.splitter_normalized, added, normal)) {
+        const { start: a, end: b } = part; // in `normal`
+        if (a === b) continue;
+        const sub = normal.slice(a, b);
+        if (added.has(sub)) {
+          if (place(sub, from(part.spanStart), to(part.spanEnd - 1), true)) break walk;
           continue;
         }
-        if (token !== hf.model.unk_token) throw unsupported(`the added token ${token} is not at ${start} in the text`);
+        let cursor = a; // in `normal`: where the last word ended
+        for (const word of hf.pre_tokenizer ? hf.pre_tokenizer(sub, { section_index: s }) : [sub]) {
+          const w = normal.indexOf(word, cursor);
+          if (w < 0 || w + word.length > b)
+            throw unplaced(
+              `the pre-tokenizer's word '${word}' is not in the normalised text of characters ${start} to ${end}`,
+            );
+          cursor = w + word.length;
+          const pieces = model([word]); // WordPiece splits each word on its own
+          let at = w;
+          for (let k = 0; k < pieces.length; k++) {
+            const token = pieces[k];
+            let end = cursor; // [UNK] covers the whole word
+            if (!(token === model.unk_token && pieces.length === 1)) {
+              const piece = k > 0 && token.startsWith(prefix) ? token.slice(prefix.length) : token;
+              if (!normal.startsWith(piece, at))
+                throw unplaced(`the piece '${token}' of the word '${word}' is not where the piece before ended`);
+              end = at + piece.length;
+            }
+            if (place(token, from(at), to(end - 1), k === 0)) break walk;
+            at = end;
+          }
+        }
       }
-      skipSpaces();
-      const continues = token.startsWith(prefix) && token.length > prefix.length;
-      let piece = continues ? token.slice(prefix.length) : token;
-      if (token === hf.model.unk_token) {
-        // [UNK] stands for the whole word the pre-tokenizer made
-        const rest = normal
-          .slice(at)
-          .map((n) => n.ch)
-          .join('');
-        const word = (hf.pre_tokenizer ? hf.pre_tokenizer(rest) : rest.split(/\s+/u)).find((w) => w.length) ?? '';
-        piece = word;
-      }
-      const got = normal
-        .slice(at, at + [...piece].length)
-        .map((n) => n.ch)
-        .join('');
-      if (!piece || got !== piece)
-        throw unsupported(`the token '${token}' does not match the text at ${normal[at]?.from ?? text.length}`);
-      const end = at + [...piece].length;
-      spans.push([normal[at].from, normal[end - 1].to]);
-      words.push((words.at(-1) ?? -1) + (continues && words.length ? 0 : 1));
-      raw = normal[end - 1].to;
-      at = end;
     }
-    return { offsets: spans, words };
+    if (offsets.length < count)
+      throw unplaced(`the tokenizer's steps walked again give ${offsets.length} tokens, not ${count}`);
+    return { offsets, words };
   }
 
   /**
@@ -676,11 +860,10 @@ export function modelTokenizer(tokenizer, owner, where, advice) {
  * @param {string | FileList | File[] | Record<string, Blob | ArrayBuffer | Uint8Array>} source
  * @param {{maxLength?: number, trustPatterns?: boolean}} [options]
  */
-export async function loadTokenizer(source, options = {}) {
-  if (options === null || typeof options !== 'object')
-    throw new TypeError(`${FN}: options must be an object, got ${describe(options)}`);
-  const { maxLength } = options;
-  const trustPatterns = boolOption(options.trustPatterns, `${FN}: trustPatterns`);
+export async function loadTokenizer(source, options) {
+  const o = optionsArg(options, ['maxLength', 'trustPatterns'], FN);
+  const { maxLength } = o;
+  const trustPatterns = boolOption(o.trustPatterns, `${FN}: trustPatterns`);
   if (maxLength !== undefined && !(Number.isInteger(maxLength) && maxLength > 0)) {
     throw new RangeError(`${FN}: maxLength must be a positive integer, got ${maxLength}`);
   }

@@ -22,13 +22,20 @@ std::size_t cache_floats(const ModelConfig& c, std::size_t batch, std::size_t ca
          static_cast<std::size_t>(c.head_dim);
 }
 
-void validate_input(const Model& model, const CausalInput& in, const KvCache* cache) {
+void validate_input(const Model& model, const CausalInput& in, const CausalOptions& options, const KvCache* cache) {
   const ModelConfig& c = model.config();
   const std::string fn = forward_fn(), ids = api_name("input_ids");
   check_input_ids_shape(fn, in.batch, in.length);
   if (in.batch > kMaxElements / in.length)
     fail(ErrorKind::Range,
          fn + ": batch " + std::to_string(in.batch) + " x length " + std::to_string(in.length) + " is too large");
+  // the logits (N, L or 1, V) are the largest output: refused here, before any layer runs
+  const std::int64_t logit_rows = options.last_logits_only ? in.batch : in.batch * in.length;
+  if (logit_rows > kMaxElements / c.vocab_size)
+    fail(ErrorKind::Range, fn + ": the logits of batch " + std::to_string(in.batch) + " x length " +
+                               std::to_string(options.last_logits_only ? 1 : in.length) + " x vocabulary " +
+                               std::to_string(c.vocab_size) + " would have more than " + std::to_string(kMaxElements) +
+                               " elements");
   const std::int64_t past = cache ? static_cast<std::int64_t>(cache->length()) : 0;
   if (cache && cache->model() != &model)
     fail(ErrorKind::Type, fn + ": " + api_name("cache") + " belongs to another model");
@@ -206,16 +213,15 @@ void KvCache::clear() {
   batch_ = length_ = capacity_ = 0;
 }
 
-CausalOutput causal_forward(const Model& model, const CausalInput& in, const CausalOptions& options, KvCache* cache) {
+namespace {
+
+// The forward after validation (and the cache's reserve): the named steps of the header.
+CausalOutput causal_forward_steps(const Model& model, const CausalInput& in, const CausalOptions& options,
+                                  KvCache* cache, std::size_t lm_head) {
   const std::string fn = forward_fn(), state_copy = fn + ": " + api_name("hidden_states");
   const ModelConfig& c = model.config();
-  validate_input(model, in, cache);
-  std::size_t lm_head = 0;
-  if (!find_head(model.architecture(), "lm_head", &lm_head) || !model.has_head(lm_head))
-    fail(ErrorKind::Type, fn + ": " + c.model_type + " has no language-model head");
   const std::size_t N = static_cast<std::size_t>(in.batch), L = static_cast<std::size_t>(in.length),
                     D = static_cast<std::size_t>(c.hidden_size);
-  if (cache) cache->reserve(N, cache->length() + L, fn);
 
   const std::vector<std::int32_t> positions = positions_of(in, cache);
   const Tensor mask = key_padding_mask(in, cache);
@@ -258,6 +264,28 @@ CausalOutput causal_forward(const Model& model, const CausalInput& in, const Cau
   }
   if (cache) cache->advance(L, in.attention_mask);
   return out;
+}
+
+}  // namespace
+
+CausalOutput causal_forward(const Model& model, const CausalInput& in, const CausalOptions& options, KvCache* cache) {
+  const std::string fn = forward_fn();
+  const ModelConfig& c = model.config();
+  validate_input(model, in, options, cache);
+  std::size_t lm_head = 0;
+  if (!find_head(model.architecture(), "lm_head", &lm_head) || !model.has_head(lm_head))
+    fail(ErrorKind::Type, fn + ": " + c.model_type + " has no language-model head");
+  if (!cache) return causal_forward_steps(model, in, options, nullptr, lm_head);
+  // An empty cache takes its batch size here; if the forward then fails (out of memory) it is
+  // emptied again, so that a failed forward leaves the cache as it was: unchanged or empty.
+  const std::size_t batch_before = cache->batch();
+  try {
+    cache->reserve(static_cast<std::size_t>(in.batch), cache->length() + static_cast<std::size_t>(in.length), fn);
+    return causal_forward_steps(model, in, options, cache, lm_head);
+  } catch (...) {
+    if (cache->batch() != batch_before) cache->clear();
+    throw;
+  }
 }
 
 }  // namespace aw

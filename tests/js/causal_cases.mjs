@@ -185,6 +185,18 @@ export const causalCases = {
             RangeError,
             new RegExp(`${f}inputIds\\[0\\]\\[1\\] = 2\\.5 is not an integer id`),
           ),
+        () => {
+          const [input, what, shown] = r.pick([
+            [[5, , 7], 'inputIds', 'an integer id'], // eslint-disable-line no-sparse-arrays
+            [{ inputIds: [5, 6, 7], attentionMask: [1, , 1] }, 'attentionMask', '0 or 1'], // eslint-disable-line no-sparse-arrays
+          ]);
+          return bad(
+            `lm.forward(a hole in ${what})`,
+            () => lm.forward(input),
+            TypeError,
+            new RegExp(`${f}${what}\\[0\\]\\[1\\] = undefined is not ${shown}`),
+          );
+        },
         () =>
           bad(
             'lm.forward(string id)',
@@ -436,6 +448,23 @@ export const causalCases = {
           ),
         () =>
           bad(
+            'lm.forward(attentionMask rows mixing the two forms)',
+            () =>
+              onCache(
+                lm,
+                [
+                  [1, 2, 3],
+                  [4, 5, 6],
+                ],
+                (cache) => lm.forward({ inputIds: [[7], [8]], attentionMask: [[1, 1, 1, 1], [1]] }, { cache }),
+              ),
+            RangeError,
+            new RegExp(
+              `${f}attentionMask rows mix the two forms: row 0 has 4 values \\(the cache's 3 and the new 1\\), row 1 has 1 \\(the new tokens\\)`,
+            ),
+          ),
+        () =>
+          bad(
             'lm.forward(bad id on a cache)',
             () => onCache(lm, [[1, 2, 3]], (cache) => lm.forward([lm.config.vocabSize], { cache })),
             RangeError,
@@ -584,13 +613,18 @@ export const causalCases = {
             `maxNewTokens must be an integer >= 0, got ${v}`,
           );
         },
-        () =>
-          option(
-            'maxNewTokens string',
-            { maxNewTokens: '3' },
-            RangeError,
-            'maxNewTokens must be an integer >= 0, got string',
-          ),
+        () => {
+          // an option of the wrong type: TypeError (a number out of range: RangeError)
+          const [key, v, shown] = r.pick([
+            ['maxNewTokens', '3', 'string'],
+            ['temperature', '0.7', 'string'],
+            ['topK', null, 'null'],
+            ['topP', '0.5', 'string'],
+            ['candidates', [2], 'Array\\(1\\)'],
+            ['seed', '42', 'string'],
+          ]);
+          return option(`${key} ${shown}`, { [key]: v }, TypeError, `${key} must be .*, got ${shown}$`);
+        },
         () => {
           const v = r.pick([0, -1, NaN, Infinity]);
           return option(
@@ -609,8 +643,8 @@ export const causalCases = {
           return option(`topP ${v}`, { topP: v }, RangeError, `topP must be in \\(0, 1\\], got ${v}`);
         },
         () => {
-          const v = r.pick([-3, 0.5]);
-          return option(`seed ${v}`, { seed: v }, RangeError, `seed must be an integer >= 0, got ${v}`);
+          const v = r.pick([-3, 0.5, 2 ** 53]);
+          return option(`seed ${v}`, { seed: v }, RangeError, `seed must be an integer in \\[0, 2\\^53\\), got ${v}`);
         },
         () => option('candidates -1', { candidates: -1 }, RangeError, 'candidates must be an integer >= 0, got -1'),
         () => {
@@ -714,6 +748,30 @@ export const causalCases = {
             ),
           );
         },
+        () =>
+          bad(
+            "lm.generate('')",
+            () => lm.generate(''),
+            RangeError,
+            new RegExp(`${g}the prompt has no tokens \\(an empty string\\)`),
+          ),
+        () => {
+          const text = 'the bank '.repeat(r.int(40, 60));
+          const n = lm.tokenizer.encode(text, { maxLength: Infinity }).inputIds.length;
+          return bad(
+            `lm.generate(a text of ${n} tokens)`,
+            () => lm.generate(text),
+            RangeError,
+            new RegExp(`${g}the prompt has ${n} tokens, more than the model's maxPositions ${P}`),
+          );
+        },
+        () =>
+          bad(
+            'lm.generate(a hole in the prompt)',
+            () => lm.generate([1, , 2]), // eslint-disable-line no-sparse-arrays
+            TypeError,
+            new RegExp(`${g}prompt\\[1\\] = undefined is not an integer token id`),
+          ),
         () =>
           bad(
             'lm.generate(prompt null)',

@@ -68,6 +68,21 @@ for (const name of CAUSAL) {
   });
 }
 
+test("lm.dtype: 'fp32' or 'q8', as loadPretrained was asked (as an encoder's model.dtype)", async () => {
+  for (const name of ['gpt2-tiny', 'llama-tiny-bf16']) {
+    const f = await loadFixture(name);
+    const fp32 = await A.loadPretrained(f.dir);
+    const q8 = await A.loadPretrained(f.dir, { dtype: 'q8' });
+    try {
+      assert.equal(fp32.dtype, 'fp32', name);
+      assert.equal(q8.dtype, 'q8', name);
+    } finally {
+      fp32.dispose();
+      q8.dispose();
+    }
+  }
+});
+
 test('q8: the cache path (a prompt, then chunks of 1 and 2 tokens) equals its own full forward', async () => {
   for (const name of CAUSAL) {
     const f = await loadFixture(name);

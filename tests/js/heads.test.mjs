@@ -436,6 +436,25 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
     name: 'RangeError',
     message: /^model\.fillMask: the text has \d+ tokens, more than the model's maximum of 40/,
   });
+  // the hint's option is fillMask's own: truncation keeps the first 40 tokens (their masks)
+  const cut = mlm.fillMask('a [MASK] '.repeat(30), { truncation: true, topK: 1 });
+  assert.equal(cut.length, 19, 'the masks among the first 40 tokens ([CLS] + 19 x "a [MASK]" + [SEP])');
+  assert.throws(() => mlm.fillMask('a river '.repeat(30) + '[MASK]', { truncation: true }), {
+    name: 'Error',
+    message: /^model\.fillMask: the text has no \[MASK\] token left after truncation to 40 tokens/,
+  });
+  // a batch's errors name the element by its index in the whole batch, as the caller's argument
+  const inputs = Array.from({ length: 40 }, (_, i) => (i === 35 ? 'word '.repeat(60) : 'short text'));
+  for (const batchSize of [undefined, 4])
+    assert.throws(() => seq.classify(inputs, { batchSize }), {
+      name: 'RangeError',
+      message: /^model\.classify: input\[35\]: the text has \d+ tokens, more than the model's maximum of 40/,
+    });
+  const embedTexts = Array.from({ length: 40 }, (_, i) => (i === 35 ? '' : 'a'));
+  assert.throws(() => seq.embed(embedTexts, { batchSize: 8 }), {
+    name: 'RangeError',
+    message: 'model.embed: texts[35]: the text has no tokens (an empty string)',
+  });
   // a helper on a model without its head
   assert.throws(() => mlm.classify('a'), {
     name: 'Error',
@@ -467,7 +486,7 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
         ['a', 'b'],
         ['a man', long],
       ]),
-    { name: 'RangeError', message: /^model\.classify: texts\[1\]: the pair has/ },
+    { name: 'RangeError', message: /^model\.classify: input\[1\]: the pair has/ },
   );
   assert.equal(seq.classify({ text: 'a man', textPair: long }, { truncation: true }).length, 1);
   assert.throws(() => seq.classify('a', { functionToApply: 'relu' }), {

@@ -386,6 +386,17 @@ test('bad inputs: text longer than the maximum, empty text, ids out of range, ra
     message: /unknown input field 'extra'/,
   });
   assert.throws(() => model.forward('text'), { name: 'TypeError', message: /input is a string; tokenize it first/ });
+  for (const ids of [new Uint32Array([101, 102]), new Float32Array([101, 102])])
+    assert.throws(() => model.forward(ids), {
+      name: 'TypeError',
+      message: new RegExp(`^model\\.forward: input must be token ids .*got ${ids.constructor.name}`),
+    });
+  // an encoding with its overflowing windows: the first window runs, as an encoding without them
+  const windows = model.tokenizer.encode(long, { truncation: true, returnOverflowingTokens: true });
+  assert.ok(windows.overflowing.length > 0);
+  const { overflowing, ...first } = windows;
+  assert.deepEqual(model.forward(windows).lastHiddenState.data, model.forward(first).lastHiddenState.data);
+  assert.deepEqual(model.forward(overflowing[0]).lastHiddenState.shape[1], overflowing[0].inputIds.length);
   assert.throws(() => model.forward([101], { outputAttentions: 1 }), {
     name: 'TypeError',
     message: /outputAttentions must be a boolean/,
@@ -581,7 +592,7 @@ test('every error a model call raises names the JS arguments: no snake_case name
     [() => distilbert.wordEmbeddings([30522]), /^model\.wordEmbeddings: ids\[0\] = 30522 is not a token id/],
     [() => distilbert.wordEmbeddings([0.5]), /^model\.wordEmbeddings: ids\[0\] = 0\.5 is not an integer id/],
     [() => distilbert.wordEmbeddings('bank'), /^model\.wordEmbeddings: ids must be number\[\] or Int32Array/],
-    [() => distilbert.embed(''), /^tokenizer\.encodeBatch: texts\[0\]: the text has no tokens/],
+    [() => distilbert.embed(''), /^model\.embed: texts\[0\]: the text has no tokens/],
     [() => distilbert.embed([]), /^model\.embed: texts must be a string or a non-empty array/],
     [() => distilbert.embed('x', { pooling: 'max' }), /^model\.embed: pooling must be 'mean' or 'cls'/],
     [() => distilbert.embed('x', { batchSize: 0 }), /^model\.embed: batchSize must be a positive integer/],

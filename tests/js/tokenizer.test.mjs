@@ -201,3 +201,84 @@ test('encodeBatch pads to the longest text with [PAD] and mask 0', () => {
   assert.deepEqual(b.attentionMask[0], [1, 1, 1, ...new Array(11).fill(0)]);
   assert.deepEqual(b.tokens[0], ['[CLS]', 'bank', '[SEP]']);
 });
+
+test("decode: ids as number[] or Int32Array, [] is '' (transformers), an id with no token left out, a bad id a RangeError naming it", async () => {
+  const bert = await loadTokenizer('bert-base-uncased');
+  const ids = [101, 7592, 2088, 102];
+  assert.equal(bert.decode([]), '');
+  assert.equal(bert.decode([], { skipSpecialTokens: true }), '');
+  assert.equal(bert.decode(ids), '[CLS] hello world [SEP]');
+  assert.equal(bert.decode(Int32Array.from(ids), { skipSpecialTokens: true }), 'hello world');
+  assert.equal(bert.decode([101, 102], { skipSpecialTokens: true }), '');
+  assert.deepEqual(ids, [101, 7592, 2088, 102], "the caller's array is left as it was");
+  // ids with no token (a model's output rows past the tokenizer's vocabulary) are left out, as the
+  // Rust tokenizers' decode does: not '[UNK]'
+  assert.equal(bert.decode([7592, 30522, 2088, 1e9, 2 ** 32 - 1]), 'hello world');
+  assert.equal(bert.decode([30522]), '');
+  for (const [bad, name, message] of [
+    [[1.5], 'RangeError', 'tokenizer.decode: ids[0] = 1.5 is not a token id (an integer in [0, 2^32))'],
+    [[101, NaN], 'RangeError', 'tokenizer.decode: ids[1] = NaN is not a token id (an integer in [0, 2^32))'],
+    [[101, '7592'], 'TypeError', 'tokenizer.decode: ids[1] must be a token id, got string'],
+    [[101, 7592n], 'TypeError', 'tokenizer.decode: ids[1] must be a token id, got bigint'],
+    [[-1], 'RangeError', 'tokenizer.decode: ids[0] = -1 is not a token id (an integer in [0, 2^32))'],
+    [[101, 2 ** 32], 'RangeError', 'tokenizer.decode: ids[1] = 4294967296 is not a token id (an integer in [0, 2^32))'],
+    ['hello', 'TypeError', 'tokenizer.decode: ids must be an array of token ids (number[] or Int32Array), got string'],
+    [new Float32Array([101]), 'TypeError', /^tokenizer\.decode: ids must be .*, got Float32Array\(1\)$/],
+    [{ inputIds: ids }, 'TypeError', /^tokenizer\.decode: ids must be an array of token ids/],
+  ]) {
+    assert.throws(() => bert.decode(bad), { name, message }, String(bad));
+  }
+  // options as everywhere else in the API: checked names and types
+  assert.throws(() => bert.decode(ids, { skip_special_tokens: true }), {
+    name: 'TypeError',
+    message: "tokenizer.decode: unknown option 'skip_special_tokens' (allowed: skipSpecialTokens)",
+  });
+  assert.throws(() => bert.decode(ids, { skipSpecialTokens: 'yes' }), {
+    name: 'TypeError',
+    message: 'tokenizer.decode: skipSpecialTokens must be a boolean, got string',
+  });
+  assert.throws(() => bert.decode(ids, true), {
+    name: 'TypeError',
+    message: 'tokenizer.decode: options must be an object, got boolean',
+  });
+});
+
+test('convertTokensToString: an array of strings, else a TypeError naming it', () => {
+  assert.equal(tok.convertTokensToString(['fish', '##ing', 'bank']), 'fishing bank');
+  assert.equal(tok.convertTokensToString([]), '');
+  assert.throws(() => tok.convertTokensToString('hello'), {
+    name: 'TypeError',
+    message: 'tokenizer.convertTokensToString: tokens must be an array of strings, got string',
+  });
+  assert.throws(() => tok.convertTokensToString(['fish', 7]), {
+    name: 'TypeError',
+    message: 'tokenizer.convertTokensToString: tokens[1] must be a string, got number',
+  });
+});
+
+test("loadTokenizer's options: a misspelt one is a TypeError naming it and the allowed ones", async () => {
+  await assert.rejects(loadTokenizer('bert-base-uncased', { maxlength: 8 }), {
+    name: 'TypeError',
+    message: "loadTokenizer: unknown option 'maxlength' (allowed: maxLength, trustPatterns)",
+  });
+  await assert.rejects(loadTokenizer('bert-base-uncased', 'strict'), {
+    name: 'TypeError',
+    message: 'loadTokenizer: options must be an object, got string',
+  });
+  assert.equal((await loadTokenizer('bert-base-uncased', { maxLength: 8 })).maxLength, 8);
+});
+
+test("encodeBatch's errors name the element by its index in the caller's texts", () => {
+  // the batched helpers (model.embed, classify, rerank) give it a part of their inputs at a time
+  // and add the part's start to this index; texts[i] is the wording they rely on
+  const texts = Array.from({ length: 40 }, (_, i) => (i === 35 ? '' : 'a bank'));
+  assert.throws(() => tok.encodeBatch(texts), {
+    name: 'RangeError',
+    message: 'tokenizer.encodeBatch: texts[35]: the text has no tokens (an empty string)',
+  });
+  const pairs = texts.map((t) => t || 'a');
+  assert.throws(() => tok.encodeBatch(pairs, { textPairs: texts }), {
+    name: 'RangeError',
+    message: 'tokenizer.encodeBatch: texts[35]: the textPair has no tokens (an empty string)',
+  });
+});

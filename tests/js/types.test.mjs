@@ -46,3 +46,19 @@ test('usage.ts type-checks under --strict, resolved as Node does (nodenext)', ()
 test('usage.ts type-checks under --strict, resolved as a bundler does', () => {
   typecheck('--module', 'esnext', '--moduleResolution', 'bundler');
 });
+
+// Every value the declarations export (classes, functions, constants) is exported by both entry
+// points at run time: a declared class a user imports for instanceof must exist.
+test('every value index.d.ts exports exists in dist/index.js, dist/node.js and dist/threads.js', async () => {
+  const declared = [
+    ...readFileSync(new URL('../../src/js/index.d.ts', import.meta.url), 'utf8').matchAll(
+      /^export (?:declare )?(?:abstract )?(?:class|function|const|let|enum) (\w+)/gm,
+    ),
+  ].map((m) => m[1]);
+  assert.ok(declared.includes('CausalLM') && declared.includes('init'), `declared: ${declared}`);
+  for (const entry of ['index.js', 'node.js', 'threads.js']) {
+    const runtime = await import(new URL(`../../dist/${entry}`, import.meta.url));
+    const missing = [...new Set(declared)].filter((name) => !(name in runtime));
+    assert.deepEqual(missing, [], `dist/${entry} does not export what index.d.ts declares`);
+  }
+});

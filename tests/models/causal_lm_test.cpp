@@ -172,6 +172,35 @@ TEST_CASE("causal_lm: bad input is an Error naming it, the cache unchanged", "[m
   check_close(step.logits.data.data(), full.logits.data.data() + 3 * 23, 23);
 }
 
+TEST_CASE("causal_lm: a forward that fails leaves an empty cache empty", "[models][causal_lm]") {
+  // the logits (1000, 16, 40000) are refused before any layer runs (or the cache takes a batch)
+  const aw::Model wide = random_model(
+      R"({"model_type": "gpt2", "vocab_size": 40000, "n_embd": 2, "n_head": 1, "n_layer": 1, "n_positions": 16})", 5);
+  aw::KvCache wide_cache(wide);
+  CHECK(error_of([&] { forward(wide, std::vector<std::int32_t>(1000 * 16, 1), 1000, nullptr, &wide_cache); }) ==
+        "lm.forward: the logits of batch 1000 x length 16 x vocabulary 40000 would have more than 536870912 "
+        "elements");
+  CHECK(wide_cache.batch() == 0);
+  // 16 heads of width 1 over 8192 tokens: output_attentions' (1, 16, 8192, 8192) weights are too
+  // many elements, found inside the first layer, after the cache took the batch: emptied again
+  const aw::Model m = random_model(
+      R"({"model_type": "gpt2", "vocab_size": 5, "n_embd": 16, "n_head": 16, "n_layer": 1, "n_positions": 8192})", 6);
+  aw::KvCache cache(m);
+  aw::CausalOptions attentions;
+  attentions.output_attentions = true;
+  const std::string error =
+      error_of([&] { forward(m, std::vector<std::int32_t>(8192, 1), 1, nullptr, &cache, attentions); });
+  CHECK(error.find("more than 536870912 elements") != std::string::npos);
+  CHECK(cache.batch() == 0);
+  CHECK(cache.length() == 0);
+  // another batch size is welcome, and the cache path still equals the full forward
+  forward(m, {1, 2, 3, 4}, 2, nullptr, &cache);
+  const aw::CausalOutput step = forward(m, {4, 2}, 2, nullptr, &cache);
+  const aw::CausalOutput full = forward(m, {1, 2, 4, 3, 4, 2}, 2);
+  check_close(step.logits.data.data(), full.logits.data.data() + 2 * 5, 5);
+  check_close(step.logits.data.data() + 5, full.logits.data.data() + 5 * 5, 5);
+}
+
 TEST_CASE("causal_lm: rotary frequencies of rope_scaling (modeling_rope_utils.py)", "[models][causal_lm]") {
   aw::ModelConfig c;
   c.head_dim = 128;

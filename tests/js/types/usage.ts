@@ -547,6 +547,9 @@ const lmOut: CausalLMOutput = lm.forward({ inputIds: [[1, 2, 3]], attentionMask:
 const lmLogits: Tensor = lmOut.logits;
 const lmAttentions: Tensor[] = lm.forward([1, 2], { outputAttentions: true }).attentions;
 const cachedLength: number = lmCache.length;
+// @ts-expect-error outputLogits is the encoders' option: a causal LM always returns its logits
+lm.forward([1, 2], { outputLogits: true });
+const lmIsCausal: boolean = lm instanceof CausalLM && lmCache instanceof KvCache;
 lmCache.dispose();
 const generateOptions: GenerateOptions = {
   maxNewTokens: 8,
