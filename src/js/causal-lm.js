@@ -91,8 +91,6 @@ function nextTask() {
   });
 }
 
-// An option of the wrong type (a string, null, an object) is a TypeError; a number out of range
-// (negative, fractional, NaN, too large) a RangeError. `undefined` is the option left out.
 // generate's sampling options: generation_config.json's key, transformers' GenerationConfig
 // default, and the values allowed
 const SAMPLING = {
@@ -107,6 +105,8 @@ const SAMPLING = {
   topP: { key: 'top_p', fallback: 1, ok: (x) => typeof x === 'number' && x > 0 && x <= 1, range: 'in (0, 1]' },
 };
 
+// An option of the wrong type (a string, null, an object) is a TypeError; a number out of range
+// (negative, fractional, NaN, too large) a RangeError. `undefined` is the option left out.
 function integerOption(value, fallback, where, min = 0, max = Infinity, range = `an integer >= ${min}`) {
   if (value === undefined) return fallback;
   if (typeof value !== 'number') throw new TypeError(`${where} must be ${range}, got ${describe(value)}`);

@@ -86,6 +86,18 @@ function overlappingAlternatives(pattern, flags) {
       case 'CapturingGroup':
         return visitAlternatives(node, loop);
       case 'Quantifier': {
+        // An element that may be taken or left ('aa?' in '(?:aa?)+'), inside a repetition: the
+        // same two ways through each repetition if the text after taking it (once or more) can
+        // also be the text after leaving it ('(?:aa?)+$' splits a run of 'a's in Fibonacci-many
+        // ways). Unbounded ones too ('(?:aa*)+$'); scslre reports most of them, not all.
+        if (loop && node.min < node.max) {
+          const more = node.max === Infinity ? '+' : `{1,${node.max - node.min}}`;
+          const take = automaton(`(?:${node.element.raw})${more}${loop.rest}`, flags);
+          const leave = automaton(`(?:)${loop.rest}`, flags);
+          const both = NFA.fromIntersection(take, leave, new NFA.LimitedNodeFactory(PATTERN_LIMITS.nodes));
+          if (!both.isEmpty)
+            return `${quote(node.raw)} inside the repeated ${quote(loop.raw)} can be taken or skipped with the same text after it`;
+        }
         const again = `(?:${node.element.raw})*`;
         if (node.max > REPEATS) return visit(node.element, { raw: node.raw, rest: again });
         return visit(node.element, loop && { raw: loop.raw, rest: (node.max > 1 ? again : '') + loop.rest });
@@ -121,6 +133,40 @@ function unboundedRanges(source, flags) {
   return out;
 }
 
+const ordinal = (n) => `${n}${n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'}`;
+
+/**
+ * Three or more quantifiers linked by scslre's (non-exponential) reports that two of them trade
+ * characters ('\s*\s*\s*$': each pair trades): k of them share a run of n characters in about
+ * n^(k-1) ways from one starting position (and the scan from every position multiplies by n), so
+ * '\s*\s*\s*$' costs about n^4/24 steps. One pair ('\d+\.?\d*[eE]', a pattern of the hub, n^3
+ * with the scan) is allowed. Returns a description, or null.
+ */
+function tradingChain(reports) {
+  const parent = new Map(); // union-find over the quantifiers of Trade reports
+  const root = (q) => {
+    while (parent.get(q) !== q) q = parent.get(q);
+    return q;
+  };
+  for (const r of reports) {
+    if (r.type !== 'Trade') continue;
+    for (const q of [r.startQuant, r.endQuant]) if (!parent.has(q)) parent.set(q, q);
+    parent.set(root(r.startQuant), root(r.endQuant));
+  }
+  const groups = new Map();
+  for (const q of parent.keys()) groups.set(root(q), [...(groups.get(root(q)) ?? []), q]);
+  for (const group of groups.values()) {
+    if (group.length < 3) continue;
+    group.sort((a, b) => a.start - b.start);
+    const names = group.map((q) => quote(q.raw));
+    return (
+      `can take time that grows as the ${ordinal(group.length)} or a higher power of the text's length ` +
+      `(${names.slice(0, -1).join(', ')} and ${names.at(-1)} can take the same characters)`
+    );
+  }
+  return null;
+}
+
 /**
  * What a compiled pattern can cost ('can take exponential time on some texts (why)'), if it can
  * take exponential time or time growing as a high power of the text's length ('(.*a){12}x':
@@ -136,13 +182,15 @@ export function catastrophicBacktracking(regexp) {
       const inside = `${quote(r.quant.raw)} is repeated inside ${quote(r.parentQuant.raw)}`;
       if (r.exponential || r.parentQuant.max === Infinity) return exponential(inside);
       const n = r.parentQuant.max;
-      return `can take time that grows as the ${n}${n % 10 === 2 && n !== 12 ? 'nd' : n % 10 === 3 && n !== 13 ? 'rd' : 'th'} power of the text's length (${inside})`;
+      return `can take time that grows as the ${ordinal(n)} power of the text's length (${inside})`;
     }
     if (r.exponential)
       return exponential(
         `${quote(r.startQuant.raw)} and ${quote(r.endQuant.raw)} can take the same characters inside a repetition`,
       );
   }
+  const chain = tradingChain(reports);
+  if (chain) return chain;
   const overlap = overlappingAlternatives(parsed.pattern, flags);
   return overlap && exponential(overlap);
 }

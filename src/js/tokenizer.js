@@ -20,12 +20,37 @@ import { checkTokenizerPatterns, preparePatternAnalysis } from './tokenizer-patt
 const FN = 'loadTokenizer';
 
 /**
- * The most characters one encode() takes by default (tokenizer.maxInputChars): about 1 s of
- * BERT tokenization here, against hours for a 1 GB string (docs/security.md).
+ * The most characters one encode() takes by default (tokenizer.maxInputChars): 0.4 s of BERT
+ * tokenization of English here, 27 s of its worst text (100-letter words), against hours for a
+ * 1 GB string (docs/security.md).
  */
 const MAX_INPUT_CHARS = 1_000_000;
-/** The longest word a WordPiece model may try to split (transformers: 100; the split is cubic in it). */
-const MAX_WORDPIECE_CHARS = 1000;
+/**
+ * The longest word a WordPiece model may try to split: transformers' and the tokenizers
+ * library's default, which every BERT file has (100). The greedy longest match costs about L^3/6
+ * steps on a word of L characters, so the cost per character of a text grows as L^2: 200 would
+ * be 4 times the shipped BERT's worst (docs/security.md has the figures), 1000 (the bound
+ * before) 100 times.
+ */
+const MAX_WORDPIECE_CHARS = 100;
+/**
+ * The longest added token (characters): the library splits a text at added tokens with a trie
+ * walked from every position as deep as the text matches, n x K steps for a token of K
+ * characters. Real ones are special and chat-template tokens ('<|begin_of_text|>', 17; runs of
+ * spaces for code models, under 32).
+ */
+const MAX_ADDED_TOKEN_CHARS = 256;
+/**
+ * The longest Unigram piece (characters): the library's lattice has a node for every piece that
+ * starts at each position of a pre-token, and Viterbi does |begin| x |end| work per position, so
+ * memory grows as K and time as about K^2 per character for pieces up to K long. SentencePiece
+ * and the tokenizers library's UnigramTrainer make pieces of at most 16 characters
+ * (max_sentencepiece_length, max_piece_length) and user-defined symbols ('<extra_id_99>') are
+ * short; 32 leaves room for both.
+ */
+const MAX_UNIGRAM_PIECE_CHARS = 32;
+/** The most Unigram pieces (the largest real vocabularies, mT5's and XLM-R's, have about 250,000). */
+const MAX_UNIGRAM_PIECES = 1_000_000;
 /** Token ids are below this (the largest vocabularies have about 260,000): the library keeps id -> token in an array. */
 const MAX_TOKEN_ID = 2 ** 24;
 
@@ -49,6 +74,42 @@ function checkTokenIds(json) {
         `tokenizer.json: added_tokens[${i}].id = ${JSON.stringify(t?.id)} is not a token id in [0, ${MAX_TOKEN_ID})`,
       );
   });
+}
+
+/**
+ * Refuses what would make one encode() run for minutes though the text is within maxInputChars
+ * (docs/security.md): added tokens over MAX_ADDED_TOKEN_CHARS, a WordPiece
+ * max_input_chars_per_word over MAX_WORDPIECE_CHARS, Unigram pieces over MAX_UNIGRAM_PIECE_CHARS
+ * or more than MAX_UNIGRAM_PIECES of them. Lengths are JavaScript string lengths (UTF-16 units),
+ * what the library walks.
+ */
+function checkTokenizerCost(json) {
+  (Array.isArray(json.added_tokens) ? json.added_tokens : []).forEach((t, i) => {
+    const content = t?.content;
+    if (typeof content === 'string' && content.length > MAX_ADDED_TOKEN_CHARS)
+      throw new Error(
+        `tokenizer.json: added_tokens[${i}].content has ${content.length} characters, more than ${MAX_ADDED_TOKEN_CHARS} (splitting a text at added tokens costs its length times theirs)`,
+      );
+  });
+  const model = json.model ?? {};
+  const perWord = model.max_input_chars_per_word;
+  if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
+    throw new Error(
+      `tokenizer.json: model.max_input_chars_per_word ${JSON.stringify(perWord)} is not an integer in [0, ${MAX_WORDPIECE_CHARS}] (splitting a word costs the cube of its length)`,
+    );
+  }
+  if (model.type === 'Unigram' && Array.isArray(model.vocab)) {
+    const vocab = model.vocab;
+    if (vocab.length > MAX_UNIGRAM_PIECES)
+      throw new Error(`tokenizer.json: model.vocab has ${vocab.length} pieces, more than ${MAX_UNIGRAM_PIECES}`);
+    for (let i = 0; i < vocab.length; i++) {
+      const piece = Array.isArray(vocab[i]) ? vocab[i][0] : undefined;
+      if (typeof piece === 'string' && piece.length > MAX_UNIGRAM_PIECE_CHARS)
+        throw new Error(
+          `tokenizer.json: model.vocab[${i}][0] ${JSON.stringify(piece.slice(0, 40))}${piece.length > 40 ? '…' : ''} has ${piece.length} characters, more than ${MAX_UNIGRAM_PIECE_CHARS} (a Unigram lattice costs time as the square of its longest piece)`,
+        );
+    }
+  }
 }
 
 /** The vocabularies shipped in the package, by Hugging Face model name. */
@@ -821,12 +882,7 @@ export async function tokenizerFromFiles(
     await preparePatternAnalysis(json, 'tokenizer.json', { trustPatterns });
     checkTokenizerPatterns(json, 'tokenizer.json', { trustPatterns });
     checkTokenIds(json);
-    const perWord = json.model?.max_input_chars_per_word;
-    if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
-      throw new Error(
-        `tokenizer.json: model.max_input_chars_per_word ${JSON.stringify(perWord)} is not an integer in [0, ${MAX_WORDPIECE_CHARS}] (splitting a word costs the cube of its length)`,
-      );
-    }
+    checkTokenizerCost(json);
   } else if (files.has('vocab.txt')) {
     ids = bertVocabulary(await files.text('vocab.txt'), 'vocab.txt');
     json = bertPipeline(ids, config, 'vocab.txt');

@@ -17,9 +17,14 @@ namespace {
 
 std::string forward_fn() { return api_name("lm.forward"); }
 
-std::size_t cache_floats(const ModelConfig& c, std::size_t batch, std::size_t capacity) {
-  return static_cast<std::size_t>(c.num_layers) * batch * static_cast<std::size_t>(c.num_kv_heads) * capacity *
-         static_cast<std::size_t>(c.head_dim);
+// layers x batch x kv heads x capacity x head_dim, in int64 and saturating past kMaxElements
+// (size_t is 32 bits in wasm: a product that wrapped would pass reserve's check)
+std::int64_t cache_floats(const ModelConfig& c, std::size_t batch, std::size_t capacity) {
+  std::int64_t n = 1;
+  for (const std::int64_t d : {c.num_layers, static_cast<std::int64_t>(batch), c.num_kv_heads,
+                               static_cast<std::int64_t>(capacity), c.head_dim})
+    n = d > 0 && n > kMaxElements / d ? kMaxElements + 1 : n * d;
+  return n;
 }
 
 void validate_input(const Model& model, const CausalInput& in, const CausalOptions& options, const KvCache* cache) {
@@ -160,21 +165,22 @@ void KvCache::reserve(std::size_t batch, std::size_t total, const std::string& f
   const std::size_t P = static_cast<std::size_t>(c.max_positions);
   std::size_t capacity = std::max<std::size_t>({total, 2 * capacity_, 16});
   capacity = std::min(capacity, std::max(P, total));
-  const std::size_t floats = cache_floats(c, batch, capacity);
-  if (floats > static_cast<std::size_t>(kMaxElements))
+  const std::int64_t cached = cache_floats(c, batch, capacity);
+  if (cached > kMaxElements)
     fail(ErrorKind::Range, fn + ": a key/value cache of " + std::to_string(capacity) + " tokens x " +
                                std::to_string(batch) + " sequences would not fit in memory");
   AlignedVector<float> keys, values;
   std::vector<std::uint8_t> mask;
+  const std::size_t floats = static_cast<std::size_t>(cached);
   try {
     keys.resize(floats);
     values.resize(floats);
     mask.assign(batch * capacity, 0);
-  } catch (const std::bad_alloc&) {
+  } catch (const std::exception&) {  // bad_alloc, or length_error past the vectors' max_size
     fail(ErrorKind::Range, fn + ": out of memory for a key/value cache of " + std::to_string(capacity) + " tokens");
   }
   // what it holds, head by head ((layers N Hkv) heads of capacity rows of Dh)
-  const std::size_t heads = cache_floats(c, batch, 1) / static_cast<std::size_t>(c.head_dim),
+  const std::size_t heads = static_cast<std::size_t>(cache_floats(c, batch, 1) / c.head_dim),
                     Dh = static_cast<std::size_t>(c.head_dim);
   if (batch_ == batch)
     for (std::size_t h = 0; h < heads; ++h) {
@@ -193,7 +199,7 @@ void KvCache::reserve(std::size_t batch, std::size_t total, const std::string& f
 
 KvCacheLayer KvCache::layer(std::size_t l) {
   const std::size_t per_layer =
-      cache_floats(model_->config(), batch_, capacity_) / static_cast<std::size_t>(model_->config().num_layers);
+      static_cast<std::size_t>(cache_floats(model_->config(), batch_, capacity_) / model_->config().num_layers);
   return {keys_.data() + l * per_layer, values_.data() + l * per_layer, capacity_, length_};
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "models/json_text.hpp"
 #include "models/safetensors.hpp"
 
 namespace aw {
@@ -413,8 +414,17 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
       s.param = static_cast<Param>(p);
       s.layer = l;
     }
-  // each parameter a tensor fills, in table order, at the next cache line
-  std::size_t next = 0;
+  // Each parameter a tensor fills, in table order, at the next cache line. Sizes in int64 (size_t
+  // is 32 bits in wasm), saturating past kMaxElements: such a layout is refused by
+  // check_parameter_floats before anything is allocated, and its offsets are never used.
+  std::int64_t next = 0;
+  const auto place = [&](const Shape& shape) {
+    std::int64_t n = 1;
+    for (auto d : shape) n = d > 0 && n > kMaxElements / d ? kMaxElements + 1 : n * d;
+    const std::size_t offset = static_cast<std::size_t>(next);
+    next = std::min<std::int64_t>((next + n + 15) / 16 * 16, kMaxElements + 1);
+    return offset;
+  };
   for_each_tensor(a, c, [&](const TensorRule& r, std::int64_t layer) {
     if (r.optional && !with_optional) return;
     ParameterSlot& s = layout.slots[layer < 0 ? layout.global(r.param) : layout.layer(layer, r.param)];
@@ -422,10 +432,7 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
     s.present = true;
     s.name = layer_name(r.name, layer);
     s.shape = param_shape(r.param, c);
-    s.offset = next;
-    std::size_t n = 1;
-    for (auto d : s.shape) n *= static_cast<std::size_t>(d);
-    next = (next + n + 15) / 16 * 16;
+    s.offset = place(s.shape);
   });
   // the loaded heads' tensors, head by head, step by step
   layout.heads.resize(a.heads.size());
@@ -440,16 +447,29 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
       s.name = t.name;
       s.shape = t.shape;
       s.present = true;
-      s.offset = next;
-      std::size_t n = 1;
-      for (auto d : s.shape) n *= static_cast<std::size_t>(d);
-      next = (next + n + 15) / 16 * 16;
+      s.offset = place(s.shape);
       (t.bias ? layout.steps[h][t.step].bias : layout.steps[h][t.step].weight) = layout.slots.size();
       layout.slots.push_back(std::move(s));
     }
   }
-  layout.arena_floats = next;
+  layout.arena_floats = static_cast<std::size_t>(next);
   return layout;
+}
+
+void check_parameter_floats(const ParameterLayout& layout) {
+  const std::int64_t floats = parameter_floats(layout);
+  if (floats <= kMaxElements) return;
+  const ParameterSlot* largest = nullptr;  // named, as what to look at in config.json
+  std::int64_t most = 0;
+  for (const ParameterSlot& s : layout.slots) {
+    std::int64_t n = 1;
+    for (auto d : s.shape) n *= d;
+    if (s.present && n > most) most = n, largest = &s;
+  }
+  fail(ErrorKind::Range, std::string(kConfig) + ": the parameters would take " + std::to_string(floats) +
+                             " floats, more than the " + std::to_string(kMaxElements) +
+                             " (2 GiB) the wasm heap can hold (the largest, " + largest->name + ", is " +
+                             shape_str(largest->shape) + ")");
 }
 
 void validate_model_config(const Architecture& a, const ModelConfig& c) {
@@ -484,11 +504,7 @@ void validate_model_config(const Architecture& a, const ModelConfig& c) {
   if (a.rotary && (c.head_dim % 2 != 0 || !(c.rope_theta > 0)))
     fail(ErrorKind::Range, std::string(kConfig) + ": rotary positions need an even head size and rope_theta > 0, got " +
                                std::to_string(c.head_dim) + " and " + std::to_string(c.rope_theta));
-  const std::int64_t floats = parameter_floats(parameter_layout(a, c, true));
-  if (floats > kMaxElements)
-    fail(ErrorKind::Range, std::string(kConfig) + ": the parameters would take " + std::to_string(floats) +
-                               " floats, more than the " + std::to_string(kMaxElements) +
-                               " (2 GiB) the wasm heap can hold");
+  check_parameter_floats(parameter_layout(a, c, true));
 }
 
 namespace {
@@ -520,7 +536,8 @@ void read_task_fields(const json& config, ModelConfig& c) {
 ReadConfig read_config(const std::string& text) {
   json config;
   try {
-    config = json::parse(text);
+    // a config's values: its fields, and id2label / label2id's two per label
+    config = parse_json_text(text.data(), text.size(), {std::size_t{1} << 20, 64}, kConfig);
   } catch (const json::exception& e) {
     fail(ErrorKind::Shape, std::string(kConfig) + ": invalid JSON: " + e.what());
   }
@@ -686,6 +703,7 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
   plan.config = c;
   plan.with_optional = !optional_found.empty();
   plan.layout = parameter_layout(a, c, plan.with_optional, heads);
+  check_parameter_floats(plan.layout);  // the task head's too (num_labels x hidden)
   plan.data_start = header.data_start;
   plan.data_bytes = file_size - header.data_start;
   std::set<std::string> used;

@@ -134,6 +134,10 @@ CheckpointPlan read_checkpoint(const Architecture& architecture, const ModelConf
 ParameterLayout parameter_layout(const Architecture& architecture, const ModelConfig& config, bool with_optional,
                                  std::vector<bool> heads = {});
 
+// Refuses a layout of more than kMaxElements floats: a RangeError naming config.json, the count and
+// the largest parameter (a layout that large has saturated offsets: parameter_layout).
+void check_parameter_floats(const ParameterLayout& layout);
+
 // Validates a ModelConfig's sizes (the bounds, the heads, the parameter count) as read_config does.
 void validate_model_config(const Architecture& architecture, const ModelConfig& config);
 

@@ -196,6 +196,7 @@ Model::Model(const Architecture& architecture, const ModelConfig& config, bool w
       config_(config),
       layout_(parameter_layout(architecture, config, with_optional, std::move(heads))),
       dtype_(dtype) {
+  check_parameter_floats(layout_);  // before anything is allocated (the plan was checked too)
   quantized_.resize(layout_.slots.size());
   if (dtype_ == ModelDtype::Q8) {
     std::vector<bool> q8(layout_.slots.size(), false);
@@ -212,7 +213,7 @@ Model::Model(const Architecture& architecture, const ModelConfig& config, bool w
   }
   try {
     arena_.resize(layout_.arena_floats);
-  } catch (const std::bad_alloc&) {
+  } catch (const std::exception&) {  // bad_alloc, or length_error past the vector's max_size
     fail(ErrorKind::Range,
          "model: out of memory allocating " + std::to_string(layout_.arena_floats * 4) + " bytes for the weights");
   }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.hpp"
+#include "models/json_text.hpp"
 
 namespace aw {
 namespace {
@@ -146,7 +147,8 @@ namespace {
 __attribute__((noinline)) json parse_header_json(const std::uint8_t* header, std::size_t n, const std::string& file) {
   json root;
   try {
-    root = json::parse(header, header + n);
+    // bounds far above any checkpoint's (thousands of tensors of ~10 values each)
+    root = parse_json_text(reinterpret_cast<const char*>(header), n, {std::size_t{1} << 18, 8}, file + ": header");
   } catch (const json::exception& e) {
     bad(file + ": bad header JSON (" + std::to_string(n) + " bytes): " + e.what() +
         " (safetensors: InvalidHeaderDeserialization)");

@@ -28,8 +28,7 @@ function splitFile(bytes) {
   const n = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true);
   return { header: JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + n))), data: bytes.subarray(8 + n) };
 }
-function joinFile(header, data, lengthField) {
-  const json = utf8(header);
+function joinFile(header, data, lengthField, json = utf8(header)) {
   const out = new Uint8Array(8 + json.length + data.length);
   new DataView(out.buffer).setUint32(0, lengthField ?? json.length, true);
   out.set(json, 8);
@@ -197,6 +196,38 @@ test('bad config.json: invalid JSON, another model_type, absurd sizes refused be
     /^loadPretrained: config\.json: invalid JSON: /,
     'invalid JSON',
   );
+  // JSON text then a NUL byte and more (nlohmann's lexer took the NUL for the end): refused
+  const withNul = (bytes) => new Uint8Array([...bytes, 0, ...utf8('junk')]);
+  await rejects(
+    folder({ 'config.json': withNul(good.files['config.json']) }),
+    Error,
+    new RegExp(
+      `^loadPretrained: config\\.json: a NUL byte at offset ${good.files['config.json'].length} \\(not JSON text\\)$`,
+    ),
+    'a NUL byte in config.json',
+  );
+  const { header, data } = splitFile(good.files['model.safetensors']);
+  const headerBytes = utf8(header);
+  await rejects(
+    folder({ 'model.safetensors': joinFile(header, data, undefined, withNul(headerBytes)) }),
+    Error,
+    new RegExp(
+      `^loadPretrained: model\\.safetensors: header: a NUL byte at offset ${headerBytes.length} \\(not JSON text\\)$`,
+    ),
+    'a NUL byte in the header',
+  );
+  // a header that describes far more than any checkpoint (an ignored tensor of 300000 dims): refused
+  // as the parser counts, before its document grows the heap
+  await rejects(
+    withWeights((h, d) => ({
+      header: { ...h, huge: { dtype: 'F32', shape: new Array(300000).fill(0), data_offsets: [0, 0] } },
+      data: d,
+    })),
+    RangeError,
+    /^loadPretrained: model\.safetensors: header: more than 262144 JSON values$/,
+    'a header of too many values',
+  );
+  assertHealthy('config.json and header JSON');
   await rejects(
     folder({ 'config.json': utf8('[1, 2]') }),
     Error,

@@ -51,6 +51,42 @@ test("the issue's two files are refused at load, naming the file, the JSON path 
   assert.deepEqual(tok.encode('a '.repeat(40) + '!').inputIds.length, 43);
 });
 
+test("the review's patterns: an optional element inside a repetition, three quantifiers that trade characters", async () => {
+  // '(?:aa?)+$' splits a run of 'a's in Fibonacci-many ways (7.4 s on 40 'a's and a '!'), and
+  // scslre reports it as no more than a scan; '\\s*\\s*\\s*$' is three pairs of quantifiers that
+  // trade characters, each reported as quadratic, together the 4th power of a run of spaces
+  await assert.rejects(load(await bertJson((j) => (j.pre_tokenizer = split('(?:aa?)+$')))), {
+    name: 'Error',
+    message:
+      "loadTokenizer: tokenizer.json: pre_tokenizer.pattern.Regex '(?:aa?)+$' can take exponential time on some texts ('a?' inside the repeated '(?:aa?)+' can be taken or skipped with the same text after it): refused",
+  });
+  await assert.rejects(load(await bertJson((j) => (j.normalizer = replace('\\s*\\s*\\s*$')))), {
+    name: 'Error',
+    message:
+      "loadTokenizer: tokenizer.json: normalizer.pattern.Regex '\\s*\\s*\\s*$' can take time that grows as the 3rd or a higher power of the text's length ('\\p{White_Space}*', '\\p{White_Space}*' and '\\p{White_Space}*' can take the same characters): refused",
+  });
+  // their kin
+  for (const bad of [
+    '(?:ab?b?)+$',
+    '(?:a[ab]?)*!',
+    '(?:\\p{L}[\\p{L}\\p{M}]?)+$',
+    '\\s*\\s*\\s*\\s*x',
+    ' *\\s* *$',
+    '(?:aa*)+$',
+  ])
+    assert.match(catastrophicBacktracking(compilePattern({ Regex: bad }, 'x').regexp) ?? 'passed', /can take/, bad);
+  // one pair that trades, and optional elements that cannot be taken and skipped alike, pass
+  for (const good of [
+    '\\s*\\s*$',
+    '(?:ab?)+$',
+    '(?:\\p{L}\\p{M}?)+$',
+    '(?:\\r?\\n)+(?!\\r?\\n)',
+    '(?:\\p{L}\\p{M}*)+',
+    '\\d+\\.?\\d*[eE]',
+  ])
+    assert.equal(catastrophicBacktracking(compilePattern({ Regex: good }, 'x').regexp), null, good);
+});
+
 test('catastrophic patterns at every place a pattern can be, inside Sequences, in both forms of the dialect', async () => {
   const bad = [
     '(a+)+$',

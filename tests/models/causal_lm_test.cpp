@@ -201,6 +201,20 @@ TEST_CASE("causal_lm: a forward that fails leaves an empty cache empty", "[model
   check_close(step.logits.data.data() + 5, full.logits.data.data() + 5 * 5, 5);
 }
 
+TEST_CASE("causal_lm: a cache too large is refused, its size counted in 64 bits", "[models][causal_lm]") {
+  // 64 layers x 4096 sequences x 1 key/value head x 16 tokens x head_dim 1024 = 2^32 floats: a
+  // product that wraps to 0 in wasm's 32-bit size_t, and passed the check before
+  const aw::Model m = random_model(
+      R"({"model_type": "llama", "vocab_size": 5, "hidden_size": 16, "num_attention_heads": 1, "num_key_value_heads": 1, "head_dim": 1024, "num_hidden_layers": 64, "intermediate_size": 1, "max_position_embeddings": 16})",
+      7);
+  aw::KvCache cache(m);
+  CHECK(error_of([&] { forward(m, std::vector<std::int32_t>(4096, 1), 4096, nullptr, &cache); }) ==
+        "lm.forward: a key/value cache of 16 tokens x 4096 sequences would not fit in memory");
+  CHECK(cache.batch() == 0);
+  forward(m, {1, 2}, 2, nullptr, &cache);  // still usable
+  CHECK(cache.length() == 1);
+}
+
 TEST_CASE("causal_lm: rotary frequencies of rope_scaling (modeling_rope_utils.py)", "[models][causal_lm]") {
   aw::ModelConfig c;
   c.head_dim = 128;

@@ -327,6 +327,45 @@ TEST_CASE(
         }).find("model.safetensors: tensor 'vocab_projector.weight' is missing") == 0);
 }
 
+TEST_CASE("checkpoint: a task head's size counts against the heap's bound (sizes in 64 bits)", "[models][checkpoint]") {
+  // a token classifier of 2^21 labels x 2048: 2^32 floats, each size within its own bound; its
+  // product wraps to 0 in wasm's 32-bit size_t, and the check left the heads out before
+  const std::int64_t D = 2048, labels = std::int64_t{1} << 21;
+  std::vector<FileTensor> t = {{"distilbert.embeddings.word_embeddings.weight", {50, D}},
+                               {"distilbert.embeddings.position_embeddings.weight", {16, D}},
+                               {"distilbert.embeddings.LayerNorm.weight", {D}},
+                               {"distilbert.embeddings.LayerNorm.bias", {D}}};
+  const std::string p = "distilbert.transformer.layer.0.";
+  for (const char* lin : {"q_lin", "k_lin", "v_lin", "out_lin"}) {
+    t.push_back({p + "attention." + lin + ".weight", {D, D}});
+    t.push_back({p + "attention." + lin + ".bias", {D}});
+  }
+  for (const char* norm : {"sa_layer_norm", "output_layer_norm"}) {
+    t.push_back({p + norm + ".weight", {D}});
+    t.push_back({p + norm + ".bias", {D}});
+  }
+  t.push_back({p + "ffn.lin1.weight", {19, D}});
+  t.push_back({p + "ffn.lin1.bias", {19}});
+  t.push_back({p + "ffn.lin2.weight", {D, 19}});
+  t.push_back({p + "ffn.lin2.bias", {D}});
+  t.push_back({"classifier.weight", {labels, D}});
+  t.push_back({"classifier.bias", {labels}});
+  const std::string config =
+      R"({"model_type": "distilbert", "vocab_size": 50, "dim": 2048, "n_heads": 16, "n_layers": 1, "hidden_dim": 19, "max_position_embeddings": 16, "architectures": ["DistilBertForTokenClassification"], "num_labels": 2097152})";
+  const std::string error = error_of([&] { read(config, file_of(t)); });
+  CHECK(error.rfind("config.json: the parameters would take ", 0) == 0);
+  CHECK(error.find("more than the 536870912 (2 GiB) the wasm heap can hold (the largest, classifier.weight, is "
+                   "[2097152, 2048])") != std::string::npos);
+  // the layout's offsets saturate past the bound instead of wrapping
+  const aw::ReadConfig r = aw::read_config(config);
+  std::vector<bool> heads(r.architecture->heads.size(), false);
+  for (std::size_t h = 0; h < heads.size(); ++h)
+    heads[h] = std::string(r.architecture->heads[h].name) == "token-classification";
+  const aw::ParameterLayout layout = aw::parameter_layout(*r.architecture, r.config, false, heads);
+  CHECK(layout.arena_floats == static_cast<std::size_t>(aw::kMaxElements + 1));
+  CHECK(error_of([&] { aw::check_parameter_floats(layout); }) == error);
+}
+
 TEST_CASE("checkpoint: a table's Conv1D weight is transposed at load, gate and up rows fill one gated weight",
           "[models][checkpoint]") {
   // A table that is not registered: GPT-2's c_attn stored (D, 3D), a gated MLP, no biases.

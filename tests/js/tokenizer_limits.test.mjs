@@ -1,0 +1,83 @@
+// The bounds on a tokenizer.json that keep one encode() short though its text is within
+// tokenizer.maxInputChars (docs/security.md): without them, one added token of 100,000
+// characters, a WordPiece max_input_chars_per_word of 1000, or a Unigram vocabulary 'a', 'aa', ...,
+// 'a' x 300 made a single encode() of a text far inside the bound run for minutes (or exhaust
+// V8's heap). Each is refused before the library builds anything, with the file, the JSON path,
+// the value and the bound; a file just within each bound loads and encodes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { loadTokenizer } from 'attention-wasm';
+import { asFile, specialToken as addedToken } from './fixtures/pipelines.mjs';
+
+/** BERT's tokenizer.json (a small vocabulary) with `edit` applied. */
+async function bertJson(edit = () => {}) {
+  const { bertTokenizerJson } = await import('../../dist/tokenizer.js');
+  const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'a', 'q', '##q', '!', '##a'].join('\n');
+  const json = bertTokenizerJson(vocab, {});
+  edit(json);
+  return json;
+}
+/** A Unigram tokenizer.json with these pieces after '<unk>'. */
+function unigramJson(pieces) {
+  return {
+    version: '1.0',
+    truncation: null,
+    padding: null,
+    added_tokens: [],
+    normalizer: null,
+    pre_tokenizer: null,
+    post_processor: null,
+    decoder: null,
+    model: { type: 'Unigram', unk_id: 0, vocab: [['<unk>', 0], ...pieces.map((p, i) => [p, -1 - i])] },
+  };
+}
+const load = (json) => loadTokenizer({ 'tokenizer.json': asFile(json) });
+
+test('an added token longer than 256 characters is refused; 256 loads and splits the text', async () => {
+  await assert.rejects(load(await bertJson((j) => j.added_tokens.push(addedToken(10, 'a'.repeat(100000) + 'b')))), {
+    name: 'Error',
+    message:
+      'loadTokenizer: tokenizer.json: added_tokens[5].content has 100001 characters, more than 256 (splitting a text at added tokens costs its length times theirs)',
+  });
+  await assert.rejects(load(await bertJson((j) => j.added_tokens.push(addedToken(10, 'q'.repeat(257))))), {
+    message: /^loadTokenizer: tokenizer\.json: added_tokens\[5\]\.content has 257 characters, more than 256 /,
+  });
+  const tok = await load(await bertJson((j) => j.added_tokens.push(addedToken(10, 'q'.repeat(256)))));
+  assert.deepEqual(tok.encode(`a ${'q'.repeat(256)} a`).inputIds, [2, 5, 10, 5, 3]);
+});
+
+test('WordPiece max_input_chars_per_word over 100 is refused (1000 was allowed); 100 loads', async () => {
+  for (const perWord of [101, 200, 1000, 1e9, -1, 1.5, '100'])
+    await assert.rejects(load(await bertJson((j) => (j.model.max_input_chars_per_word = perWord))), {
+      name: 'Error',
+      message: `loadTokenizer: tokenizer.json: model.max_input_chars_per_word ${JSON.stringify(perWord)} is not an integer in [0, 100] (splitting a word costs the cube of its length)`,
+    });
+  const tok = await load(await bertJson((j) => (j.model.max_input_chars_per_word = 100)));
+  // a word of 100 letters is split; one of 101 is [UNK]
+  assert.equal(tok.encode('q'.repeat(100)).inputIds.length, 102);
+  assert.deepEqual(tok.encode('q'.repeat(101)).inputIds, [2, 1, 3]);
+});
+
+test('a Unigram piece longer than 32 characters is refused; 32 loads and encodes', async () => {
+  const long = Array.from({ length: 300 }, (_, i) => 'a'.repeat(i + 1)); // the review's file
+  await assert.rejects(load(unigramJson(long)), {
+    name: 'Error',
+    message:
+      'loadTokenizer: tokenizer.json: model.vocab[33][0] "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" has 33 characters, more than 32 (a Unigram lattice costs time as the square of its longest piece)',
+  });
+  const tok = await load(unigramJson(long.slice(0, 32)));
+  const { tokens } = tok.encode('a'.repeat(66));
+  assert.deepEqual(
+    tokens.map((t) => t.length).sort((a, b) => a - b),
+    [2, 32, 32],
+  );
+});
+
+test('a Unigram vocabulary of more than 1,000,000 pieces is refused', async () => {
+  const json = unigramJson([]);
+  json.model.vocab = Array.from({ length: 1_000_001 }, () => ['a', 0]);
+  await assert.rejects(load(json), {
+    name: 'Error',
+    message: 'loadTokenizer: tokenizer.json: model.vocab has 1000001 pieces, more than 1000000',
+  });
+});
