@@ -395,10 +395,18 @@ export class CausalLM {
           ? this.samplingDefault('temperature', fn)
           : 1
         : numberOption(o.temperature, 1, `${fn}: temperature`, SAMPLING.temperature.ok, SAMPLING.temperature.range);
-    const topK = o.topK === undefined ? this.samplingDefault('topK', fn) : integerOption(o.topK, 0, `${fn}: topK`);
+    // greedy decoding reads none of them (the file's values are read, and checked, when sampling)
+    const topK =
+      o.topK === undefined
+        ? doSample
+          ? this.samplingDefault('topK', fn)
+          : 0
+        : integerOption(o.topK, 0, `${fn}: topK`);
     const topP =
       o.topP === undefined
-        ? this.samplingDefault('topP', fn)
+        ? doSample
+          ? this.samplingDefault('topP', fn)
+          : 1
         : numberOption(o.topP, 1, `${fn}: topP`, SAMPLING.topP.ok, SAMPLING.topP.range);
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
     const outputAttentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
@@ -504,17 +512,24 @@ export class CausalLM {
 
   /**
    * @private The value of a sampling option left out of generate: generation_config.json's, else
-   * the default of transformers' GenerationConfig (generation/configuration_utils.py:
-   * do_sample False, temperature 1.0, top_k 50, top_p 1.0), as generate() takes them from
+   * config.json's (the legacy place, which GenerationConfig.from_model_config reads), else the
+   * default of transformers' GenerationConfig (generation/configuration_utils.py: do_sample
+   * False, temperature 1.0, top_k 50, top_p 1.0), as generate() takes them from
    * model.generation_config. A value of the file that is not valid is an Error naming it.
    */
   samplingDefault(option, fn) {
     const { key, fallback, ok, range } = SAMPLING[option];
-    const value = this.generationConfig[key];
-    if (value === undefined || value === null) return fallback;
+    const given = (json) => json[key] !== undefined && json[key] !== null;
+    const file = given(this.generationConfig)
+      ? 'generation_config.json'
+      : given(this.configJson)
+        ? 'config.json'
+        : null;
+    if (file === null) return fallback;
+    const value = (file === 'config.json' ? this.configJson : this.generationConfig)[key];
     if (!ok(value))
       throw new RangeError(
-        `${fn}: ${this.where}: generation_config.json's ${key} = ${JSON.stringify(value)} is not ${range} (pass ${option} to override it)`,
+        `${fn}: ${this.where}: ${file}'s ${key} = ${JSON.stringify(value)} is not ${range} (pass ${option} to override it)`,
       );
     return value;
   }

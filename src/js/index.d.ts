@@ -1316,8 +1316,8 @@ export interface GenerateOptions {
   maxNewTokens?: number;
   /**
    * Sample (true) or take the largest logit (false: transformers' greedy decoding). Default:
-   * generation_config.json's do_sample, else false. The sampling options left out take
-   * generation_config.json's values too, else transformers' GenerationConfig defaults.
+   * generation_config.json's do_sample (else config.json's), else false. The sampling options
+   * left out take those files' values too, else transformers' GenerationConfig defaults.
    */
   doSample?: boolean;
   /** Sampling: the logits are divided by it. Default: generation_config.json's temperature, else 1. */

@@ -457,7 +457,10 @@ ParameterLayout parameter_layout(const Architecture& a, const ModelConfig& c, bo
 }
 
 void check_parameter_floats(const ParameterLayout& layout) {
-  const std::int64_t floats = parameter_floats(layout);
+  // the arena's floats, each parameter at a cache line (saturated at kMaxElements + 1), bound the
+  // offsets the weights are written at: the parameters' own count can be under the bound and the
+  // arena over it
+  const std::int64_t floats = std::max(parameter_floats(layout), static_cast<std::int64_t>(layout.arena_floats));
   if (floats <= kMaxElements) return;
   const ParameterSlot* largest = nullptr;  // named, as what to look at in config.json
   std::int64_t most = 0;

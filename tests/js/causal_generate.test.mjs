@@ -398,6 +398,27 @@ test("lm.generate: options left out take generation_config.json's do_sample, tem
     } finally {
       bad.dispose();
     }
+    // greedy reads no sampling value: an invalid one does not stop it
+    writeFileSync(file, JSON.stringify({ top_p: 0, top_k: -1 }));
+    const greedy = await A.loadPretrained(dir);
+    try {
+      assert.equal((await greedy.generate(prompt, { maxNewTokens: 2 }).all()).newIds.length, 2);
+    } finally {
+      greedy.dispose();
+    }
+    // the legacy place (GenerationConfig.from_model_config): config.json's, where the file is silent
+    writeFileSync(file, JSON.stringify({}));
+    const configFile = join(dir, 'config.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({ ...JSON.parse(readFileSync(configFile, 'utf8')), do_sample: true, top_k: 5 }),
+    );
+    const legacy = await A.loadPretrained(dir);
+    try {
+      assert.equal(await keptOf(legacy, { seed: 1 }), stepDistribution(logits, { topK: 5 }).kept);
+    } finally {
+      legacy.dispose();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

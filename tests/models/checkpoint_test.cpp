@@ -366,6 +366,38 @@ TEST_CASE("checkpoint: a task head's size counts against the heap's bound (sizes
   CHECK(error_of([&] { aw::check_parameter_floats(layout); }) == error);
 }
 
+TEST_CASE("checkpoint: the arena's cache-line padding counts against the bound", "[models][checkpoint]") {
+  // 256 layers of width 144 whose feed-forward bias of 19 floats each takes 32 in the arena: for
+  // the vocabulary below the parameters are <= 2^29 floats and their arena is not, and the
+  // weights would be written past it
+  const std::string base =
+      R"("model_type": "distilbert", "dim": 144, "n_heads": 3, "n_layers": 256, "hidden_dim": 19, "max_position_embeddings": 16)";
+  aw::ModelConfig c = aw::read_config(with(base, R"("vocab_size": 50)")).config;
+  const aw::Architecture& a = *aw::read_config(with(base, R"("vocab_size": 50)")).architecture;
+  const auto unpadded = [&](std::int64_t vocab) {
+    c.vocab_size = vocab;
+    std::int64_t n = 0;
+    for (const aw::ParameterSlot& s : aw::parameter_layout(a, c, true).slots) {
+      std::int64_t size = 1;
+      for (auto d : s.shape) size *= d;
+      if (s.present) n += size;
+    }
+    return n;
+  };
+  const std::int64_t u0 = unpadded(50), slope = unpadded(51) - u0;
+  const std::int64_t vocab = 50 + (aw::kMaxElements - u0) / slope;  // the largest within the bound
+  REQUIRE(unpadded(vocab) <= aw::kMaxElements);
+  c.vocab_size = vocab;
+  const aw::ParameterLayout layout = aw::parameter_layout(a, c, true);
+  CHECK(layout.arena_floats > static_cast<std::size_t>(aw::kMaxElements));
+  CHECK(error_of([&] {
+          aw::check_parameter_floats(layout);
+        }).rfind("config.json: the parameters would take 536870913 floats, more than the 536870912", 0) == 0);
+  CHECK(error_of([&] {
+          aw::read_config(with(base, "\"vocab_size\": " + std::to_string(vocab)));
+        }).rfind("config.json: the parameters would take", 0) == 0);
+}
+
 TEST_CASE("checkpoint: a table's Conv1D weight is transposed at load, gate and up rows fill one gated weight",
           "[models][checkpoint]") {
   // A table that is not registered: GPT-2's c_attn stored (D, 3D), a gated MLP, no biases.
