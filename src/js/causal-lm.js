@@ -389,25 +389,17 @@ export class CausalLM {
     // an option left out takes the model's generation_config.json value (samplingDefault)
     const doSample =
       o.doSample === undefined ? this.samplingDefault('doSample', fn) : boolOption(o.doSample, `${fn}: doSample`);
-    const temperature =
-      o.temperature === undefined
-        ? doSample
-          ? this.samplingDefault('temperature', fn)
-          : 1
-        : numberOption(o.temperature, 1, `${fn}: temperature`, SAMPLING.temperature.ok, SAMPLING.temperature.range);
-    // greedy decoding reads none of them (the file's values are read, and checked, when sampling)
-    const topK =
-      o.topK === undefined
-        ? doSample
-          ? this.samplingDefault('topK', fn)
-          : 0
-        : integerOption(o.topK, 0, `${fn}: topK`);
-    const topP =
-      o.topP === undefined
-        ? doSample
-          ? this.samplingDefault('topP', fn)
-          : 1
-        : numberOption(o.topP, 1, `${fn}: topP`, SAMPLING.topP.ok, SAMPLING.topP.range);
+    // a sampling option given is checked; one left out takes the folder's value when sampling
+    // (samplingDefault) and is not read by greedy decoding (its neutral value stands)
+    const sampling = (name, neutral) =>
+      o[name] !== undefined
+        ? numberOption(o[name], neutral, `${fn}: ${name}`, SAMPLING[name].ok, SAMPLING[name].range)
+        : doSample
+          ? this.samplingDefault(name, fn)
+          : neutral;
+    const temperature = sampling('temperature', 1);
+    const topK = sampling('topK', 0);
+    const topP = sampling('topP', 1);
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
     const outputAttentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
     // A.manualSeed's range, checked here under this function's name

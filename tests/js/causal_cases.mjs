@@ -83,6 +83,15 @@ function onCache(lm, held, call) {
   }
 }
 
+/** lm.generate options of the wrong type: [name, value, how the message shows it] (a TypeError). */
+export const WRONG_TYPE_OPTIONS = [
+  ['maxNewTokens', '3', 'string'],
+  ['temperature', '0.7', 'string'],
+  ['topK', null, 'null'],
+  ['topP', '0.5', 'string'],
+  ['candidates', [2], 'Array\\(1\\)'],
+  ['seed', '42', 'string'],
+];
 export const causalCases = {
   'lm.forward': {
     valid(r) {
@@ -615,14 +624,7 @@ export const causalCases = {
         },
         () => {
           // an option of the wrong type: TypeError (a number out of range: RangeError)
-          const [key, v, shown] = r.pick([
-            ['maxNewTokens', '3', 'string'],
-            ['temperature', '0.7', 'string'],
-            ['topK', null, 'null'],
-            ['topP', '0.5', 'string'],
-            ['candidates', [2], 'Array\\(1\\)'],
-            ['seed', '42', 'string'],
-          ]);
+          const [key, v, shown] = r.pick(WRONG_TYPE_OPTIONS);
           return option(`${key} ${shown}`, { [key]: v }, TypeError, `${key} must be .*, got ${shown}$`);
         },
         () => {

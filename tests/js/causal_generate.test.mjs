@@ -15,6 +15,7 @@ import { library } from './helpers.mjs';
 import { stepDistribution } from '../../src/js/causal-lm.js';
 import { flatInts } from '../../src/js/model-input.js';
 import { loadFixture } from './fixtures.mjs';
+import { WRONG_TYPE_OPTIONS } from './causal_cases.mjs';
 
 const A = await library();
 const loaded = new Map();
@@ -200,15 +201,7 @@ test("lm.generate: a string prompt's errors are lm.generate's, naming the prompt
 test('lm.generate: an option of the wrong type is a TypeError naming it, a number out of range a RangeError', async () => {
   const { lm } = await model('gpt2-tiny');
   const g = (options) => () => lm.generate([1, 2], options);
-  const wrongType = [
-    ['maxNewTokens', '5', 'string'],
-    ['temperature', '0.7', 'string'],
-    ['topK', null, 'null'],
-    ['topP', '0.5', 'string'],
-    ['candidates', [2], 'Array\\(1\\)'],
-    ['seed', '42', 'string'],
-  ];
-  for (const [key, value, shown] of wrongType)
+  for (const [key, value, shown] of WRONG_TYPE_OPTIONS)
     assert.throws(g({ doSample: true, [key]: value }), {
       name: 'TypeError',
       message: new RegExp(`^lm\\.generate: ${key} must be .*, got ${shown}$`),
