@@ -288,24 +288,28 @@ export interface LoadStateDictOptions {
 }
 
 /** Parameters by torch name, as given to / returned by loadStateDict / stateDict. */
-export type StateDict = Map<string, TensorLike> | Record<string, TensorLike>;
+export type StateDict<T = TensorLike> = Map<string, T> | Record<string, T>;
 
-/** Shared by the modules: torch-named parameters. */
-export interface Module {
+/**
+ * Shared by the modules: torch-named parameters. `P` is what a parameter may be: a Tensor, or in
+ * the modules holding {@link Linear} layers also the int8 {@link QuantizedTensor} a Linear's
+ * weight may be replaced by.
+ */
+export interface Module<P extends Tensor | QuantizedTensor = Tensor> {
   /**
    * `[torchName, tensor]` pairs, e.g. `['out_proj.weight', t]`; absent (null) biases are skipped.
    * @param prefix put before every name (default none)
    */
-  namedParameters(prefix?: string): [string, Tensor][];
+  namedParameters(prefix?: string): [string, P][];
   /** `state_dict()`: torch name -> Tensor (held by reference, not copied). */
-  stateDict(): Record<string, Tensor>;
+  stateDict(): Record<string, P>;
   /**
    * `load_state_dict()`: sets parameters by torch name (e.g. `in_proj_weight`, `out_proj.bias`).
    * @throws Error naming the parameter and both shapes on a size mismatch, or the missing /
    *   unexpected keys when strict; nothing is changed then.
    */
   loadStateDict(
-    tensors: StateDict,
+    tensors: StateDict<TensorLike | P>,
     options?: LoadStateDictOptions,
   ): { missingKeys: string[]; unexpectedKeys: string[] };
 }
@@ -316,7 +320,7 @@ export interface Module {
  * (and the MultiheadAttention / TransformerEncoderLayer holding it: `outProj`, `linear1`,
  * `linear2`) then runs the int8 layer ({@link AttentionWasm.quantize}).
  */
-export interface Linear extends Module {
+export interface Linear extends Module<Tensor | QuantizedTensor> {
   readonly inFeatures: number;
   readonly outFeatures: number;
   /**
@@ -335,7 +339,7 @@ export interface Linear extends Module {
  * this instance's generator and in torch's draw order: out_proj as a Linear, then xavier_uniform_
  * for the in projection, zeros for the biases.
  */
-export interface MultiheadAttention extends Module {
+export interface MultiheadAttention extends Module<Tensor | QuantizedTensor> {
   readonly embedDim: number;
   readonly numHeads: number;
   /** embedDim / numHeads */
@@ -432,7 +436,7 @@ export interface TransformerEncoderLayerForwardOptions {
  * in stateDict/loadStateDict (`self_attn.in_proj_weight`, `linear1.weight`, `norm1.bias`, ...);
  * initialised as torch, in torch's draw order (self_attn, linear1, linear2).
  */
-export interface TransformerEncoderLayer extends Module {
+export interface TransformerEncoderLayer extends Module<Tensor | QuantizedTensor> {
   readonly dModel: number;
   readonly nhead: number;
   readonly dimFeedforward: number;
@@ -565,11 +569,15 @@ export class AttentionWasm {
    * {@link linear} and as a {@link Linear}'s weight. About a quarter of the float32 weight's memory;
    * the int8 layer's result differs from float32 by the quantization of the weight and of each
    * input row (7 bits): a cosine of ~0.9999 on random data, less with outlier activations.
+   * A weight that is already a QuantizedTensor of this instance is returned as it is (as torch's
+   * `tensor.to(dtype)` returns the tensor itself), so `linear.weight = A.quantize(linear.weight)`
+   * may run twice.
    * @param options `dtype`: `'q8'` (the default and only one)
    * @throws TypeError for a weight that is not a float32 tensor or a dtype that is not a string;
-   *   RangeError for another dtype or more than 131072 inputs; Error for a weight that is not 2-D
+   *   RangeError for another dtype or more than 131072 inputs; Error for a weight that is not 2-D,
+   *   or a QuantizedTensor disposed or of another instance
    */
-  quantize(weight: TensorLike, options?: { dtype?: 'q8' }): QuantizedTensor;
+  quantize(weight: TensorLike | QuantizedTensor, options?: { dtype?: 'q8' }): QuantizedTensor;
   /** `torch.softmax(input, dim)`; a slice that is all -inf gives zeros. */
   softmax(input: TensorLike, options?: SoftmaxOptions): Tensor;
   /** `torch.nn.functional.embedding(input, weight)`: rows of weight picked by ids. */
@@ -1488,6 +1496,8 @@ export class QuantizedTensor {
   dequantize(): Tensor;
   /** Frees its memory; idempotent. Using it afterwards throws. */
   dispose(): void;
+  /** The same as `dispose()` (where the runtime has `Symbol.dispose`): `using w = A.quantize(weight)`. */
+  [Symbol.dispose](): void;
 }
 
 /** Loads a new instance of the wasm module (Node >= 20 and browsers). */

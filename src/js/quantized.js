@@ -17,6 +17,9 @@ const finalizer =
 /** The dtypes quantize() makes. */
 export const QUANTIZED_DTYPES = Object.freeze(['q8']);
 
+// Passed by quantize() alone: a QuantizedTensor made with `new` could alias another's handle.
+const MADE_BY_QUANTIZE = Symbol('A.quantize');
+
 export class QuantizedTensor {
   #lib;
   #handle;
@@ -25,7 +28,10 @@ export class QuantizedTensor {
   #disposed = false;
 
   /** @private made by A.quantize */
-  constructor(lib, { handle, shape, residentBytes }) {
+  constructor(lib, { handle, shape, residentBytes }, made) {
+    if (made !== MADE_BY_QUANTIZE) {
+      throw new TypeError('QuantizedTensor: made by A.quantize(weight), not by new (its values live in wasm memory)');
+    }
     this.#lib = lib;
     this.#handle = handle;
     this.#shape = shape;
@@ -102,10 +108,15 @@ export const quantizedMethods = {
     const { dtype = 'q8' } = optionsArg(options, ['dtype'], fn);
     if (typeof dtype !== 'string') throw new TypeError(`${fn}: dtype must be 'q8', got ${describe(dtype)}`);
     if (!QUANTIZED_DTYPES.includes(dtype)) throw new RangeError(`${fn}: dtype must be 'q8', got '${dtype}'`);
+    // already int8 (of this instance): itself, as torch's tensor.to(dtype) returns the tensor
+    if (weight instanceof QuantizedTensor) {
+      weight.handleFor(this, `${fn}: weight`); // throws if disposed or of another instance
+      return weight;
+    }
     const w = floatArg(weight, `${fn}: weight`);
     if (w.shape.length !== 2) {
       throw new Error(`${fn}: weight must be 2-D (out_features, in_features), got ${shapeText(w.shape)}`);
     }
-    return new QuantizedTensor(this, call(this, '_quantize', tensorArgs(w)));
+    return new QuantizedTensor(this, call(this, '_quantize', tensorArgs(w)), MADE_BY_QUANTIZE);
   },
 };

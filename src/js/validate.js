@@ -95,6 +95,12 @@ function tensorArg(value, where, kinds, expected, withShape = false) {
   if (value === null || typeof value !== 'object') {
     throw new TypeError(`${where} must be a Tensor ({data: ${expected}, shape}), got ${describe(value)}`);
   }
+  if (value.dtype === 'q8' && typeof value.dequantize === 'function') {
+    throw new TypeError(
+      `${where} must have ${expected} data, got an int8 QuantizedTensor ${shapeString(value.shape)}: only a linear ` +
+        "layer's weight takes one (A.linear, Linear.weight); its dequantize() gives the float32 weight",
+    );
+  }
   const data = value.data,
     shape = value.shape;
   if (!kinds.includes(typedArrayTag(data))) {

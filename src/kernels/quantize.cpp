@@ -27,16 +27,33 @@ struct RowMapping {
   float low, high;
 };
 
+constexpr float largest_float = std::numeric_limits<float>::max();
+
+// A row whose extremes are under ~3.7e-37 (127 / FLT_MAX) would get an inverse of +inf, and its
+// zeros NaN (0 * inf): the inverse is held at FLT_MAX and the scale at its reciprocal instead, so
+// such a row's integers stay under 127 (all 0 under 1 / FLT_MAX), never garbage.
+RowMapping with_finite_inverse(RowMapping m) {
+  if (m.inverse <= largest_float) return m;
+  m.inverse = largest_float;
+  m.scale = 1.0f / largest_float;
+  return m;
+}
+
 // One scalar function for the per-row constants, shared by the kernels and the references.
 // lo <= 0 <= hi are the row's extremes; `finite`: no NaN or infinity in the row.
 RowMapping activation_mapping(float lo, float hi, bool finite) {
   if (!finite) return {not_a_number, 0.0f, 0.0f, 0.0f, 127.0f};
   const float range = hi - lo;
   if (range == 0.0f) return {0.0f, 0.0f, 0.0f, 0.0f, 127.0f};  // a row of zeros: q = 0
-  const float inverse = 127.0f / range;
-  float zero_point = std::nearbyint(-lo * inverse);  // in [0, 127] up to rounding
-  zero_point = zero_point < 0.0f ? 0.0f : zero_point > 127.0f ? 127.0f : zero_point;
-  return {range / 127.0f, inverse, zero_point, 0.0f, 127.0f};
+  RowMapping m{range / 127.0f, 127.0f / range, 0.0f, 0.0f, 127.0f};
+  if (range > largest_float) {  // hi - lo overflowed; hi / 127 - lo / 127 cannot
+    m.scale = hi / 127.0f - lo / 127.0f;
+    m.inverse = 1.0f / m.scale;
+  }
+  m = with_finite_inverse(m);
+  const float zero_point = std::nearbyint(-lo * m.inverse);  // in [0, 127] up to rounding
+  m.offset = zero_point < 0.0f ? 0.0f : zero_point > 127.0f ? 127.0f : zero_point;
+  return m;
 }
 
 // max_quad: the row's max_quad_abs_sum (quantize.hpp)
@@ -44,8 +61,10 @@ RowMapping weight_mapping(float max_abs, float max_quad, bool finite) {
   if (!finite) return {not_a_number, 0.0f, 0.0f, -127.0f, 127.0f};
   if (max_abs == 0.0f) return {0.0f, 0.0f, 0.0f, -127.0f, 127.0f};  // a row of zeros: q = 0
   const float by_value = max_abs / 127.0f, by_quad = max_quad / weight_quad_limit;
-  if (by_quad > by_value) return {by_quad, weight_quad_limit / max_quad, 0.0f, -127.0f, 127.0f};
-  return {by_value, 127.0f / max_abs, 0.0f, -127.0f, 127.0f};
+  // a quad's sum that overflowed (values near FLT_MAX) is at most 4 max |w|: q = w * 64 / max |w|
+  if (max_quad > largest_float) return {max_abs / 64.0f, 64.0f / max_abs, 0.0f, -127.0f, 127.0f};
+  if (by_quad > by_value) return with_finite_inverse({by_quad, weight_quad_limit / max_quad, 0.0f, -127.0f, 127.0f});
+  return with_finite_inverse({by_value, 127.0f / max_abs, 0.0f, -127.0f, 127.0f});
 }
 
 // The two quads of the block of 8 values at w, as quantize.hpp defines their sums.

@@ -23,7 +23,11 @@
 // round() is round-half-to-even (the default rounding mode; f32x4.nearest in wasm), and the
 // division is a multiplication by an inverse computed once per row: the SIMD kernels and their
 // scalar references give the same bytes. A row holding NaN or an infinity gets scale NaN (and
-// q = 0), so that everything computed from it is NaN, as it would be in float32.
+// q = 0), so that everything computed from it is NaN, as it would be in float32. Finite rows at
+// float32's extremes keep finite constants: where 127 / range would overflow (a row under ~3.7e-37)
+// the inverse is held at FLT_MAX and the scale at 1 / FLT_MAX (fewer levels, none wrong); where
+// hi - lo overflows, scale = hi / 127 - lo / 127; where a quad's sum overflows, the weights' scale
+// is max |w| / 64 (each quad's sum |q| at most 4 x 64).
 //
 // Kernels never allocate, never throw and know nothing about JS. Pointers need no particular
 // alignment; outputs must not overlap inputs.

@@ -69,6 +69,53 @@ test('linear with a q8 weight: byte for byte the definition, in every build of t
   }
 });
 
+test("linear with a q8 weight at float32's extremes: finite where float32 is, byte for byte the definition", async () => {
+  // rows whose 127 / range overflows (under ~3.7e-37: an activation after a ReLU, a pruned weight
+  // row), a range hi - lo that overflows, weights whose quad sums overflow (quantize.hpp)
+  const cases = [
+    { x: [[1e-37, 0, 0, 0]], w: [[3e37, 1e37, 1e37, 0]] },
+    {
+      x: [[1e-37, 0, 0, 0]],
+      w: [
+        [1, 2, 3, 4],
+        [-1, 0.5, 0.25, 0],
+      ],
+    },
+    { x: [[2e38, -2e38, 0, 0]], w: [[1e-30, 0, 0, 0]] },
+    { x: [[1e-30, 0, 0, 0, 0, 0, 0, 0]], w: [[2e38, 2e38, 0, 0, 0, 0, 0, 0]] },
+    { x: [[1, 1, 1, 1]], w: [[1e-37, 0, 0, 0]] },
+  ];
+  const builds = [{ simd: 'simd128' }];
+  if (relaxedSimdSupported()) builds.push({ simd: 'relaxed' });
+  for (const options of builds) {
+    const B = await init(options);
+    for (const { x, w } of cases) {
+      for (const wide of [false, true]) {
+        // the same values at k = 4 or 8 and repeated along k = 40 (the vector loops and a tail)
+        const widen = (rows) => rows.map((r) => (wide ? Array.from({ length: 40 }, (_, p) => r[p % r.length]) : r));
+        const xt = Tensor.fromArray(widen(x)),
+          wt = Tensor.fromArray(widen(w));
+        const wq = B.quantize(wt);
+        const y = B.linear(xt, wq).data,
+          exact = B.linear(xt, wt).data;
+        const want = q8.quantizedLinear(xt, q8.quantizeWeight(wt)).data;
+        const label = `${JSON.stringify(options)} x ${JSON.stringify(x)} w ${JSON.stringify(w)} k ${xt.shape[1]}`;
+        assert.equal(q8.firstDifference(y, want), -1, `${label}: ${y} != ${want}`);
+        for (let j = 0; j < y.length; j++) {
+          assert.ok(Number.isFinite(y[j]), `${label}: output ${j} is ${y[j]} where float32 gives ${exact[j]}`);
+          // the sign of float32's result (or 0: a row under 1 / FLT_MAX quantizes to zeros)
+          assert.ok(Math.sign(y[j]) === Math.sign(exact[j]) || y[j] === 0, `${label}: ${y[j]} against ${exact[j]}`);
+        }
+        const back = wq.dequantize().data;
+        for (let p = 0; p < back.length; p++)
+          if (wt.data[p] === 0) assert.equal(back[p], 0, `${label}: a zero weight dequantizes to ${back[p]}`);
+        wq.dispose();
+      }
+    }
+    B.dispose();
+  }
+});
+
 test('a q8 weight belongs to the instance that made it', async () => {
   const B = await init();
   const wq = B.quantize(A.rand(4, 3));
@@ -81,7 +128,26 @@ test('a q8 weight belongs to the instance that made it', async () => {
     () => (lin.weight = wq),
     /^Error: Linear: weight: the quantized weight \[4, 3\] belongs to another instance/,
   );
+  assert.throws(() => A.quantize(wq), /^Error: quantize: weight: the quantized weight \[4, 3\] belongs to another/);
+  assert.equal(B.quantize(wq), wq); // already int8: itself, as torch's tensor.to(dtype)
   wq.dispose();
+  assert.throws(() => B.quantize(wq), /^Error: quantize: weight: the quantized weight \[4, 3\] has been disposed/);
+  // made by quantize alone: a forged one could alias another weight's memory
+  assert.throws(
+    () => new QuantizedTensor(B, { handle: 1, shape: [4, 3], residentBytes: 12 }),
+    /^TypeError: QuantizedTensor: made by A\.quantize/,
+  );
+  // where only float32 is taken, the message says what the argument is
+  const other = A.quantize(A.rand(4, 3));
+  assert.throws(
+    () => A.matmul(other, A.rand(3, 2)),
+    /^TypeError: matmul: input must have Float32Array data, got an int8 QuantizedTensor \[4, 3\]: only a linear layer's weight/,
+  );
+  assert.throws(
+    () => A.linear(A.rand(2, 3), A.rand(4, 3), other),
+    /^TypeError: linear: bias must have Float32Array data, got an int8 QuantizedTensor/,
+  );
+  other.dispose();
 });
 
 test('Linear with a q8 weight: forward, shape checks, stateDict / loadStateDict', () => {

@@ -105,6 +105,71 @@ TEST_CASE("quantize_activation_row: a row of zeros, a constant row, NaN and infi
   }
 }
 
+TEST_CASE("quantize_activation_row: rows at float32's extremes keep finite constants", "[kernels][quantize]") {
+  // 127 / range overflows under ~3.7e-37 (the inverse is held at FLT_MAX), and hi - lo overflows
+  // for values of both signs near FLT_MAX (scale hi / 127 - lo / 127): every value still within a
+  // step of float64, never the garbage an infinite inverse gave (0 * inf = NaN)
+  const float big = 3e38f;
+  const std::vector<std::vector<float>> specials = {{1e-37f, 0.0f}, {-1e-37f, 0.0f},   {1e-38f, -3e-38f},
+                                                    {1e-40f, 0.0f}, {big, -big, 1.0f}, {big, -1.0f}};
+  for (const auto& values : specials)
+    for (std::size_t k : {3, 5, 16, 37}) {
+      std::vector<float> x(k, 0.0f);
+      for (std::size_t i = 0; i < values.size(); ++i) x[(i * 7) % k] = values[i];
+      CAPTURE(k, values[0]);
+      std::vector<std::uint8_t> q(k), q_ref(k);
+      const ActivationQuantization a = aw::kernels::quantize_activation_row(x.data(), k, q.data());
+      const ActivationQuantization a_ref = aw::kernels::quantize_activation_row_reference(x.data(), k, q_ref.data());
+      CHECK(a.scale == a_ref.scale);
+      CHECK(a.zero_point == a_ref.zero_point);
+      CHECK(q == q_ref);
+      CHECK(std::isfinite(a.scale));
+      CHECK(a.scale > 0.0f);
+      CHECK(a.zero_point >= 0);
+      CHECK(a.zero_point <= 127);
+      for (std::size_t i = 0; i < k; ++i) {
+        CAPTURE(i, x[i], int(q[i]));
+        CHECK(q[i] <= 127);
+        CHECK(std::fabs(double(a.scale) * (double(q[i]) - a.zero_point) - x[i]) <= a.scale * (1 + 1e-5));
+      }
+    }
+}
+
+TEST_CASE("weight_quantization: rows at float32's extremes keep finite constants", "[kernels][quantize]") {
+  // a row under ~3.7e-37 (127 / max |w| overflows: the inverse is held at FLT_MAX) keeps its zeros
+  // at 0 and its signs; a row whose quad sums overflow gets scale max |w| / 64
+  const std::vector<std::vector<float>> specials = {
+      {1e-37f, 0.0f, -5e-38f}, {-2e-39f, 1e-40f}, {2e38f, 2e38f, -3e38f, 1.0f}, {3.4e38f, -3.4e38f}};
+  for (const auto& values : specials)
+    for (std::size_t k : {3, 8, 9, 37}) {
+      std::vector<float> w(k, 0.0f);
+      for (std::size_t i = 0; i < values.size(); ++i) w[(i * 4) % k] = values[i];
+      CAPTURE(k, values[0]);
+      const WeightQuantization row = aw::kernels::weight_quantization(w.data(), k);
+      const WeightQuantization row_ref = aw::kernels::weight_quantization_reference(w.data(), k);
+      CHECK(row.scale == row_ref.scale);
+      CHECK(row.inverse == row_ref.inverse);
+      CHECK(std::isfinite(row.scale));
+      CHECK(std::isfinite(row.inverse));
+      std::vector<std::int8_t> q(k), q_ref(k);
+      aw::kernels::quantize_weights(w.data(), k, row, q.data());
+      aw::kernels::quantize_weights_reference(w.data(), k, row_ref, q_ref.data());
+      CHECK(q == q_ref);
+      for (std::size_t i = 0; i < k; ++i) {
+        CAPTURE(i, w[i], int(q[i]));
+        if (w[i] == 0.0f) CHECK(q[i] == 0);
+        CHECK(std::fabs(double(row.scale) * q[i] - w[i]) <= 0.5 * row.scale * (1 + 1e-5));
+      }
+      for (std::size_t b = 0; b < k; b += 8)  // each quad's sum |q| within the int16 bound (258)
+        for (std::size_t first : {b, b + 2}) {
+          int sum = 0;
+          for (std::size_t i : {first, first + 1, first + 4, first + 5})
+            if (i < k) sum += std::abs(int(q[i]));
+          CHECK(sum <= 258);
+        }
+    }
+}
+
 TEST_CASE("quantize_weights: kernel == reference, int8 within half a step of float64", "[kernels][quantize]") {
   std::mt19937 rng(20260102);
   for (std::size_t offset : offsets)

@@ -226,10 +226,16 @@ test('editing a sentence re-runs the lines and the explorer; superseded requests
     (n) => document.querySelector('#explorer .head figure.heatmap')?.dataset.rows === String(n),
     enc.inputIds.length,
   );
+  // a sentence the tokenizer refuses: none of the last sentences' results stays up beside the message
+  await card().locator('[name=s2]').fill('');
+  await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] p.error').textContent);
+  assert.equal(await card().locator('.outputs').isHidden(), true);
+  assert.equal(await text('.result'), '');
   await card().locator('[name=s2]').fill(S2);
   await b.page.waitForFunction(() =>
     document.querySelector('[data-example="E4.6"] .result').innerText.includes("'withdrawing'"),
   );
+  assert.equal(await card().locator('.outputs').isHidden(), false);
 });
 
 /** A copy of the fixture folder with some files replaced (name -> bytes or text). */

@@ -57,6 +57,27 @@ test('document 000 controls: new seed -> new embedding; d_v -> context length; h
   await b.page.waitForFunction(() =>
     document.querySelector('[data-example="E0.1"] .result').innerText.startsWith("{'cat'"),
   );
+  // four words: E0.6's omega_24 reads a fifth, which it says; the rest follow the sentence
+  await b.page.fill(`${sel} [name=sentence]`, 'a b c d');
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E0.5"] .result').innerText.startsWith('keys.shape: torch.Size([4,'),
+  );
+  assert.match(await result('E0.6'), /^\(omega_24 reads keys\[4\], the fifth word/);
+  assert.equal(numbersIn(await result('E0.7')).length, 4);
+  assert.equal(await b.page.locator('[data-example="E0.7"] figure').getAttribute('data-rows'), '4');
+  // one word: no example from E0.3 on keeps the last sentence's results
+  await b.page.fill(`${sel} [name=sentence]`, 'Life');
+  await b.page.waitForFunction(
+    () => document.querySelector('[data-example="E0.1"] .result').innerText === "{'Life': 0}",
+  );
+  for (const id of ['E0.3', 'E0.4', 'E0.5', 'E0.6', 'E0.7', 'E0.8', 'E0.9', 'E0.10'])
+    assert.equal(await result(id), '(type a sentence of at least two words)', id);
+  assert.equal(await b.page.locator('[data-example="E0.7"] figure').count(), 0);
+  // a word with an apostrophe, as Python's repr prints it
+  await b.page.fill(`${sel} [name=sentence]`, "don't stop");
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E0.1"] .result').innerText.startsWith(`{"don't": 0`),
+  );
   // back to the document's inputs
   await b.page.fill(`${sel} [name=sentence]`, 'Life is short, eat dessert first');
   await b.page.fill(`${sel} [name=seed]`, '123');
@@ -137,7 +158,12 @@ test('E3: editing the inputs changes the outputs; a malformed matrix shows an er
   await until('E3.2', old);
   assert.notEqual(await result('E3.2'), old);
   await inputs.fill('[[1, 0]');
-  assert.notEqual(await b.page.locator('[data-document="003"] p.error').innerText(), '');
+  // the message names the matrix, and no result of the last matrices stays up beside it
+  assert.match(
+    await b.page.locator('[data-document="003"] p.error').innerText(),
+    /^Inputs \(3×4\): not a list of numbers/,
+  );
+  for (const id of ['E3.1', 'E3.2', 'E3.3', 'E3.4', 'E3.5']) assert.equal(await result(id), '', id);
   await inputs.fill('[[1, 0, 1, 0],\n [0, 2, 0, 2],\n [1, 1, 1, 1]]');
   await b.page.waitForFunction(() =>
     document.querySelector('[data-example="E3.2"] .result').innerText.includes('[4, 4, 0]'),
@@ -159,6 +185,22 @@ test("E4.2: the colour bar in the SVG the heat map saves; d_model changes the he
   await b.page.locator('[data-example="E4.2"] [name=dModel]').fill('400');
   await b.page.waitForFunction(
     () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.cols === '400',
+  );
+  // the smallest max_length: a one-row matrix, printed as one
+  const maxLength = b.page.locator('[data-example="E4.2"] [name=maxLength]');
+  const length = await maxLength.inputValue();
+  await maxLength.fill('1');
+  await b.page.waitForFunction(
+    () => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.rows === '1',
+  );
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.2"] .result').innerText.startsWith('positional_encoding.shape: (1, 400)'),
+  );
+  assert.match((await lines('E4.2'))[1], /^row 0, first 4 columns: \[/);
+  await maxLength.fill(length);
+  await b.page.waitForFunction(
+    (n) => document.querySelector('[data-example="E4.2"] figure.heatmap').dataset.rows === n,
+    length,
   );
 });
 

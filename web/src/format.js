@@ -72,7 +72,7 @@ export const pyRoundedList = (values, digits) =>
   `[${Array.from(values, (v) => pyFloat(pyRound(v, digits))).join(', ')}]`;
 
 /** Python's repr of a str: single quotes unless the text has one and no double quote. */
-function pyStr(s) {
+export function pyStr(s) {
   if (s.includes("'") && !s.includes('"')) return `"${s.replace(/\\/g, '\\\\')}"`;
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

@@ -9,8 +9,15 @@
 //                          zp = clamp(round(-lo * inv), 0, 127), scale = r / 127,
 //                          q = clamp(round(x * inv) + zp, 0, 127)
 //   y[i, j] = float(sum_p (qx - zp) qw) * (sx * sw) + bias[j]
-// round() is round-half-to-even; a row with NaN or an infinity has scale NaN.
+// round() is round-half-to-even; a row with NaN or an infinity has scale NaN. At float32's
+// extremes (quantize.hpp): an inverse over FLT_MAX is held at FLT_MAX (scale 1 / FLT_MAX); a range
+// hi - lo that overflows gives scale hi / 127 - lo / 127; a quad sum that overflows, max|w| / 64.
 const f = Math.fround;
+const FLT_MAX = f(3.4028234663852886e38);
+
+/** {scale, inverse} with the inverse held at FLT_MAX where it overflowed. */
+const finiteInverse = (scale, inverse) =>
+  inverse <= FLT_MAX ? { scale, inverse } : { scale: f(1 / FLT_MAX), inverse: FLT_MAX };
 
 /** Round half to even (f32x4.nearest, std::nearbyint). */
 export function roundHalfEven(x) {
@@ -37,9 +44,10 @@ function weightRow(w) {
       const sum = f(f(at(first) + at(first + 4)) + f(at(first + 1) + at(first + 5)));
       if (sum > maxQuad) maxQuad = sum;
     }
+  if (maxQuad > FLT_MAX) return { scale: f(maxAbs / 64), inverse: f(64 / maxAbs) };
   const byValue = f(maxAbs / 127),
     byQuad = f(maxQuad / 256);
-  return byQuad > byValue ? { scale: byQuad, inverse: f(256 / maxQuad) } : { scale: byValue, inverse: f(127 / maxAbs) };
+  return byQuad > byValue ? finiteInverse(byQuad, f(256 / maxQuad)) : finiteInverse(byValue, f(127 / maxAbs));
 }
 
 /** W (n, k) -> {q: Int8Array (n, k), scales: Float32Array (n)} */
@@ -72,9 +80,12 @@ export function quantizeActivationRow(x) {
   else if (f(hi - lo) === 0) [scale, inverse, zeroPoint] = [0, 0, 0];
   else {
     const range = f(hi - lo);
-    inverse = f(127 / range);
+    const overflowed = f(f(hi / 127) - f(lo / 127));
+    ({ scale, inverse } =
+      range > FLT_MAX
+        ? { scale: overflowed, inverse: f(1 / overflowed) }
+        : finiteInverse(f(range / 127), f(127 / range)));
     zeroPoint = clamp(roundHalfEven(f(-lo * inverse)), 0, 127);
-    scale = f(range / 127);
   }
   for (let p = 0; p < x.length; p++) q[p] = clamp(roundHalfEven(f(x[p] * inverse)) + zeroPoint, 0, 127);
   return { q, scale, zeroPoint };

@@ -70,6 +70,7 @@ print(omega_24)
 omega_2 = query_2.matmul(keys.T)
 print(omega_2)`,
       what: 'Dot products of query 2 with every key: how well each word matches word 2.',
+      noFifthWord: '(omega_24 reads keys[4], the fifth word: type a sentence of at least five words for it)',
     },
     {
       id: 'E0.7',

@@ -8,7 +8,7 @@ import { Tensor } from 'attention-wasm';
 import content from '../content/coding-self-attention.js';
 import { documentSection, exampleOf } from '../example.js';
 import { intValue, MAX_SEED } from '../controls.js';
-import { torchSize } from '../format.js';
+import { pyStr, torchSize } from '../format.js';
 import { transposeLast } from '../layout.js';
 import { heatmap } from '../charts/heatmap.js';
 import { attentionDetail, matrixOf } from '../detail.js';
@@ -66,7 +66,7 @@ function showVocabulary(card, dc) {
   const vocab = Object.keys(dc).length;
   card.show(
     `{${Object.entries(dc)
-      .map(([k, v]) => `'${k}': ${v}`)
+      .map(([k, v]) => `${pyStr(k)}: ${v}`)
       .join(', ')}}`,
     card.what({ vocab }),
   );
@@ -111,10 +111,12 @@ function keysAndValues(A, card, x, { W_key, W_value }) {
   return { keys, values };
 }
 
-/** E0.6: ω_24 and ω_2 = query_2 · keys; returns ω_2. */
+/** E0.6: ω_24 (with a fifth word) and ω_2 = query_2 · keys; returns ω_2. */
 function unnormalisedWeights(A, card, { query2 }, { keys }, dk) {
-  const key4 = new Tensor(keys.data.slice(4 * dk, 5 * dk), [dk]);
-  const omega24 = A.matmul(query2, key4);
+  const omega24 =
+    keys.shape[0] >= 5
+      ? `${A.matmul(query2, new Tensor(keys.data.slice(4 * dk, 5 * dk), [dk]))}`
+      : exampleOf(content, 'E0.6').noFifthWord;
   const omega2 = A.matmul(keys, query2);
   card.show(`${omega24}\n${omega2}`, card.what());
   return omega2;
@@ -227,7 +229,10 @@ export function codingSelfAttention(A, root) {
     showVocabulary(cards['E0.1'], dc);
     showIds(cards['E0.2'], ids);
     if (words.length < 2) {
-      cards['E0.3'].show(exampleOf(content, 'E0.3').tooShort, '');
+      // every example from E0.3 on needs word 2: none keeps the last sentence's results
+      for (const id of ['E0.3', 'E0.4', 'E0.5', 'E0.6', 'E0.7', 'E0.8', 'E0.9', 'E0.10'])
+        cards[id].show(exampleOf(content, 'E0.3').tooShort, '');
+      for (const plot of [weightsPlot, headsPlot, crossPlot]) plot.replaceChildren();
       return;
     }
     const x = embed(A, cards['E0.3'], c, ids, Object.keys(dc).length);

@@ -104,7 +104,11 @@ export function contextualEmbeddings(card) {
         ? await run('e46', { texts: sentences, word }, { key: 'e46' })
         : await run('tokens', { texts: sentences, word, vocabulary: E46.vocabulary }, { key: 'e46' });
     } catch (e) {
+      // refused (an empty or too long sentence, a word not in it): no result of the last inputs stays up
       inputError.textContent = e.message;
+      card.show('');
+      outputs.hidden = true;
+      explorer.clear();
       return;
     }
     if (!r) return; // a newer request replaced this one

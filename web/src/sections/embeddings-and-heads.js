@@ -77,8 +77,11 @@ function positionalEncodingMatrix(card) {
         },
       ),
     );
+    const row = Math.min(1, maxLength - 1), // row 1 (pos 1), or row 0 of a one-row matrix
+      columns = Math.min(4, dModel);
+    const first = new Tensor(r.data.slice(row * dModel, row * dModel + columns), [columns]);
     card.show(
-      `positional_encoding.shape: (${maxLength}, ${dModel})\nrow 1, first 4 columns: ${numpyString(new Tensor(r.data.slice(dModel, dModel + Math.min(4, dModel)), [Math.min(4, dModel)]), 4)}`,
+      `positional_encoding.shape: (${maxLength}, ${dModel})\nrow ${row}, first ${columns} columns: ${numpyString(first, 4)}`,
       card.what(),
     );
   };

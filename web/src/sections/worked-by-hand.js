@@ -106,24 +106,32 @@ export function workedByHand(A, root) {
   const plot = document.createElement('div');
   cards['E3.5'].controls.after(plot);
 
-  const parse = (name, r, c) => {
-    const v = JSON.parse(controls.querySelector(`[name=${name}]`).value);
+  const parse = (name, label, r, c) => {
+    let v;
+    try {
+      v = JSON.parse(controls.querySelector(`[name=${name}]`).value);
+    } catch (e) {
+      throw new Error(`${label}: not a list of numbers (${e.message})`);
+    }
     if (
       !Array.isArray(v) ||
       v.length !== r ||
       v.some((x) => !Array.isArray(x) || x.length !== c || x.some((y) => typeof y !== 'number'))
     )
-      throw new Error(`${name}: expected a ${r}×${c} list of numbers`);
+      throw new Error(`${label}: expected a ${r}×${c} list of numbers`);
     return Tensor.fromArray(v);
   };
   const update = () => {
     let m;
     try {
-      const [x, wk, wq, wv] = content.matrices.map(([name, , r, c]) => parse(name, r, c));
+      const [x, wk, wq, wv] = content.matrices.map(([name, label, r, c]) => parse(name, label, r, c));
       m = { x, wk, wq, wv };
       error.textContent = '';
     } catch (e) {
+      // no result of the last matrices stays up beside the message
       error.textContent = e.message;
+      for (const card of Object.values(cards)) card.show('');
+      plot.replaceChildren();
       return;
     }
     showInputs(cards['E3.1'], m);
