@@ -463,22 +463,45 @@ export class CausalLM {
       eos,
     });
     const lm = this;
+    // One run, consumed once: by for await, or by all() (whose promise a second all() returns).
+    // Taking it twice is a TypeError, not a silently empty or partial result.
+    let consumer = null,
+      whole = null;
+    const take = (by) => {
+      if (consumer !== null) {
+        throw new TypeError(
+          `${fn}: this generation was already consumed by ${consumer}: iterate it once or call all() ` +
+            '(call lm.generate again for another run)',
+        );
+      }
+      consumer = by;
+    };
     const generation = {
       finishReason: null,
       [Symbol.asyncIterator]() {
+        take('for await');
         return run;
       },
-      async all() {
-        const steps = [];
-        for await (const step of run) steps.push(step);
-        const newIds = steps.map((s) => s.id);
-        return {
-          ids: [...promptIds, ...newIds],
-          newIds,
-          text: lm.decodeNew(newIds),
-          steps,
-          finishReason: generation.finishReason,
-        };
+      all() {
+        if (whole !== null) return whole;
+        try {
+          take('all()');
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        whole = (async () => {
+          const steps = [];
+          for await (const step of run) steps.push(step);
+          const newIds = steps.map((s) => s.id);
+          return {
+            ids: [...promptIds, ...newIds],
+            newIds,
+            text: lm.decodeNew(newIds),
+            steps,
+            finishReason: generation.finishReason,
+          };
+        })();
+        return whole;
       },
     };
     run.finish = (reason) => (generation.finishReason = reason);

@@ -1311,6 +1311,8 @@ export class KvCache {
   /** Sequences held (0 before the first forward). */
   readonly batch: number;
   readonly residentBytes: number;
+  /** Whether `dispose()` was called (a cache of a disposed model cannot be used either). */
+  readonly disposed: boolean;
   /** Empties it (it can be used again). */
   clear(): void;
   /** Frees it. Idempotent. */
@@ -1400,7 +1402,8 @@ export interface GenerationResult<S extends GenerationStep = GenerationStep> {
 
 /**
  * `lm.generate(...)`: iterate it once (`for await (const step of generation)`: each step as soon as
- * its token is chosen), or call `all()` once instead.
+ * its token is chosen), or call `all()` instead (a second `all()` returns the same promise).
+ * Iterating it after either, or `all()` after iterating, is a TypeError.
  */
 export interface Generation<S extends GenerationStep = GenerationStep> extends AsyncIterable<S> {
   /** Runs it to the end: the whole result. */
@@ -1494,6 +1497,8 @@ export class QuantizedTensor {
   readonly disposed: boolean;
   /** The float32 weight the int8 layer computes with: `scale[j] * q[j, p]`. */
   dequantize(): Tensor;
+  /** `QuantizedTensor([768, 3072], dtype='q8')` (`, disposed` once it is). */
+  toString(): string;
   /** Frees its memory; idempotent. Using it afterwards throws. */
   dispose(): void;
   /** The same as `dispose()` (where the runtime has `Symbol.dispose`): `using w = A.quantize(weight)`. */

@@ -4,7 +4,7 @@
 // TypeError / RangeError / Error. The API's description is in one place: index.d.ts.
 import createAttentionWasm from './attention_wasm.js';
 import { Tensor, formatTensor } from './tensor.js';
-import { call, describe } from './validate.js';
+import { call, describe, optionsArg } from './validate.js';
 import { JS_NAMES } from './names.js';
 import { opsMethods } from './ops.js';
 import { nnMethods } from './nn.js';
@@ -12,7 +12,7 @@ import { helperMethods } from './helpers.js';
 import { installModules } from './modules.js';
 import { pretrainedMethods } from './pretrained.js';
 import { quantizedMethods, QuantizedTensor } from './quantized.js';
-import { chooseSimd, browserPlatform } from './builds.js';
+import { chooseSimd, browserPlatform, wasmFileName } from './builds.js';
 
 export { Tensor, formatTensor, QuantizedTensor };
 export { loadSafetensors } from './safetensors.js';
@@ -101,8 +101,9 @@ function sharedMemoryAvailable() {
  * or with false or 1, the single-thread build. `A.threads` says which. In browsers the threaded
  * build is reached through `attention-wasm/threads` (its init); this entry point's init throws
  * when asked for threads it could run.
- * The other options are passed to the Emscripten factory of the build chosen.
- * @param {object} [options] {simd, threads, wasmBinary, locateFile, ...}
+ * `wasmBinary` and `locateFile` are passed to the Emscripten factory of the build chosen; any other
+ * option is a TypeError (as in every function here).
+ * @param {object} [options] {simd, threads, wasmBinary, locateFile}
  * @param {import('./builds.js').Platform} [platform] internal: how the entry point (this one, threads.js,
  *   node.js) loads the builds
  */
@@ -110,7 +111,11 @@ export async function init(options = {}, platform = browserPlatform) {
   if (options === null || typeof options !== 'object') {
     throw new TypeError(`init: options must be an object, got ${describe(options)}`);
   }
-  const { threads = false, simd = platform.simd ?? 'auto', ...moduleOptions } = options;
+  const {
+    threads = false,
+    simd = platform.simd ?? 'auto',
+    ...moduleOptions
+  } = optionsArg(options, ['simd', 'threads', 'wasmBinary', 'locateFile'], 'init');
   const n = requestedThreads(threads, platform.cores);
   const flavour = chooseSimd(simd);
   if (n > 1 && sharedMemoryAvailable()) {
@@ -122,10 +127,29 @@ export async function init(options = {}, platform = browserPlatform) {
     }
     const { create, options: files } = await platform.threaded(flavour);
     // awPoolSize: Workers the factory starts and waits for, one per thread besides the caller's
-    const raw = await create({ ...files, ...moduleOptions, awPoolSize: n - 1 });
+    const moduleArg = { ...files, ...moduleOptions, awPoolSize: n - 1 };
+    const raw = await instantiate(create, moduleArg, wasmFileName(flavour, true));
     raw._setThreadCount(n);
     return new AttentionWasm(raw);
   }
   const files = await platform.singleThread(flavour);
-  return new AttentionWasm(await createAttentionWasm({ ...files, ...moduleOptions }));
+  return new AttentionWasm(
+    await instantiate(createAttentionWasm, { ...files, ...moduleOptions }, wasmFileName(flavour, false)),
+  );
+}
+
+/**
+ * The Emscripten factory's module. Where it fails (the caller's wasmBinary of another build, or
+ * not wasm): the threaded build's pool of Workers, started before the module was, is ended (a
+ * Worker left would keep Node's process alive for ever), and the Error says which file was
+ * expected.
+ */
+async function instantiate(create, moduleArg, file) {
+  try {
+    return await create(moduleArg);
+  } catch (e) {
+    moduleArg.PThread?.terminateAllThreads(); // the factory's Module is moduleArg itself
+    const given = moduleArg.wasmBinary === undefined ? '' : `; wasmBinary must be the bytes of ${file}`;
+    throw new Error(`init: the wasm module could not be instantiated (${e?.message ?? e})${given}`, { cause: e });
+  }
 }

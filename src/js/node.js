@@ -36,5 +36,11 @@ const nodePlatform = {
 };
 
 export async function init(options = {}) {
+  const env = nodePlatform.simd;
+  if (env !== undefined && !['auto', 'relaxed', 'simd128'].includes(env) && options?.simd === undefined) {
+    throw new TypeError(
+      `init: the environment's ATTENTION_WASM_SIMD (simd's default) must be 'auto', 'relaxed' or 'simd128', got ${JSON.stringify(env)}`,
+    );
+  }
   return initWith(options, nodePlatform);
 }

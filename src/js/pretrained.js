@@ -349,7 +349,7 @@ export const pretrainedMethods = {
    */
   async loadPretrained(source, options) {
     const o = optionsArg(options, ['onProgress', 'trustPatterns', 'dtype', 'head'], FN);
-    const head = o.head ?? 'auto';
+    const head = o.head === undefined ? 'auto' : o.head; // null is not 'auto' (model.head null means none)
     if (!HEAD_OPTIONS.includes(head)) {
       const list = HEAD_OPTIONS.map((h) => `'${h}'`);
       throw new TypeError(

@@ -59,6 +59,44 @@ test('init({ simd }) forces a build; relaxed where the engine cannot run it is a
   });
 });
 
+test('init: an unknown option is a TypeError; a wasmBinary of another build rejects naming the file, and the process still exits', async () => {
+  await assert.rejects(init({ thread: 2 }), {
+    name: 'TypeError',
+    message: "init: unknown option 'thread' (allowed: simd, threads, wasmBinary, locateFile)",
+  });
+  // in a child: the threaded build's Workers, started before the module failed, must not keep it alive
+  const node = fileURLToPath(new URL('../../dist/node.js', import.meta.url));
+  const dist = (name) => fileURLToPath(new URL(`../../dist/${name}`, import.meta.url));
+  const program = (options) =>
+    `import { init } from ${JSON.stringify(node)}; import { readFileSync } from 'node:fs';` +
+    `try { await init(${options}); console.log('resolved'); } catch (e) { console.log(e.name + ': ' + e.message); }`;
+  const run = (code, env = {}) => {
+    const { ATTENTION_WASM_SIMD, ...inherited } = process.env;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
+      env: { ...inherited, ...env },
+      encoding: 'utf8',
+      timeout: 60000,
+    });
+    assert.equal(r.signal, null, `the process did not exit: ${r.stdout}${r.stderr}`);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  };
+  for (const threads of [2, false]) {
+    const wrong = JSON.stringify(dist(threads ? 'attention_wasm.wasm' : 'attention_wasm_mt.wasm'));
+    const out = run(program(`{ threads: ${threads}, simd: 'simd128', wasmBinary: readFileSync(${wrong}) }`));
+    assert.match(
+      out,
+      /^Error: init: the wasm module could not be instantiated \(.*\); wasmBinary must be the bytes of attention_wasm(_mt)?\.wasm$/,
+    );
+    assert.ok(out.endsWith(threads ? 'attention_wasm_mt.wasm' : 'attention_wasm.wasm'), out);
+  }
+  assert.equal(
+    run(program('{}'), { ATTENTION_WASM_SIMD: 'fma' }),
+    `TypeError: init: the environment's ATTENTION_WASM_SIMD (simd's default) must be 'auto', 'relaxed' or 'simd128', got "fma"`,
+  );
+  assert.equal(run(program("{ simd: 'simd128' }"), { ATTENTION_WASM_SIMD: 'fma' }), 'resolved');
+});
+
 // A workload in a child process: its build and its outputs.
 const child = fileURLToPath(new URL('./builds_child.mjs', import.meta.url));
 function runChild(nodeFlags, env = {}) {

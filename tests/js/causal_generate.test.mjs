@@ -4,7 +4,7 @@
 // interleaved and concurrent generations and random calls between its steps leave them alone;
 // topK keeps every token tied with the k-th (transformers' TopKLogitsWarper, on a copy of
 // llama-tiny whose lm_head has two equal rows); string prompts' errors under lm.generate's name;
-// options of the wrong type as TypeErrors; a generation made before dispose(); holes in ids and
+// options of the wrong type as TypeErrors; a generation made before dispose() or consumed twice; holes in ids and
 // masks; attention masks mixing the two forms over a cache.
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -233,6 +233,23 @@ test('lm.generate: a generation made before dispose() and run after fails as lm.
   await assert.rejects(async () => {
     for await (const step of iterated) assert.fail(`a step ${step.id} after dispose`);
   }, disposed);
+});
+
+test('lm.generate: a generation is consumed once; a second all() is the same result, iterating again a TypeError', async () => {
+  const { lm } = await model('gpt2-tiny');
+  const opts = { maxNewTokens: 3, doSample: false, eosTokenId: null };
+  const again = /^TypeError: lm\.generate: this generation was already consumed by (for await|all\(\))/;
+  const g = lm.generate([1, 2], opts);
+  const streamed = [];
+  for await (const step of g) streamed.push(step.id);
+  assert.equal(streamed.length, 3);
+  await assert.rejects(g.all(), (e) => again.test(`${e.name}: ${e.message}`) && /for await/.test(e.message));
+  assert.throws(() => g[Symbol.asyncIterator](), again);
+  const h = lm.generate([1, 2], opts);
+  const [first, second] = await Promise.all([h.all(), h.all()]); // one run, not its steps split in two
+  assert.equal(first, second);
+  assert.deepEqual(first.newIds, streamed);
+  assert.throws(() => h[Symbol.asyncIterator](), /already consumed by all\(\)/);
 });
 
 test('lm.forward / lm.generate: a hole in ids or a mask is refused as undefined is (not read as 0)', async () => {

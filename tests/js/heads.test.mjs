@@ -541,6 +541,11 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
     message:
       "loadPretrained: head must be 'auto', 'none', 'masked-lm', 'sequence-classification', 'token-classification' or 'question-answering', got 'summarization'",
   });
+  // null is not a spelling of 'auto' (a model's head is null when it has none)
+  await assert.rejects(A.loadPretrained(base.dir, { head: null }), {
+    name: 'TypeError',
+    message: /^loadPretrained: head must be 'auto', .* got null$/,
+  });
   await assert.rejects(A.loadPretrained(base.dir, { head: 'sequence-classification' }), {
     message: /model\.safetensors: tensor 'pre_classifier\.weight' is missing/,
   });

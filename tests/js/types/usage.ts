@@ -178,8 +178,14 @@ const q8Facts: [string, number[], number, boolean] = [wq.dtype, wq.shape, wq.res
 const yq: Tensor = A.linear(r1, wq, A.rand(2));
 if (!(linear.weight instanceof QuantizedTensor)) linear.weight.data.fill(0);
 linear.weight = wq;
+linear.weight = A.quantize(linear.weight); // already int8: itself
 const back: Tensor = wq.dequantize();
+const wqText: string = wq.toString();
 wq.dispose();
+{
+  using scopedWeight = A.quantize(A.rand(2, 3)); // [Symbol.dispose] frees it at the block's end
+  A.linear(r1, scopedWeight);
+}
 const int8Info: [string, number] = [A.buildInfo().int8Product, A.buildInfo().relaxedDotLowering];
 const b: Tensor | null = linear.bias;
 const sizes: number[] = [linear.inFeatures, linear.outFeatures];
@@ -274,8 +280,15 @@ const layerSettings: (number | string | boolean)[] = [
 ];
 
 // state dicts and safetensors
-const named: [string, Tensor][] = layer.namedParameters();
-const state: Record<string, Tensor> = layer.stateDict();
+// a module holding Linear layers may hold an int8 weight; LayerNorm's parameters are Tensors
+layer.linear1.weight = A.quantize(layer.linear1.weight);
+const named: [string, Tensor | QuantizedTensor][] = layer.namedParameters();
+const state: Record<string, Tensor | QuantizedTensor> = layer.stateDict();
+const normState: Record<string, Tensor> = norm.stateDict();
+// @ts-expect-error: a state dict of a module with Linear layers may hold a QuantizedTensor
+const notOnlyTensors: Record<string, Tensor> = layer.stateDict();
+// @ts-expect-error: LayerNorm has no int8 parameter
+norm.loadStateDict({ weight: A.quantize(A.rand(8, 8)) });
 const { missingKeys, unexpectedKeys } = layer.loadStateDict(state, { strict: false });
 const fromMap: StateDict = new Map<string, TensorLike>([['weight', A.rand(2, 3)]]);
 linear.loadStateDict(fromMap);
@@ -547,6 +560,7 @@ const lmOut: CausalLMOutput = lm.forward({ inputIds: [[1, 2, 3]], attentionMask:
 const lmLogits: Tensor = lmOut.logits;
 const lmAttentions: Tensor[] = lm.forward([1, 2], { outputAttentions: true }).attentions;
 const cachedLength: number = lmCache.length;
+const cacheDisposed: boolean = lmCache.disposed;
 // @ts-expect-error outputLogits is the encoders' option: a causal LM always returns its logits
 lm.forward([1, 2], { outputLogits: true });
 const lmIsCausal: boolean = lm instanceof CausalLM && lmCache instanceof KvCache;
