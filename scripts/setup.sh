@@ -27,6 +27,13 @@ troot="$root/build/trixie"
 sudo_cmd=""
 [ "$(id -u)" = 0 ] || sudo_cmd="sudo"
 
+# npm runs this script, so Node and npm are here; the package needs Node 20.19+ (package.json's
+# engines; Vite 7), which Debian 12's own nodejs (18) is not
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+  echo "setup: Node $(node --version) is too old: attention-wasm needs Node 20.19+ with npm (Debian 12's nodejs is 18; take NodeSource's packages or the official binaries)" >&2
+  exit 1
+fi
+
 need_pkgs=()
 [ -f /usr/include/catch2/catch.hpp ] || need_pkgs+=(catch2)
 [ -f /usr/include/nlohmann/json.hpp ] || need_pkgs+=(nlohmann-json3-dev)
@@ -35,7 +42,6 @@ command -v firefox-esr >/dev/null 2>&1 || need_pkgs+=(firefox-esr)
 command -v cmake >/dev/null 2>&1 || need_pkgs+=(cmake)
 command -v clang-format >/dev/null 2>&1 || need_pkgs+=(clang-format)
 command -v g++ >/dev/null 2>&1 || need_pkgs+=(g++)
-command -v node >/dev/null 2>&1 || need_pkgs+=(nodejs npm)
 [ -x /usr/sbin/debootstrap ] || need_pkgs+=(debootstrap)
 command -v qemu-aarch64 >/dev/null 2>&1 || need_pkgs+=(qemu-user)
 if [ ${#need_pkgs[@]} -gt 0 ]; then

@@ -1,6 +1,6 @@
 // Which build init() loads. The package ships each module twice: compiled for WebAssembly SIMD128
 // (every engine with SIMD) and for relaxed SIMD (-mrelaxed-simd: the kernels' multiply-adds are
-// the fused f32x4.relaxed_madd; Chrome/Edge 114+, Node 22+, Node 20 with
+// the fused f32x4.relaxed_madd; Chrome/Edge 114+, Firefox 153 ESR, Node 22+, Node 20 with
 // --experimental-wasm-relaxed-simd, not Safari). The engine says which it runs by validating a
 // tiny module that uses one relaxed instruction, as wasm-feature-detect's relaxedSimd() does.
 import { describe } from './validate.js';
@@ -66,7 +66,7 @@ export function chooseSimd(simd) {
   if (simd === 'relaxed') {
     throw new Error(
       "init: simd: 'relaxed' asks for the relaxed-SIMD build, but this engine does not support " +
-        'WebAssembly relaxed SIMD (Chrome/Edge 114+, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd); ' +
+        'WebAssembly relaxed SIMD (Chrome/Edge 114+, Firefox 153 ESR, Node 22+, or Node 20 with --experimental-wasm-relaxed-simd); ' +
         "use simd: 'simd128', or leave simd out to pick the fastest build the engine runs",
     );
   }

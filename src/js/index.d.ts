@@ -687,7 +687,7 @@ export class AttentionWasm {
 export interface InitOptions {
   /**
    * Which SIMD build (default `'auto'`): the relaxed-SIMD one (fused multiply-add) where the
-   * engine runs it (Chrome/Edge 114+, Node 22+, Node 20 with --experimental-wasm-relaxed-simd),
+   * engine runs it (Chrome/Edge 114+, Firefox 153 ESR, Node 22+, Node 20 with --experimental-wasm-relaxed-simd),
    * else the SIMD128 one. `'relaxed'` or `'simd128'` forces one; `'relaxed'` rejects with an
    * Error where the engine cannot run it.
    */

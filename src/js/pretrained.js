@@ -336,8 +336,9 @@ function shippedHint(source) {
 export const pretrainedMethods = {
   /**
    * Loads a Hugging Face model folder (config.json, model.safetensors, tokenizer.json and/or
-   * vocab.txt): model_type 'distilbert' or 'bert'; F32, F16 or BF16 weights (read once into
-   * this module's wasm memory as float32; model.dispose() frees them).
+   * vocab.txt): model_type 'distilbert' or 'bert' (a PretrainedModel), 'gpt2', 'llama' or 'qwen2'
+   * (a CausalLM, causal-lm.js); F32, F16 or BF16 weights (read once into this module's wasm memory
+   * as float32, or int8 with dtype 'q8'; model.dispose() frees them).
    * @param source Node: a folder path; browsers: FileList | File[] | { name: Blob | ArrayBuffer | Uint8Array }
    * @param options { onProgress({loaded, total}) }: bytes of model.safetensors read so far / to read
    *   (its header and the tensors the model uses); trustPatterns: run tokenizer.json's regular

@@ -26,7 +26,11 @@ std::uint64_t flash_attention_scratch_size(std::uint64_t E, std::uint64_t Ev);
 // head: q (L, E), k (S, E), v (S, Ev), out (L, Ev). mask: see MaskView (causal also skips the
 // key tiles entirely in the future). scratch: flash_attention_scratch_size(E, Ev) floats,
 // contents ignored. A row whose every position is excluded (-inf) gives out 0 (torch >= 2.5),
-// never NaN. out and scratch must not overlap each other or any input.
+// never NaN. out and scratch must not overlap each other or any input. The softmax runs in base 2
+// (scores and mask times log2(e)), so finite scores or mask values beyond +-FLT_MAX / log2(e)
+// (~2.36e38) are held at +-FLT_MAX and tie with each other (-FLT_MAX, the usual padding value,
+// gives what torch gives; -2.5e38 beside -FLT_MAX would not be told apart, where the
+// materialised kernel would).
 //
 // Online softmax, per query row i and key tile t (s = scale * q_i . k_j + mask[i, j]):
 //   m' = max(m, max_j s_j)                 running max (m = -inf before the first tile)

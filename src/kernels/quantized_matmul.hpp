@@ -23,8 +23,9 @@
 // weights' quantization bounds every quad's sum |q| by 258 (kernels/quantize.hpp), so with qx in
 // [0, 127] the lane stays within 127 x 258 = 32766 and the sums stay exact.
 //
-// Kernels never allocate, never throw and know nothing about JS. Pointers need no particular
-// alignment; y must not overlap any input or the scratch.
+// Kernels never allocate, never throw and know nothing about JS. The inputs and y need no
+// particular alignment, the scratch 16 bytes (it holds floats and int32s); y must not overlap any
+// input or the scratch.
 #pragma once
 
 #include <cstddef>
@@ -85,7 +86,7 @@ enum class OutputActivation { None, Relu, Gelu, GeluTanh };  // kernels/activati
 std::size_t quantized_linear_scratch_bytes(std::size_t k);
 
 // y = act(x W^T + bias) as above. x (m, k), w (n, k) quantized, bias (n) or nullptr, y (m, n);
-// scratch: quantized_linear_scratch_bytes(k) bytes, contents ignored. Rows are independent: a
+// scratch: quantized_linear_scratch_bytes(k) bytes, 16-byte aligned, contents ignored. Rows are independent: a
 // product split by rows gives the same bytes. The activation is kernels/activation.hpp's, run over
 // 64 columns of each row at a time while they are in the cache: the same bytes as running it over
 // each row of the result afterwards.

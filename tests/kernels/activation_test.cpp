@@ -24,16 +24,21 @@ struct Case {
   const char* name;
   Kernel simd, reference;
   double (*f64)(double);
+  // GELU's x/2 (1 + erf(...)) cancels for negative x: 1 + erf is known to an ulp of 1 (float32,
+  // as in torch), so its error grows as |x| ulp(1) / 2 where the value itself vanishes
+  bool cancels;
 };
 const Case cases[] = {
-    {"relu", aw::kernels::relu, aw::kernels::relu_reference, relu64},
-    {"gelu", aw::kernels::gelu, aw::kernels::gelu_reference, gelu64},
-    {"gelu_tanh", aw::kernels::gelu_tanh, aw::kernels::gelu_tanh_reference, gelu_tanh64},
-    {"silu", aw::kernels::silu, aw::kernels::silu_reference, silu64},
+    {"relu", aw::kernels::relu, aw::kernels::relu_reference, relu64, false},
+    {"gelu", aw::kernels::gelu, aw::kernels::gelu_reference, gelu64, true},
+    {"gelu_tanh", aw::kernels::gelu_tanh, aw::kernels::gelu_tanh_reference, gelu_tanh64, true},
+    {"silu", aw::kernels::silu, aw::kernels::silu_reference, silu64, false},
 };
 
-// Against float64: 2e-6 relative, 1e-7 absolute (xsimd erf/tanh are within a few ulp).
-constexpr Tolerance float64{2e-6, 1e-7};
+// Against float64: 2e-6 of |y| (xsimd erf/tanh are within a few ulp), plus, where GELU cancels,
+// 2e-7 |x| (~3 ulp of 1 times |x| / 2); a floor of 1e-30 for the zeros.
+constexpr Tolerance float64{2e-6, 1e-30};
+constexpr double cancellation = 0.1;  // 2e-6 x 0.1 |x| = 2e-7 |x|
 
 void check(const Case& c, const Buffer& x) {
   const std::size_t n = x.count;
@@ -42,9 +47,12 @@ void check(const Case& c, const Buffer& x) {
   c.simd(x.data(), y.data(), n);
   c.reference(x.data(), y_ref.data(), n);
   c.simd(in_place.data(), in_place.data(), n);
-  std::vector<double> want(n);
-  for (std::size_t i = 0; i < n; ++i) want[i] = c.f64(x.data()[i]);
-  check_simd_reference_float64(std::string(c.name) + " ", y.data(), y_ref.data(), want, nullptr, float64, float64);
+  std::vector<double> want(n), scale(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    want[i] = c.f64(x.data()[i]);
+    scale[i] = std::fabs(want[i]) + (c.cancels ? cancellation * std::fabs(x.data()[i]) : 0.0);
+  }
+  check_simd_reference_float64(std::string(c.name) + " ", y.data(), y_ref.data(), want, &scale, float64, float64);
   CHECK(in_place.same_values(y));
   CHECK(x.same_values(x_before));
   CHECK(y.guards_intact());
@@ -55,14 +63,16 @@ void check(const Case& c, const Buffer& x) {
 }  // namespace
 
 TEST_CASE("activations: xsimd == reference == float64 over every tail, misaligned, in place", "[kernels][activation]") {
-  std::mt19937 rng(20240701);
-  for (const Case& c : cases)
-    for (std::size_t offset : offsets)
-      for (std::size_t n : sizes)
-        for (float stddev : {1.0f, 4.0f}) {
-          CAPTURE(c.name, offset, n, stddev);
-          check(c, normal_buffer(rng, n, offset, stddev));
-        }
+  for (unsigned seed = 20240701; seed < 20240701 + 8; ++seed) {  // several draws: no seed is special
+    std::mt19937 rng(seed);
+    for (const Case& c : cases)
+      for (std::size_t offset : offsets)
+        for (std::size_t n : sizes)
+          for (float stddev : {1.0f, 4.0f}) {
+            CAPTURE(seed, c.name, offset, n, stddev);
+            check(c, normal_buffer(rng, n, offset, stddev));
+          }
+  }
 }
 
 TEST_CASE("activations: special values as torch (NaN stays NaN; GELU(-inf) = NaN, GELU(+inf) = +inf)",

@@ -2,7 +2,7 @@
 // (scaled_dot_product_attention_head_reference) and both against float64 attention from the
 // formula   out = softmax(scale * q k^T + mask) v
 // over sizes that hit every query/key tile tail and micro-kernel tail (L, S up to 130: key tiles
-// of 64, query tiles of 64 or 72, micro-kernel rows of 4 or 6),
+// and query tiles of 64, micro-kernel rows of 4 in every build),
 // odd and even head dims (incl. 1 and 65), misaligned pointers, masks with broadcasting and
 // negative strides, causal with L != S, and fully masked rows. The scratch must be enough:
 // sentinels after it and around out must survive.
@@ -196,7 +196,7 @@ TEST_CASE("flash attention: NaN spreads to the rows that see it, on every arch",
       auto expect_nan = [&](std::size_t i, std::size_t d) {
         return where == 0 ? i == 3 : where == 1 ? i >= first_row : i >= first_row && d == 4;
       };
-      // The rows before first_row in its register tile (4 rows, 6 in relaxed SIMD) multiply the
+      // The rows before first_row in its register tile (register_tile::tile_rows) multiply the
       // key's zero weight by NaN too (as the reference does for every row): either.
       const std::size_t tile = aw::kernels::register_tile::tile_rows;
       auto either = [&](std::size_t i) { return causal && where != 0 && i < first_row && i + tile > first_row; };

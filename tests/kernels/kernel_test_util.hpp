@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -16,24 +17,39 @@
 namespace kernel_test {
 
 // Sizes through every SIMD tail for 4, 8 and 16 float lanes (2, 4 and 8 double lanes) and of
-// matmul's 4-row / 2-vector register tiles.
-const std::size_t sizes[] = {0, 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65};
+// matmul's 4-row / 2-vector register tiles: every remainder mod 16 (0 to 17), then a few past
+// the blocks.
+const std::size_t sizes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 33, 64, 65};
 // Pointer offsets in floats: 0 keeps std::vector's alignment, 1 misaligns every pointer.
 const std::size_t offsets[] = {0, 1};
 
 constexpr float infinity = std::numeric_limits<float>::infinity();
 constexpr float not_a_number = std::numeric_limits<float>::quiet_NaN();
 
+#if defined(__SANITIZE_ADDRESS__)
+#define AW_TEST_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AW_TEST_ADDRESS_SANITIZER 1
+#endif
+#endif
+
 constexpr float sentinel = 1234.5f;  // fills a buffer's storage around its payload
-constexpr std::size_t guard = 17;    // sentinel floats after the payload (more than one vector)
+#if defined(AW_TEST_ADDRESS_SANITIZER)
+// Under AddressSanitizer the payload ends its allocation, so that a read past it (a vector load
+// over a tail) is reported, as well as a write; the sentinels before it stay.
+constexpr std::size_t guard = 0;
+#else
+constexpr std::size_t guard = 17;  // sentinel floats after the payload (more than one vector)
+#endif
 
 // `count` floats at `offset` floats into the storage, with sentinels before and after them so
-// that writes out of range are seen.
+// that writes out of range are seen (and, under AddressSanitizer, reads past the end).
 struct Buffer {
   std::vector<float> storage;
   std::size_t offset, count;
-  Buffer(std::size_t count_, std::size_t offset_)
-      : storage(offset_ + count_ + guard, sentinel), offset(offset_), count(count_) {}
+  Buffer(std::size_t count_, std::size_t offset_)  // never empty: data() is never null
+      : storage(std::max<std::size_t>(offset_ + count_ + guard, 1), sentinel), offset(offset_), count(count_) {}
   float* data() { return storage.data() + offset; }
   const float* data() const { return storage.data() + offset; }
   float& operator[](std::size_t i) { return data()[i]; }
