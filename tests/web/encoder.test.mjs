@@ -82,6 +82,15 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
     await card().locator('p.error').first().innerText(),
     'sentence 1: tokenizer.encode: the text has no tokens (an empty string)',
   );
+  // too long: the page truncates nothing, so its message says to shorten the text (not the API's option)
+  await card().locator('[name=s1]').fill('bank '.repeat(600));
+  await b.page.waitForFunction(() =>
+    document.querySelector('[data-example="E4.6"] p.error').textContent.includes('more than'),
+  );
+  assert.match(
+    await card().locator('p.error').first().innerText(),
+    /^sentence 1: tokenizer\.encode: the text has 602 tokens, more than .*: shorten it$/,
+  );
   await card().locator('[name=s1]').fill(S1);
   await b.page.waitForFunction(() => !document.querySelector('[data-example="E4.6"] p.error').textContent);
   // any sentence: tokenized on input

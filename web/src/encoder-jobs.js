@@ -12,12 +12,15 @@ function current() {
   return model;
 }
 
+/** A library message for the page, which truncates nothing: the hint to pass { truncation: true } becomes "shorten it". */
+export const forThePage = (message) => message.replace(/ \(pass \{ truncation: true \}[^)]*\)/, ': shorten it');
+
 /** tokenizer.encode(text), its error prefixed with what the text is ("sentence 2: ..."). */
-function encode(tokenizer, text, what) {
+export function encode(tokenizer, text, what) {
   try {
     return tokenizer.encode(text);
   } catch (e) {
-    throw new Error(`${what}: ${e.message}`);
+    throw new Error(`${what}: ${forThePage(e.message)}`);
   }
 }
 
@@ -138,7 +141,12 @@ export const encoderJobs = {
    */
   fillMask(A, { text }) {
     const m = current();
-    const filled = m.fillMask(text, { topK: 5 });
+    let filled;
+    try {
+      filled = m.fillMask(text, { topK: 5 });
+    } catch (e) {
+      throw new Error(forThePage(e.message));
+    }
     const enc = m.tokenizer.encode(text);
     const maskId = m.tokenizer.tokenToId(m.tokenizer.maskToken);
     const masks = enc.inputIds.flatMap((id, i) => (id === maskId ? [i] : []));

@@ -5,6 +5,8 @@
 // candidates. The causal model is held apart from E4.6's encoder (encoder-jobs.js): both can be
 // loaded at once. Job 'stop' aborts the running generation through its AbortSignal; generate
 // waits a task between steps so that the stop request is read.
+import { encode } from './encoder-jobs.js';
+
 const CANDIDATES = 12; // the top candidates of each step's distribution the page shows
 
 let lm = null; // the causal LM of the reader's files
@@ -36,14 +38,9 @@ function attentionsOf(step, heads) {
   return out;
 }
 
-/** tokenizer.encode(text)'s ids and tokens, its error prefixed with what the text is. */
+/** tokenizer.encode(text)'s ids and tokens, its error prefixed with "prompt: ". */
 function encoded(tokenizer, text) {
-  let enc;
-  try {
-    enc = tokenizer.encode(text);
-  } catch (e) {
-    throw new Error(`prompt: ${e.message}`);
-  }
+  const enc = encode(tokenizer, text, 'prompt');
   return { ids: Array.from(enc.inputIds), tokens: enc.tokens };
 }
 
