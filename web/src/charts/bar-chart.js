@@ -41,7 +41,7 @@ export function barChart(values, opts = {}) {
   const peak = Math.max(...values, 0) || 1; // the longest bar is the largest value
   const labelRoom = Math.min(150, 12 + Math.max(0, ...labels.map((l) => textWidth(clip(l, 18), LABEL))));
   const valueRoom = 58;
-  const cutRoom = cut ? 14 : 0;
+  const cutRoom = cut ? 26 : 0; // the dashed rule, then its note under it, between two bars
   /** The layout for `w` px: where the bars are. */
   const geometry = (w) => ({ w, barMax: Math.max(40, w - labelRoom - valueRoom), h: n * ROW + cutRoom + 4 });
   let g = geometry(width);
@@ -71,9 +71,10 @@ export function barChart(values, opts = {}) {
         });
     }
     if (cut && cut.after >= -1 && cut.after < n - 1) {
-      const y = top(cut.after + 1) - cutRoom / 2;
+      // in the gap: the rule 6 px under the bar above, the note 9 px under the rule, clear of both bars
+      const y = top(cut.after + 1) - cutRoom + 6;
       s.push({ kind: 'line', x1: 4, y1: y, x2: g.w - 4, y2: y, stroke: '#d62728', lineWidth: 1.5, dash: [5, 3] });
-      s.push({ kind: 'text', x: g.w - 6, y: y - 7, text: cut.note, anchor: 'end', size: 10, fill: '#d62728' });
+      s.push({ kind: 'text', x: g.w - 6, y: y + 9, text: cut.note, anchor: 'end', size: 10, fill: '#d62728' });
     }
     return s;
   }
