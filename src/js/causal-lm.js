@@ -68,6 +68,7 @@ const GENERATE_OPTIONS = [
   'temperature',
   'topK',
   'topP',
+  'repetitionPenalty',
   'seed',
   'stop',
   'outputAttentions',
@@ -103,7 +104,54 @@ const SAMPLING = {
   },
   topK: { key: 'top_k', fallback: 50, ok: (x) => Number.isInteger(x) && x >= 0, range: 'an integer >= 0' },
   topP: { key: 'top_p', fallback: 1, ok: (x) => typeof x === 'number' && x > 0 && x <= 1, range: 'in (0, 1]' },
+  // a logits processor: applied in greedy decoding too, as transformers' generate applies it
+  repetitionPenalty: {
+    key: 'repetition_penalty',
+    fallback: 1,
+    ok: (x) => typeof x === 'number' && x > 0 && Number.isFinite(x),
+    range: 'a positive number',
+  },
 };
+
+// What transformers' generate would take from generation_config.json (or config.json) and
+// lm.generate does not apply, with the value that changes nothing: a file setting another gets a
+// warning, once per model, that the tokens can differ from transformers'.
+const UNAPPLIED = {
+  num_beams: 1,
+  penalty_alpha: null,
+  no_repeat_ngram_size: 0,
+  encoder_no_repeat_ngram_size: 0,
+  min_length: 0,
+  min_new_tokens: null,
+  bad_words_ids: null,
+  suppress_tokens: null,
+  begin_suppress_tokens: null,
+  forced_bos_token_id: null,
+  forced_eos_token_id: null,
+  forced_decoder_ids: null,
+  sequence_bias: null,
+  exponential_decay_length_penalty: null,
+  guidance_scale: null,
+  min_p: null,
+  typical_p: 1,
+  epsilon_cutoff: 0,
+  eta_cutoff: 0,
+};
+
+/**
+ * transformers' RepetitionPenaltyLogitsProcessor (generation/logits_process.py): the logit of
+ * every token of the sequence so far (the prompt's included) divided by `penalty` where it is
+ * positive and multiplied where negative, in float32 as torch computes it. In place.
+ * @param {Float32Array} logits (vocab)
+ * @param {Iterable<number>} ids
+ */
+export function penalizeRepetition(logits, ids, penalty) {
+  const p = Math.fround(penalty);
+  for (const id of ids) {
+    const x = logits[id];
+    logits[id] = x < 0 ? x * p : x / p;
+  }
+}
 
 // An option of the wrong type (a string, null, an object) is a TypeError; a number out of range
 // (negative, fractional, NaN, too large) a RangeError. `undefined` is the option left out.
@@ -379,7 +427,9 @@ export class CausalLM {
    * Greedy (doSample false) picks the first largest logit, as transformers' generate; sampling
    * draws from softmax(logits / temperature) cut to topK (ties at the cut kept) and topP, with
    * the instance's generator (A.rand), or with `seed` the generation's own, seeded as
-   * A.manualSeed(seed) seeds the instance's (which it leaves alone).
+   * A.manualSeed(seed) seeds the instance's (which it leaves alone). Before either, the logits
+   * processor transformers applies from repetition_penalty (penalizeRepetition); the others a
+   * folder may set are not applied, and warned about (warnUnapplied).
    */
   generate(prompt, options) {
     const fn = 'lm.generate';
@@ -398,6 +448,16 @@ export class CausalLM {
           ? this.samplingDefault(name, fn)
           : neutral;
     const temperature = sampling('temperature', 1);
+    const repetitionPenalty =
+      o.repetitionPenalty !== undefined
+        ? numberOption(
+            o.repetitionPenalty,
+            1,
+            `${fn}: repetitionPenalty`,
+            SAMPLING.repetitionPenalty.ok,
+            SAMPLING.repetitionPenalty.range,
+          )
+        : this.samplingDefault('repetitionPenalty', fn);
     const topK = sampling('topK', 0);
     const topP = sampling('topP', 1);
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
@@ -456,12 +516,14 @@ export class CausalLM {
       temperature,
       topK,
       topP,
+      repetitionPenalty,
       candidates,
       outputAttentions,
       stops,
       signal,
       eos,
     });
+    this.warnUnapplied(fn);
     const lm = this;
     // One run, consumed once: by for await, or by all() (whose promise a second all() returns).
     // Taking it twice is a TypeError, not a silently empty or partial result.
@@ -549,6 +611,31 @@ export class CausalLM {
     return value;
   }
 
+  /**
+   * @private Once per model: a console warning naming what the folder's generation_config.json
+   * (or config.json) asks of transformers' generate that lm.generate does not apply (UNAPPLIED).
+   */
+  warnUnapplied(fn) {
+    if (this.warnedUnapplied) return;
+    this.warnedUnapplied = true;
+    const neutral = (value, none) =>
+      value === undefined ||
+      value === null ||
+      (Array.isArray(value) && value.length === 0) ||
+      JSON.stringify(value) === JSON.stringify(none);
+    const set = [];
+    for (const [key, none] of Object.entries(UNAPPLIED)) {
+      const file = key in this.generationConfig ? 'generation_config.json' : 'config.json';
+      const value = (file === 'config.json' ? this.configJson : this.generationConfig)[key];
+      if (!neutral(value, none)) set.push(`${file}'s ${key} = ${JSON.stringify(value)}`);
+    }
+    if (set.length)
+      console.warn(
+        `${fn}: ${this.where}: ${set.join(', ')}: lm.generate does not apply ${set.length > 1 ? 'these' : 'it'} ` +
+          "(transformers' generate would), so its tokens can differ from transformers'",
+      );
+  }
+
   /** @private the text of generated ids (special tokens skipped) */
   decodeNew(ids) {
     return this.hasTokenizer && ids.length ? this.tokenizer.decode(ids, { skipSpecialTokens: true }) : '';
@@ -581,11 +668,13 @@ export class CausalLM {
             true,
           );
         let out = forward(s.promptIds, false);
+        const sequence = new Set(s.promptIds); // the ids so far, for the repetition penalty
         for (let index = 0; index < s.maxNewTokens; index++) {
           if (index > 0) await nextTask(); // a timer, a click or AbortSignal.timeout may run now
           if (s.signal?.aborted) return generatorFinish('abort');
           lm.check(fn);
-          const logits = out.logits.data;
+          const logits = out.logits.data; // this step's own array: the processors change it in place
+          if (s.repetitionPenalty !== 1) penalizeRepetition(logits, sequence, s.repetitionPenalty);
           let id;
           const needDistribution = s.doSample || s.candidates > 0;
           const dist = needDistribution
@@ -598,6 +687,7 @@ export class CausalLM {
             for (let v = 1; v < logits.length; v++) if (logits[v] > logits[id]) id = v;
           }
           newIds.push(id);
+          sequence.add(id);
           const position = s.promptIds.length + index;
           const isEos = s.eos.includes(id);
           // the text so far; a trailing U+FFFD is a character still incomplete: wait for it

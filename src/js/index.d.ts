@@ -1340,6 +1340,15 @@ export interface GenerateOptions {
   /** Sample among the most probable tokens whose mass reaches topP. Default: generation_config.json's top_p, else 1 (all). */
   topP?: number;
   /**
+   * transformers' repetition_penalty (> 0; 1: none): the logit of every token already in the
+   * sequence, the prompt's included, divided by it where positive and multiplied where negative,
+   * before the choice (greedy or sampled). Default: generation_config.json's repetition_penalty
+   * (else config.json's), else 1. Other logits processors that a folder's files set (num_beams,
+   * no_repeat_ngram_size, min_new_tokens, ...) are not applied: the first generate() of such a
+   * model warns (console.warn) naming them.
+   */
+  repetitionPenalty?: number;
+  /**
    * An integer in [0, 2^53): the generation draws from its own generator, the stream
    * `A.manualSeed(seed)` then `A.rand(1)` per step would give, so a seed gives the same tokens
    * whatever runs between its steps; the instance's generator is not used or moved.

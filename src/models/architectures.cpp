@@ -7,8 +7,6 @@
 // (LlamaForCausalLM / Qwen2ForCausalLM: model.{embed_tokens, layers.N, norm}, lm_head).
 #include "models/architecture.hpp"
 
-#include <algorithm>
-
 namespace aw {
 namespace {
 
@@ -319,7 +317,9 @@ const Architecture kLlama{
 
 // Qwen2ForCausalLM: Llama's table (the same block, tensors, heads, activations and rope) but for
 //   - configuration_qwen2.py's defaults: vocab_size 151936, intermediate_size 22016,
-//     max_position_embeddings 32768, num_key_value_heads 32, and no head_dim (D / H);
+//     max_position_embeddings 32768, num_key_value_heads 32 (null: the heads'); head_dim, which
+//     Qwen2Config does not declare, still read as modeling_qwen2.py reads it (getattr(config,
+//     "head_dim", hidden_size // num_attention_heads));
 //   - biases on q, k and v (modeling_qwen2.py Qwen2Attention: q/k/v_proj bias=True, o_proj none);
 //   - the fields it does not implement: the sliding window (use_sliding_window), where Llama's
 //     are attention_bias and mlp_bias.
@@ -334,9 +334,6 @@ Architecture qwen2_from_llama() {
   set_fallback(&M::num_kv_heads, 32);
   set_fallback(&M::intermediate_size, 22016);
   set_fallback(&M::max_positions, 32768);
-  a.sizes.erase(
-      std::remove_if(a.sizes.begin(), a.sizes.end(), [](const SizeField& f) { return f.member == &M::head_dim; }),
-      a.sizes.end());
   a.unsupported = {{"use_sliding_window", "false"}};
   a.tensors.insert(a.tensors.end(), {
                                         {"layers.{}.self_attn.q_proj.bias", Param::QkvBias, Part::Query},

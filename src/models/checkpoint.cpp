@@ -67,13 +67,10 @@ bool bool_field(const json& config, const char* key, bool fallback) {
 // ROPE_INIT_FUNCTIONS): null, or an object whose rope_type (formerly "type") is default, linear
 // (factor) or llama3 (factor, low_freq_factor, high_freq_factor, original_max_position_embeddings,
 // each required as _validate_llama3_parameters requires them); any other type is an Error naming it.
-RopeScaling rope_scaling_field(const json& config) {
+// The rotary scaling of an object holding rope_type (or the older `type`) and its numbers:
+// config.json's rope_scaling, or transformers 5's rope_parameters. `where` names it in errors.
+RopeScaling rope_scaling_of(const json& s, const std::string& where) {
   RopeScaling r;
-  const auto it = config.find("rope_scaling");
-  if (it == config.end() || it->is_null()) return r;
-  const std::string where = std::string(kConfig) + ": rope_scaling";
-  if (!it->is_object()) fail(ErrorKind::Type, where + " must be an object or null, got " + describe(*it));
-  const json& s = *it;
   std::string type = "default";
   for (const char* key : {"rope_type", "type"})
     if (const auto t = s.find(key); t != s.end() && !t->is_null()) {
@@ -107,6 +104,39 @@ RopeScaling rope_scaling_field(const json& config) {
     return r;
   }
   fail(ErrorKind::Shape, where + ": rope_type '" + type + "' is not supported (supported: default, linear, llama3)");
+}
+
+// rope_theta and the rotary scaling, from either form of config.json:
+//  - transformers < 5: rope_theta and rope_scaling ({rope_type | type, factor, ...} or null) at the top;
+//  - transformers >= 5: one object, rope_parameters: {rope_type, rope_theta, factor, ...}
+//    (modeling_rope_utils.py, RotaryEmbeddingConfigMixin; a top-level rope_theta, where a file
+//    still has one, is what its rope_parameters leaves out).
+// A file with both rope_parameters and rope_scaling is refused rather than one of them ignored.
+void read_rope(const json& config, double theta_fallback, ModelConfig& c) {
+  c.rope_theta = number_field(config, "rope_theta", theta_fallback);
+  const auto params = config.find("rope_parameters");
+  const auto scaling = config.find("rope_scaling");
+  const bool has_params = params != config.end() && !params->is_null();
+  const bool has_scaling = scaling != config.end() && !scaling->is_null();
+  if (has_params && has_scaling)
+    fail(ErrorKind::Shape,
+         std::string(kConfig) + ": both rope_parameters (transformers 5) and rope_scaling are given; keep one");
+  const char* key = has_params ? "rope_parameters" : "rope_scaling";
+  if (!has_params && !has_scaling) return;
+  const json& s = has_params ? *params : *scaling;
+  const std::string where = std::string(kConfig) + ": " + key;
+  if (!s.is_object()) fail(ErrorKind::Type, where + " must be an object or null, got " + describe(s));
+  if (has_params) {
+    for (const auto& [name, value] : s.items())  // {full_attention: {...}, sliding_attention: {...}}
+      if (value.is_object())
+        fail(ErrorKind::Shape, where + "." + name + ": rotary parameters per layer type are not supported");
+    if (const auto t = s.find("rope_theta"); t != s.end() && !t->is_null()) {
+      if (!t->is_number() || !std::isfinite(t->get<double>()))
+        fail(ErrorKind::Type, where + ".rope_theta must be a number, got " + describe(*t));
+      c.rope_theta = t->get<double>();
+    }
+  }
+  c.rope_scaling = rope_scaling_of(s, where);
 }
 
 Activation activation_field(const json& config, const Architecture& a) {
@@ -565,6 +595,10 @@ ReadConfig read_config(const std::string& text) {
   c.model_type = model_type;
   for (const SizeField& f : a->sizes) {
     c.*f.member = integer_field(config, f);
+    // num_key_value_heads null: as many as the heads (LlamaConfig, Qwen2Config: `if
+    // num_key_value_heads is None: num_key_value_heads = num_attention_heads`), whatever the default
+    if (f.member == &ModelConfig::num_kv_heads && config.contains(f.key) && config[f.key].is_null())
+      c.num_kv_heads = kDerived;
     if (config.contains(f.key) && f.member != &ModelConfig::num_layers) r.sizes.push_back({f.key, c.*f.member});
   }
   // the sizes derived from others (kDerived) when config.json leaves them out
@@ -581,10 +615,7 @@ ReadConfig read_config(const std::string& text) {
   c.norm_eps = a->eps_key ? number_field(config, a->eps_key, a->eps_fallback) : a->eps_fallback;
   c.activation = activation_field(config, *a);
   c.tie_word_embeddings = a->tie_key ? bool_field(config, a->tie_key, a->tie_fallback) : a->tie_fallback;
-  if (a->rotary) {
-    c.rope_theta = number_field(config, "rope_theta", a->rope_theta_fallback);
-    c.rope_scaling = rope_scaling_field(config);
-  }
+  if (a->rotary) read_rope(config, a->rope_theta_fallback, c);
   read_task_fields(config, c);
   check_unsupported(config, *a);
   c.block = block_of(*a, c);

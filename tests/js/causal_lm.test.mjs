@@ -458,3 +458,92 @@ test('lm: bad inputs and folders are clear errors, the module working afterwards
   }
   assert.equal(lm.forward([1, 2]).logits.shape[1], 2);
 });
+
+test("lm: a transformers 5 config.json (rope_parameters) gives the logits of the same model's older form", async () => {
+  // transformers >= 5 saves rope_theta and rope_scaling as one object, rope_parameters
+  // (modeling_rope_utils.py): read as the older fields are, not left for the defaults
+  const { mkdtempSync, cpSync, readFileSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const A = await library();
+  for (const name of ['llama-tiny-rope-linear', 'llama-tiny-rope-llama3', 'qwen2-tiny']) {
+    const { f, lm } = await model(name);
+    const { rope_theta, rope_scaling, ...rest } = f.config;
+    assert.ok(rope_theta !== 10000 || rope_scaling, `${name}: rotary settings of its own`);
+    const dir = mkdtempSync(join(tmpdir(), 'aw-rope5-'));
+    try {
+      cpSync(f.dir, dir, { recursive: true });
+      const rope_parameters = { rope_type: 'default', ...(rope_scaling ?? {}), rope_theta };
+      delete rope_parameters.type;
+      if (rope_scaling?.type) rope_parameters.rope_type = rope_scaling.type;
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...rest, rope_theta: null, rope_parameters }));
+      const v5 = await A.loadPretrained(dir);
+      const ids = [[1, 5, 9, 2, 7, 3, 11, 4]];
+      const want = lm.forward(ids).logits.data,
+        got = v5.forward(ids).logits.data;
+      assert.deepEqual(Array.from(got), Array.from(want), `${name}: ${JSON.stringify(rope_parameters)}`);
+      v5.dispose();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+});
+
+test("lm.generate: repetitionPenalty is transformers' RepetitionPenaltyLogitsProcessor; the files' value is its default; other processors they set are warned about", async () => {
+  const { mkdtempSync, cpSync, writeFileSync, rmSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const A = await library();
+  for (const name of ['gpt2-tiny', 'qwen2-tiny']) {
+    const { f, lm } = await model(name);
+    const prompt = [5, 9, 5, 2, 7];
+    const opts = { maxNewTokens: 16, doSample: false, eosTokenId: null };
+    const want = referenceGreedy(f, { inputIds: [prompt] }, { ...opts, repetitionPenalty: 1.3 });
+    const plain = referenceGreedy(f, { inputIds: [prompt] }, opts);
+    assert.notDeepEqual(want.newTokens[0], plain.newTokens[0], `${name}: the penalty changes the tokens`);
+    let clear = want.newTokens[0].length; // while the reference's choice is clear of float32 rounding
+    want.margins.forEach((m, i) => {
+      if (m[0] < 1e-3 && i < clear) clear = i;
+    });
+    assert.ok(clear >= 8, `${name}: ${clear} clear steps`);
+    assert.notDeepEqual(want.newTokens[0].slice(0, clear), plain.newTokens[0].slice(0, clear), `${name}: within them`);
+    const got = (await lm.generate(prompt, { ...opts, repetitionPenalty: 1.3 }).all()).newIds;
+    assert.deepEqual(got.slice(0, clear), want.newTokens[0].slice(0, clear), name);
+    // the folder's generation_config.json sets it (greedy reads it too); others it sets are named once
+    const dir = mkdtempSync(join(tmpdir(), 'aw-penalty-'));
+    try {
+      cpSync(f.dir, dir, { recursive: true });
+      writeFileSync(
+        join(dir, 'generation_config.json'),
+        JSON.stringify({ repetition_penalty: 1.3, no_repeat_ngram_size: 3, num_beams: 1, min_length: 0 }),
+      );
+      const warnings = [];
+      const warn = console.warn;
+      console.warn = (...args) => warnings.push(args.join(' '));
+      try {
+        const folder = await A.loadPretrained(dir);
+        const fromFile = (await folder.generate(prompt, opts).all()).newIds;
+        await folder.generate(prompt, { ...opts, maxNewTokens: 1 }).all();
+        assert.deepEqual(fromFile, got, `${name}: the file's repetition_penalty`);
+        assert.deepEqual(
+          (await folder.generate(prompt, { ...opts, repetitionPenalty: 1 }).all()).newIds.slice(0, clear),
+          plain.newTokens[0].slice(0, clear),
+        );
+        folder.dispose();
+      } finally {
+        console.warn = warn;
+      }
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.match(
+        warnings[0],
+        /^lm\.generate: .*: generation_config\.json's no_repeat_ngram_size = 3: lm\.generate does not apply it \(transformers' generate would\)/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.throws(() => lm.generate(prompt, { repetitionPenalty: 0 }), {
+      name: 'RangeError',
+      message: 'lm.generate: repetitionPenalty must be a positive number, got 0',
+    });
+  }
+});

@@ -611,12 +611,19 @@ TEST_CASE("checkpoint: llama's and qwen2's tables -- GQA, head_dim, rope, untied
   CHECK(d.block.gated_mlp);
   CHECK(d.block.rotary);
   CHECK(d.block.norm == aw::NormKind::RmsNorm);
-  // Qwen2Config's defaults where they differ from Llama's (configuration_qwen2.py), and no head_dim
-  // field: D / H whatever config.json says
+  // Qwen2Config's defaults where they differ from Llama's (configuration_qwen2.py); head_dim, not a
+  // field of Qwen2Config, D / H unless config.json has one, which modeling_qwen2.py reads (getattr)
   const aw::ModelConfig dq =
-      aw::read_config(R"({"model_type": "qwen2", "num_hidden_layers": 1, "hidden_size": 64, "head_dim": 7})").config;
+      aw::read_config(R"({"model_type": "qwen2", "num_hidden_layers": 1, "hidden_size": 64})").config;
   CHECK(std::vector<std::int64_t>{dq.vocab_size, dq.num_heads, dq.num_kv_heads, dq.head_dim, dq.intermediate_size,
                                   dq.max_positions} == std::vector<std::int64_t>{151936, 32, 32, 2, 22016, 32768});
+  CHECK(aw::read_config(R"({"model_type": "qwen2", "num_hidden_layers": 1, "hidden_size": 64, "head_dim": 8})")
+            .config.head_dim == 8);
+  // num_key_value_heads null: the number of heads (Qwen2Config / LlamaConfig __init__), not the default 32
+  CHECK(
+      aw::read_config(
+          R"({"model_type": "qwen2", "num_hidden_layers": 1, "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": null})")
+          .config.num_kv_heads == 4);
   CHECK((dq.norm_eps == 1e-6 && dq.rope_theta == 10000.0 && !dq.tie_word_embeddings &&
          dq.activation == aw::Activation::Silu && dq.block.gated_mlp && dq.block.rotary &&
          dq.block.norm == aw::NormKind::RmsNorm));
@@ -659,6 +666,31 @@ TEST_CASE("checkpoint: llama's and qwen2's tables -- GQA, head_dim, rope, untied
   CHECK(config_error(R"("head_dim": 5)") ==
         "config.json: rotary positions need an even head size and rope_theta > 0, got 5 and 10000.000000");
   CHECK(config_error(R"("rope_theta": "big")") == "config.json: rope_theta must be a number, got \"big\"");
+  // transformers 5 writes them as one object, rope_parameters (modeling_rope_utils.py): read as
+  // rope_theta and rope_scaling were, its rope_theta over a top-level one (null in such files)
+  const aw::ModelConfig v5 =
+      aw::read_config(
+          with(
+              kLlama,
+              R"("rope_theta": null, "rope_parameters": {"rope_type": "linear", "rope_theta": 1000000.0, "factor": 4})"))
+          .config;
+  CHECK(v5.rope_theta == 1000000.0);
+  CHECK(v5.rope_scaling.type == aw::RopeType::Linear);
+  CHECK(v5.rope_scaling.factor == 4.0);
+  const aw::ModelConfig v5_default =
+      aw::read_config(with(kLlama, R"("rope_parameters": {"rope_type": "default", "rope_theta": 500000})")).config;
+  CHECK(v5_default.rope_theta == 500000.0);
+  CHECK(v5_default.rope_scaling.type == aw::RopeType::Default);
+  CHECK(config_error(R"("rope_parameters": {"rope_type": "yarn", "factor": 4, "rope_theta": 10000})") ==
+        "config.json: rope_parameters: rope_type 'yarn' is not supported (supported: default, linear, llama3)");
+  CHECK(
+      config_error(
+          R"("rope_parameters": {"rope_type": "linear", "factor": 2}, "rope_scaling": {"rope_type": "linear", "factor": 2})") ==
+      "config.json: both rope_parameters (transformers 5) and rope_scaling are given; keep one");
+  CHECK(config_error(R"("rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000}})") ==
+        "config.json: rope_parameters.full_attention: rotary parameters per layer type are not supported");
+  CHECK(config_error(R"("rope_parameters": {"rope_theta": "big"})") ==
+        "config.json: rope_parameters.rope_theta must be a number, got \"big\"");
 
   const std::string untied = "{" + kLlama + "}";
   const aw::CheckpointPlan plan = read(untied, file_of(llama_tensors(true)));

@@ -386,10 +386,11 @@ function argmax(row) {
 
 /**
  * Greedy decoding as generate(do_sample=False) runs it with the cache (or, with
- * { cache: false }, the full forward over the whole sequence at every step).
+ * { cache: false }, the full forward over the whole sequence at every step), with
+ * repetition_penalty's processor when { repetitionPenalty } is not 1.
  * @param {{inputIds: number[][], attentionMask?: number[][]}} input (left-padded for a batch)
  * @param {{maxNewTokens: number, eosTokenId?: number | number[], padTokenId?: number,
- *   outputAttentions?: boolean, cache?: boolean}} options
+ *   outputAttentions?: boolean, cache?: boolean, repetitionPenalty?: number}} options
  * @returns {{sequences: number[][], newTokens: number[][], margins: number[][], stepLogits:
  *   Float64Array[], stepAttentions?: Float64Array[][]}} sequences: prompt + generated (finished
  *   rows padded with padTokenId); margins[step][row]: the top logit minus the next (a test can
@@ -397,7 +398,7 @@ function argmax(row) {
  *   token; stepAttentions[step][layer]: (N, H, T) the attention of that position over all keys.
  */
 export function referenceGreedy(model, { inputIds, attentionMask }, options) {
-  const { maxNewTokens, outputAttentions = false, cache = true } = options;
+  const { maxNewTokens, outputAttentions = false, cache = true, repetitionPenalty = 1 } = options;
   const eos = options.eosTokenId === undefined ? [] : [options.eosTokenId].flat();
   const pad = options.padTokenId ?? eos[0];
   const N = inputIds.length;
@@ -421,7 +422,12 @@ export function referenceGreedy(model, { inputIds, attentionMask }, options) {
     const last = new Float64Array(N * V);
     const margins = [];
     for (let n = 0; n < N; n++) {
-      const row = result.logits.subarray((n * L + L - 1) * V, (n * L + L) * V);
+      const row = result.logits.slice((n * L + L - 1) * V, (n * L + L) * V);
+      // RepetitionPenaltyLogitsProcessor (generation/logits_process.py): torch.gather the scores
+      // of the ids so far, score < 0 ? score * penalty : score / penalty, scatter them back
+      if (repetitionPenalty !== 1)
+        for (const id of new Set(ids[n]))
+          row[id] = row[id] < 0 ? row[id] * repetitionPenalty : row[id] / repetitionPenalty;
       last.set(row, n * V);
       const { id, margin } = argmax(row);
       const next = unfinished[n] ? id : pad;
