@@ -92,8 +92,9 @@ function nextTask() {
   });
 }
 
-// generate's sampling options: generation_config.json's key, transformers' GenerationConfig
-// default, and the values allowed
+// generate's options whose defaults the folder's files give (the sampling options and the
+// repetition penalty): generation_config.json's key, transformers' GenerationConfig default, and
+// the values allowed
 const SAMPLING = {
   doSample: { key: 'do_sample', fallback: false, ok: (x) => typeof x === 'boolean', range: 'a boolean' },
   temperature: {
