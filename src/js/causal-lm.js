@@ -440,27 +440,19 @@ export class CausalLM {
     // an option left out takes the model's generation_config.json value (samplingDefault)
     const doSample =
       o.doSample === undefined ? this.samplingDefault('doSample', fn) : boolOption(o.doSample, `${fn}: doSample`);
-    // a sampling option given is checked; one left out takes the folder's value when sampling
-    // (samplingDefault) and is not read by greedy decoding (its neutral value stands)
-    const sampling = (name, neutral) =>
+    // an option given is checked; one left out takes the folder's value (samplingDefault) when it
+    // is read: the sampling options when sampling (greedy decoding keeps their neutral values),
+    // the repetition penalty (a logits processor) always
+    const fromFiles = (name, neutral, greedyToo = false) =>
       o[name] !== undefined
         ? numberOption(o[name], neutral, `${fn}: ${name}`, SAMPLING[name].ok, SAMPLING[name].range)
-        : doSample
+        : doSample || greedyToo
           ? this.samplingDefault(name, fn)
           : neutral;
-    const temperature = sampling('temperature', 1);
-    const repetitionPenalty =
-      o.repetitionPenalty !== undefined
-        ? numberOption(
-            o.repetitionPenalty,
-            1,
-            `${fn}: repetitionPenalty`,
-            SAMPLING.repetitionPenalty.ok,
-            SAMPLING.repetitionPenalty.range,
-          )
-        : this.samplingDefault('repetitionPenalty', fn);
-    const topK = sampling('topK', 0);
-    const topP = sampling('topP', 1);
+    const temperature = fromFiles('temperature', 1);
+    const repetitionPenalty = fromFiles('repetitionPenalty', 1, true);
+    const topK = fromFiles('topK', 0);
+    const topP = fromFiles('topP', 1);
     const candidates = integerOption(o.candidates, 0, `${fn}: candidates`);
     const outputAttentions = boolOption(o.outputAttentions, `${fn}: outputAttentions`);
     // A.manualSeed's range, checked here under this function's name

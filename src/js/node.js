@@ -14,7 +14,7 @@ import { registerPatternAnalysisLoader } from './tokenizer-patterns.js';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { init as initWith } from './index.js';
-import { wasmFileName } from './builds.js';
+import { wasmFileName, SIMD_CHOICES } from './builds.js';
 
 export * from './index.js';
 
@@ -37,7 +37,7 @@ const nodePlatform = {
 
 export async function init(options = {}) {
   const env = nodePlatform.simd;
-  if (env !== undefined && !['auto', 'relaxed', 'simd128'].includes(env) && options?.simd === undefined) {
+  if (env !== undefined && !SIMD_CHOICES.includes(env) && options?.simd === undefined) {
     throw new TypeError(
       `init: the environment's ATTENTION_WASM_SIMD (simd's default) must be 'auto', 'relaxed' or 'simd128', got ${JSON.stringify(env)}`,
     );
