@@ -254,6 +254,19 @@ export function streamed(printed, decoded) {
   return { text: decoded.slice(printed.length), printed: decoded };
 }
 
+/**
+ * The file whose values transformers' generate() reads as `model.generation_config`:
+ * generation_config.json when the folder has one (GenerationConfig.from_pretrained, in
+ * modeling_utils.py's from_pretrained; config.json's generation keys are then not read), else
+ * config.json (GenerationConfig.from_model_config, which takes its generation keys and token ids).
+ * generationConfig: the parsed generation_config.json, or null when the folder has none.
+ */
+function generationSource(configJson, generationConfig) {
+  return generationConfig
+    ? { json: generationConfig, file: 'generation_config.json' }
+    : { json: configJson, file: 'config.json' };
+}
+
 export class CausalLM {
   /** @private */
   constructor(
@@ -279,15 +292,17 @@ export class CausalLM {
       tieWordEmbeddings: opened.tieWordEmbeddings,
     };
     this.modelType = opened.modelType;
-    /** config.json as parsed; generation_config.json's (or {}). */
+    /** config.json as parsed; generation_config.json's (or {} when the folder has none). */
     this.configJson = configJson;
-    this.generationConfig = generationConfig;
+    this.generationConfig = generationConfig ?? {};
+    /** @private where generate's defaults come from (generationSource) */
+    this.generationFile = generationSource(configJson, generationConfig);
     this.ownTokenizer = tokenizer;
     this.where = where;
     /** Whether the folder had a tokenizer (tokenizer.json): `tokenizer` throws if not. */
     this.hasTokenizer = tokenizer !== null;
-    const pick = (key) => generationConfig[key] ?? configJson[key] ?? null;
-    /** generation_config.json's eos_token_id (else config.json's): number | number[] | null */
+    const pick = (key) => this.generationFile.json[key] ?? null;
+    /** eos_token_id of generation_config.json (of config.json when the folder has none) */
     this.eosTokenId = pick('eos_token_id');
     this.bosTokenId = pick('bos_token_id');
     this.padTokenId = pick('pad_token_id');
@@ -581,22 +596,16 @@ export class CausalLM {
   }
 
   /**
-   * @private The value of a sampling option left out of generate: generation_config.json's, else
-   * config.json's (the legacy place, which GenerationConfig.from_model_config reads), else the
-   * default of transformers' GenerationConfig (generation/configuration_utils.py: do_sample
-   * False, temperature 1.0, top_k 50, top_p 1.0), as generate() takes them from
-   * model.generation_config. A value of the file that is not valid is an Error naming it.
+   * @private The value of a sampling option left out of generate: the folder's
+   * (generationSource), else the default of transformers' GenerationConfig
+   * (generation/configuration_utils.py: do_sample False, temperature 1.0, top_k 50, top_p 1.0,
+   * repetition_penalty 1.0). A value of the file that is not valid is an Error naming it.
    */
   samplingDefault(option, fn) {
     const { key, fallback, ok, range } = SAMPLING[option];
-    const given = (json) => json[key] !== undefined && json[key] !== null;
-    const file = given(this.generationConfig)
-      ? 'generation_config.json'
-      : given(this.configJson)
-        ? 'config.json'
-        : null;
-    if (file === null) return fallback;
-    const value = (file === 'config.json' ? this.configJson : this.generationConfig)[key];
+    const { json, file } = this.generationFile;
+    const value = json[key];
+    if (value === undefined || value === null) return fallback;
     if (!ok(value))
       throw new RangeError(
         `${fn}: ${this.where}: ${file}'s ${key} = ${JSON.stringify(value)} is not ${range} (pass ${option} to override it)`,
@@ -606,7 +615,8 @@ export class CausalLM {
 
   /**
    * @private Once per model: a console warning naming what the folder's generation_config.json
-   * (or config.json) asks of transformers' generate that lm.generate does not apply (UNAPPLIED).
+   * (or config.json: generationSource) asks of transformers' generate that lm.generate does not
+   * apply (UNAPPLIED).
    */
   warnUnapplied(fn) {
     if (this.warnedUnapplied) return;
@@ -616,12 +626,10 @@ export class CausalLM {
       value === null ||
       (Array.isArray(value) && value.length === 0) ||
       JSON.stringify(value) === JSON.stringify(none);
+    const { json, file } = this.generationFile;
     const set = [];
-    for (const [key, none] of Object.entries(UNAPPLIED)) {
-      const file = key in this.generationConfig ? 'generation_config.json' : 'config.json';
-      const value = (file === 'config.json' ? this.configJson : this.generationConfig)[key];
-      if (!neutral(value, none)) set.push(`${file}'s ${key} = ${JSON.stringify(value)}`);
-    }
+    for (const [key, none] of Object.entries(UNAPPLIED))
+      if (!neutral(json[key], none)) set.push(`${file}'s ${key} = ${JSON.stringify(json[key])}`);
     if (set.length)
       console.warn(
         `${fn}: ${this.where}: ${set.join(', ')}: lm.generate does not apply ${set.length > 1 ? 'these' : 'it'} ` +

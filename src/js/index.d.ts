@@ -1326,8 +1326,9 @@ export interface GenerateOptions {
   maxNewTokens?: number;
   /**
    * Sample (true) or take the largest logit (false: transformers' greedy decoding). Default:
-   * generation_config.json's do_sample (else config.json's), else false. The sampling options
-   * left out take those files' values too, else transformers' GenerationConfig defaults.
+   * generation_config.json's do_sample (config.json's in a folder without that file), else false.
+   * The sampling options left out take that file's values too, else transformers' GenerationConfig
+   * defaults.
    */
   doSample?: boolean;
   /** Sampling: the logits are divided by it. Default: generation_config.json's temperature, else 1. */
@@ -1343,7 +1344,7 @@ export interface GenerateOptions {
    * transformers' repetition_penalty (> 0; 1: none): the logit of every token already in the
    * sequence, the prompt's included, divided by it where positive and multiplied where negative,
    * before the choice (greedy or sampled). Default: generation_config.json's repetition_penalty
-   * (else config.json's), else 1. Other logits processors that a folder's files set (num_beams,
+   * (config.json's in a folder without that file), else 1. Other logits processors that a folder's files set (num_beams,
    * no_repeat_ngram_size, min_new_tokens, ...) are not applied: the first generate() of such a
    * model warns (console.warn) naming them.
    */
@@ -1431,7 +1432,11 @@ export class CausalLM {
   readonly kind: 'causal-lm';
   readonly config: CausalLMConfig;
   readonly modelType: 'gpt2' | 'llama' | 'qwen2';
-  /** config.json and generation_config.json as parsed ({} without one). */
+  /**
+   * config.json and generation_config.json as parsed ({} without one). As transformers' generate,
+   * lm.generate reads its defaults and token ids from generation_config.json alone when the folder
+   * has one, else from config.json.
+   */
   readonly configJson: Record<string, unknown>;
   readonly generationConfig: Record<string, unknown>;
   /**
@@ -1442,7 +1447,7 @@ export class CausalLM {
   readonly tokenizer: TextTokenizer;
   /** Whether the folder had a tokenizer: if not, reading `tokenizer` throws, and `generate` of a text too. */
   readonly hasTokenizer: boolean;
-  /** generation_config.json's eos_token_id (else config.json's). */
+  /** generation_config.json's eos_token_id (config.json's in a folder without that file). */
   readonly eosTokenId: number | number[] | null;
   readonly bosTokenId: number | null;
   readonly padTokenId: number | null;

@@ -392,11 +392,13 @@ export const pretrainedMethods = {
         await streamWeights(raw, opened, files, progress);
         const info = unwrap(raw._modelFinish(opened.handle));
         if (opened.kind === 'causal-lm') {
-          const generationConfig = files.has('generation_config.json')
-            ? await files.json('generation_config.json')
-            : {};
-          if (generationConfig === null || typeof generationConfig !== 'object' || Array.isArray(generationConfig))
-            throw new Error('generation_config.json: expected a JSON object');
+          // generation_config.json, or null when the folder has none (config.json then serves)
+          let generationConfig = null;
+          if (files.has('generation_config.json')) {
+            generationConfig = await files.json('generation_config.json');
+            if (generationConfig === null || typeof generationConfig !== 'object' || Array.isArray(generationConfig))
+              throw new Error('generation_config.json: expected a JSON object');
+          }
           return new CausalLM(this, opened.handle, {
             opened,
             configJson: config,

@@ -47,11 +47,14 @@ std::int64_t integer_field(const json& config, const SizeField& f) {
   fail(ErrorKind::Type, std::string(kConfig) + ": " + f.key + " must be an integer, got " + describe(v));
 }
 
-double number_field(const json& config, const char* key, double fallback) {
+// config[key] as a finite number, else the fallback when absent or null; `where` names the object
+// in messages ("config.json: rope_parameters.").
+double number_field(const json& config, const char* key, double fallback,
+                    const std::string& where = std::string(kConfig) + ": ") {
   const auto it = config.find(key);
   if (it == config.end() || it->is_null()) return fallback;
   if (!it->is_number() || !std::isfinite(it->get<double>()))
-    fail(ErrorKind::Type, std::string(kConfig) + ": " + key + " must be a number, got " + describe(*it));
+    fail(ErrorKind::Type, where + key + " must be a number, got " + describe(*it));
   return it->get<double>();
 }
 
@@ -130,11 +133,7 @@ void read_rope(const json& config, double theta_fallback, ModelConfig& c) {
     for (const auto& [name, value] : s.items())  // {full_attention: {...}, sliding_attention: {...}}
       if (value.is_object())
         fail(ErrorKind::Shape, where + "." + name + ": rotary parameters per layer type are not supported");
-    if (const auto t = s.find("rope_theta"); t != s.end() && !t->is_null()) {
-      if (!t->is_number() || !std::isfinite(t->get<double>()))
-        fail(ErrorKind::Type, where + ".rope_theta must be a number, got " + describe(*t));
-      c.rope_theta = t->get<double>();
-    }
+    c.rope_theta = number_field(s, "rope_theta", c.rope_theta, where + ".");
   }
   c.rope_scaling = rope_scaling_of(s, where);
 }

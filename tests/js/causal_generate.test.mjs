@@ -350,7 +350,7 @@ test('lm.forward with a cache: a mask of neither length, or mixing the two forms
   other.dispose();
 });
 
-test("lm.generate: options left out take generation_config.json's do_sample, temperature, top_k, top_p, else GenerationConfig's defaults", async () => {
+test("lm.generate: options left out take generation_config.json's do_sample, temperature, top_k, top_p (config.json's without the file), else GenerationConfig's defaults", async () => {
   const { f, lm } = await model('gpt2-tiny');
   const prompt = [1, 17, 30];
   const V = lm.config.vocabSize;
@@ -416,16 +416,35 @@ test("lm.generate: options left out take generation_config.json's do_sample, tem
     } finally {
       greedy.dispose();
     }
-    // the legacy place (GenerationConfig.from_model_config): config.json's, where the file is silent
-    writeFileSync(file, JSON.stringify({}));
+    // config.json's generation keys: read only when the folder has no generation_config.json
+    // (GenerationConfig.from_model_config); beside the file, transformers reads the file alone
+    writeFileSync(file, JSON.stringify({ eos_token_id: 7 }));
     const configFile = join(dir, 'config.json');
     writeFileSync(
       configFile,
-      JSON.stringify({ ...JSON.parse(readFileSync(configFile, 'utf8')), do_sample: true, top_k: 5 }),
+      JSON.stringify({ ...JSON.parse(readFileSync(configFile, 'utf8')), do_sample: true, top_k: 5, eos_token_id: 9 }),
     );
+    const beside = await A.loadPretrained(dir);
+    try {
+      assert.equal(await keptOf(beside, { seed: 1 }), 1, "greedy: the file's default, not config.json's do_sample");
+      assert.equal(beside.eosTokenId, 7);
+    } finally {
+      beside.dispose();
+    }
+    writeFileSync(file, JSON.stringify({}));
+    const empty = await A.loadPretrained(dir);
+    try {
+      assert.equal(await keptOf(empty, { seed: 1 }), 1, 'an empty file: GenerationConfig() defaults');
+      assert.equal(empty.eosTokenId, null, "an empty file: no EOS (config.json's is not read)");
+    } finally {
+      empty.dispose();
+    }
+    rmSync(file);
     const legacy = await A.loadPretrained(dir);
     try {
       assert.equal(await keptOf(legacy, { seed: 1 }), stepDistribution(logits, { topK: 5 }).kept);
+      assert.equal(legacy.eosTokenId, 9);
+      assert.deepEqual(legacy.generationConfig, {});
     } finally {
       legacy.dispose();
     }
