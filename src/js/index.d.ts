@@ -1119,6 +1119,8 @@ export interface AnswerOptions {
   maxSeqLength?: number;
   /** Tokens of context each window repeats from the one before. Default min(maxSeqLength / 2, 128). */
   docStride?: number;
+  /** Windows per forward call (a long context's memory is that of one batch). Default 4. */
+  batchSize?: number;
 }
 
 export interface Answer {

@@ -139,11 +139,11 @@ export class PretrainedModel {
   /**
    * The head's logits of a padded batch (the task helpers' forward): { logits } (masked LM and
    * token classification (N, L, K); at `positions` [[n, l], ...] only, (positions, K);
-   * sequence classification (N, K)) or { startLogits, endLogits } (N, L).
+   * sequence classification (N, K)) or { startLogits, endLogits } (N, L). fn: the helper, for
+   * messages.
    * @private
    */
-  headForward(batch, { positions } = {}) {
-    const fn = 'model.forward';
+  headForward(batch, { positions, fn = 'model.forward' } = {}) {
     const input = { inputIds: batch.inputIds, attentionMask: batch.attentionMask };
     if (batch.tokenTypeIds && this.modelType !== 'distilbert') input.tokenTypeIds = batch.tokenTypeIds;
     const { ids, mask, types, N, L } = this.#inputs(input, fn);

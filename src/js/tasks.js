@@ -259,7 +259,8 @@ export function bestSpans({ start, end, context }, topK, maxAnswerLength) {
 }
 
 /**
- * QuestionAnsweringPipeline.postprocess over a question's windows: each window's best spans
+ * QuestionAnsweringPipeline.postprocess over a question's windows: each window's best
+ * topK * 2 + 10 spans (its pre_topk with align_to_words: spans inside one word become one answer)
  * widened to whole words of the context (get_indices with align_to_words), an answer equal
  * (ignoring case) to one already found adding its score to it (get_answer); sorted by score, the
  * first topK.
@@ -277,7 +278,8 @@ export function answerSpans(windows, context, topK, maxAnswerLength) {
       const w = words.get(word);
       words.set(word, w ? [w[0], to] : [from, to]);
     });
-    for (const { s, e, score } of bestSpans({ start, end, context: inContext }, topK, maxAnswerLength)) {
+    const preTopK = topK * 2 + 10;
+    for (const { s, e, score } of bestSpans({ start, end, context: inContext }, preTopK, maxAnswerLength)) {
       const from = words.get(encoding.wordIds[s])[0],
         to = words.get(encoding.wordIds[e])[1];
       const answer = context.slice(from, to);
@@ -398,7 +400,7 @@ function sequenceLogits(model, inputs, fn, { truncation, batchSize, element, nam
         ),
       (i) => element(start + i),
     );
-    const { logits } = model.headForward(batch);
+    const { logits } = model.headForward(batch, { fn });
     const K = logits.shape[1];
     part.forEach((_, i) => rows.push(logits.data.subarray(i * K, (i + 1) * K)));
   }
@@ -432,6 +434,7 @@ export const taskMethods = {
       );
     const { logits } = this.headForward(padded([encoding], tokenizer.padId), {
       positions: positions.map((p) => [0, p]),
+      fn,
     });
     const predictions = fillMaskPredictions({
       rows: logits.data,
@@ -548,7 +551,7 @@ export const taskMethods = {
     if (!Array.isArray(ignoreLabels) || !ignoreLabels.every((l) => typeof l === 'string'))
       throw new TypeError(`${fn}: ignoreLabels must be an array of strings, got ${describe(ignoreLabels)}`);
     const encoding = tokenized(fn, {}, () => tokenizer.encode(value, { truncation: true, returnOffsets: true }));
-    const { logits } = this.headForward(padded([encoding], tokenizer.padId));
+    const { logits } = this.headForward(padded([encoding], tokenizer.padId), { fn });
     return tokenEntities({
       logits: logits.data,
       K: this.labels.length,
@@ -567,13 +570,13 @@ export const taskMethods = {
    * { answer, score, start, end } with the character offsets of the answer in the context, or,
    * with `topK`, the topK best as an array. A long context is read in windows of maxSeqLength
    * tokens (default min(384, the model's maximum)) that overlap by docStride (default
-   * min(maxSeqLength / 2, 128)), all in one padded batch; answers are spans of at most
+   * min(maxSeqLength / 2, 128)), batchSize windows per padded batch (default 4); answers are spans of at most
    * maxAnswerLength tokens (default 15), widened to whole words.
    */
   answer(question, context, options) {
     const fn = 'model.answer';
     const tokenizer = requireHead(this, fn);
-    const o = optionsArg(options, ['topK', 'maxAnswerLength', 'maxSeqLength', 'docStride'], fn);
+    const o = optionsArg(options, ['topK', 'maxAnswerLength', 'maxSeqLength', 'docStride', 'batchSize'], fn);
     text(question, `${fn}: question`);
     text(context, `${fn}: context`);
     const topK = positiveInteger(o.topK, `${fn}: topK`, 1);
@@ -591,6 +594,7 @@ export const taskMethods = {
           : positiveInteger(o.docStride, `${fn}: docStride`);
     if (docStride > maxSeqLength)
       throw new RangeError(`${fn}: docStride ${docStride} is more than maxSeqLength ${maxSeqLength}`);
+    const batchSize = positiveInteger(o.batchSize, `${fn}: batchSize`, 4);
     // the windows of context beside the question (tokenizers' only_second truncation with a
     // stride): none when the question leaves no more than docStride tokens for the context
     const names = { text: 'question', textPair: 'context' };
@@ -617,13 +621,21 @@ export const taskMethods = {
     );
     const encodings = [first, ...first.overflowing];
     delete first.overflowing;
-    const { startLogits, endLogits } = this.headForward(padded(encodings, tokenizer.padId));
-    const L = startLogits.shape[1];
-    const windows = encodings.map((encoding, n) => ({
-      encoding,
-      start: startLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
-      end: endLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
-    }));
+    // batchSize windows per forward: a long context's scratch memory stays that of a batch
+    // (the pipeline, a ChunkPipeline, runs one window per forward)
+    const windows = [];
+    for (let from = 0; from < encodings.length; from += batchSize) {
+      const part = encodings.slice(from, from + batchSize);
+      const { startLogits, endLogits } = this.headForward(padded(part, tokenizer.padId), { fn });
+      const L = startLogits.shape[1];
+      part.forEach((encoding, n) =>
+        windows.push({
+          encoding,
+          start: startLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
+          end: endLogits.data.subarray(n * L, n * L + encoding.inputIds.length),
+        }),
+      );
+    }
     const answers = answerSpans(windows, context, topK, maxAnswerLength);
     return o.topK === undefined ? (answers[0] ?? null) : answers;
   },

@@ -6,6 +6,7 @@
 // model on the same files; bad inputs, each a clear Error with the module still working.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { init } from 'attention-wasm';
 import { library } from './helpers.mjs';
 import { FIXTURES, loadFixture } from './fixtures.mjs';
 import {
@@ -365,6 +366,9 @@ for (const name of ['distilbert-qa', 'bert-qa']) {
       ['What is the capital?', { topK: 5, maxAnswerLength: 3 }],
       ['Where?', { topK: 2, docStride: 0 }],
       ['Where?', { topK: 2, maxSeqLength: 24, docStride: 5 }],
+      // the windows in batches of one and of three give the answers of one batch
+      ['Where?', { topK: 2, maxSeqLength: 24, docStride: 5, batchSize: 1 }],
+      ['Where does Wolfgang live?', { topK: 3, maxSeqLength: 20, docStride: 4, batchSize: 3 }],
     ]) {
       const maxSeqLength = options.maxSeqLength ?? Math.min(tok.maxLength, 384);
       const stride = options.docStride ?? Math.min(Math.floor(maxSeqLength / 2), 128);
@@ -406,6 +410,25 @@ for (const name of ['distilbert-qa', 'bert-qa']) {
     model.dispose();
   });
 }
+
+test("answer: a long context's windows run batchSize at a time, so its memory does not grow with the context", async () => {
+  // an instance of its own: its heap is this test's alone
+  const B = await init();
+  const model = await B.loadPretrained((await loadFixture('distilbert-qa')).dir);
+  const words = 'the man lives in berlin and the woman lives in paris with many people of the city'.split(' ');
+  const context = Array.from({ length: 8000 }, (_, i) => words[i % words.length]).join(' ');
+  const heap = B.memoryStats().heapBytes;
+  const best = model.answer('where does the man live?', context);
+  assert.equal(context.slice(best.start, best.end), best.answer);
+  // all ~1300 windows in one batch grew the heap from 16 to 28 MiB
+  assert.ok(B.memoryStats().heapBytes - heap <= 4 * 2 ** 20, `heap ${heap} -> ${B.memoryStats().heapBytes}`);
+  assert.deepEqual(model.answer('where does the man live?', context, { batchSize: 64 }), best);
+  assert.throws(() => model.answer('where?', 'a bank', { batchSize: 0 }), {
+    name: 'RangeError',
+    message: 'model.answer: batchSize must be a positive integer, got 0',
+  });
+  model.dispose();
+});
 
 test('bad inputs: each a clear Error naming the argument, the module still working', async () => {
   const baseline = A.memoryStats().allocatedBytes;

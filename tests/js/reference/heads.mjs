@@ -358,7 +358,8 @@ export function referenceSpans({ start, end, pMask }, { topK = 1, maxAnswerLengt
 }
 
 /**
- * QuestionAnsweringPipeline.postprocess over a question's windows: each window's spans mapped
+ * QuestionAnsweringPipeline.postprocess over a question's windows: each window's best
+ * pre_topk = top_k * 2 + 10 spans (align_to_words: some become the same answer) mapped
  * to characters of the context (get_indices with align_to_words: from the start of the start
  * token's word to the end of the end token's word, the words as the window's word ids give them;
  * the token's own offsets where it has no word), an answer equal (lower-cased) to one found
@@ -375,7 +376,7 @@ export function referenceAnswer(windows, context, { topK = 1, maxAnswerLength = 
       const own = w.wordIds.flatMap((id, t) => (id === word && w.sequenceIds[t] === 1 ? [w.offsets[t]] : []));
       return [own[0][0], own.at(-1)[1]];
     };
-    for (const { s, e, score } of referenceSpans(w, { topK, maxAnswerLength })) {
+    for (const { s, e, score } of referenceSpans(w, { topK: topK * 2 + 10, maxAnswerLength })) {
       const startIndex = wordChars(s)[0],
         endIndex = wordChars(e)[1];
       const text = context.slice(startIndex, endIndex);
