@@ -115,28 +115,34 @@ const SAMPLING = {
 };
 
 // What transformers' generate would take from generation_config.json (or config.json) and
-// lm.generate does not apply, with the value that changes nothing: a file setting another gets a
-// warning, once per model, that the tokens can differ from transformers'.
+// lm.generate does not apply: for each key, when a value of it changes what generate does (the
+// conditions of generation/utils.py's _get_logits_processor and generation mode), and whether
+// only sampling reads it. A file whose value applies gets a warning, once per key and model, that
+// the tokens can differ from transformers'.
+const present = (v) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
+const above = (bound) => (v) => typeof v === 'number' && v > bound;
 const UNAPPLIED = {
-  num_beams: 1,
-  penalty_alpha: null,
-  no_repeat_ngram_size: 0,
-  encoder_no_repeat_ngram_size: 0,
-  min_length: 0,
-  min_new_tokens: null,
-  bad_words_ids: null,
-  suppress_tokens: null,
-  begin_suppress_tokens: null,
-  forced_bos_token_id: null,
-  forced_eos_token_id: null,
-  forced_decoder_ids: null,
-  sequence_bias: null,
-  exponential_decay_length_penalty: null,
-  guidance_scale: null,
-  min_p: null,
-  typical_p: 1,
-  epsilon_cutoff: 0,
-  eta_cutoff: 0,
+  num_beams: { applies: above(1) }, // beam search
+  penalty_alpha: { applies: above(0) }, // contrastive search
+  no_repeat_ngram_size: { applies: above(0) },
+  encoder_no_repeat_ngram_size: { applies: above(0) },
+  encoder_repetition_penalty: { applies: (v) => present(v) && v !== 1 }, // the prompt's tokens, for a decoder
+  min_length: { applies: above(0) },
+  min_new_tokens: { applies: above(0) },
+  bad_words_ids: { applies: present },
+  suppress_tokens: { applies: present },
+  begin_suppress_tokens: { applies: present },
+  forced_bos_token_id: { applies: present },
+  forced_eos_token_id: { applies: present },
+  forced_decoder_ids: { applies: present },
+  sequence_bias: { applies: present },
+  exponential_decay_length_penalty: { applies: present },
+  guidance_scale: { applies: (v) => present(v) && v !== 1 },
+  watermarking_config: { applies: present },
+  min_p: { applies: above(0), sampling: true },
+  typical_p: { applies: (v) => typeof v === 'number' && v < 1, sampling: true },
+  epsilon_cutoff: { applies: (v) => typeof v === 'number' && v > 0 && v < 1, sampling: true },
+  eta_cutoff: { applies: (v) => typeof v === 'number' && v > 0 && v < 1, sampling: true },
 };
 
 /**
@@ -531,7 +537,7 @@ export class CausalLM {
       signal,
       eos,
     });
-    this.warnUnapplied(fn);
+    this.warnUnapplied(fn, doSample);
     const lm = this;
     // One run, consumed once: by for await, or by all() (whose promise a second all() returns).
     // Taking it twice is a TypeError, not a silently empty or partial result.
@@ -614,25 +620,22 @@ export class CausalLM {
   }
 
   /**
-   * @private Once per model: a console warning naming what the folder's generation_config.json
-   * (or config.json: generationSource) asks of transformers' generate that lm.generate does not
-   * apply (UNAPPLIED).
+   * @private A console warning naming what the folder's generation_config.json (or config.json:
+   * generationSource) asks of transformers' generate, in this decoding (greedy or sampled), that
+   * lm.generate does not apply (UNAPPLIED); each key once per model.
    */
-  warnUnapplied(fn) {
-    if (this.warnedUnapplied) return;
-    this.warnedUnapplied = true;
-    const neutral = (value, none) =>
-      value === undefined ||
-      value === null ||
-      (Array.isArray(value) && value.length === 0) ||
-      JSON.stringify(value) === JSON.stringify(none);
+  warnUnapplied(fn, doSample) {
+    this.warnedUnapplied ??= new Set();
     const { json, file } = this.generationFile;
-    const set = [];
-    for (const [key, none] of Object.entries(UNAPPLIED))
-      if (!neutral(json[key], none)) set.push(`${file}'s ${key} = ${JSON.stringify(json[key])}`);
-    if (set.length)
+    const keys = Object.entries(UNAPPLIED)
+      .filter(([key, { applies, sampling }]) => applies(json[key]) && (doSample || !sampling))
+      .map(([key]) => key)
+      .filter((key) => !this.warnedUnapplied.has(key));
+    keys.forEach((key) => this.warnedUnapplied.add(key));
+    if (keys.length)
       console.warn(
-        `${fn}: ${this.where}: ${set.join(', ')}: lm.generate does not apply ${set.length > 1 ? 'these' : 'it'} ` +
+        `${fn}: ${this.where}: ${keys.map((key) => `${file}'s ${key} = ${JSON.stringify(json[key])}`).join(', ')}: ` +
+          `lm.generate does not apply ${keys.length > 1 ? 'these' : 'it'} ` +
           "(transformers' generate would), so its tokens can differ from transformers'",
       );
   }

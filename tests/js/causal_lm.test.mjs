@@ -515,7 +515,14 @@ test("lm.generate: repetitionPenalty is transformers' RepetitionPenaltyLogitsPro
       cpSync(f.dir, dir, { recursive: true });
       writeFileSync(
         join(dir, 'generation_config.json'),
-        JSON.stringify({ repetition_penalty: 1.3, no_repeat_ngram_size: 3, num_beams: 1, min_length: 0 }),
+        JSON.stringify({
+          repetition_penalty: 1.3,
+          no_repeat_ngram_size: 3,
+          encoder_repetition_penalty: 1.5,
+          typical_p: 0.9,
+          // values with which transformers builds no processor: no warning
+          ...{ num_beams: 1, min_length: 0, min_new_tokens: 0, min_p: 0, guidance_scale: 1, penalty_alpha: 0 },
+        }),
       );
       const warnings = [];
       const warn = console.warn;
@@ -529,15 +536,19 @@ test("lm.generate: repetitionPenalty is transformers' RepetitionPenaltyLogitsPro
           (await folder.generate(prompt, { ...opts, repetitionPenalty: 1 }).all()).newIds.slice(0, clear),
           plain.newTokens[0].slice(0, clear),
         );
+        // typical_p is read by sampling only: named once the model samples
+        await folder.generate(prompt, { ...opts, maxNewTokens: 1, doSample: true, seed: 0 }).all();
+        await folder.generate(prompt, { ...opts, maxNewTokens: 1, doSample: true, seed: 0 }).all();
         folder.dispose();
       } finally {
         console.warn = warn;
       }
-      assert.equal(warnings.length, 1, warnings.join('\n'));
+      assert.equal(warnings.length, 2, warnings.join('\n'));
       assert.match(
         warnings[0],
-        /^lm\.generate: .*: generation_config\.json's no_repeat_ngram_size = 3: lm\.generate does not apply it \(transformers' generate would\)/,
+        /^lm\.generate: .*: generation_config\.json's no_repeat_ngram_size = 3, generation_config\.json's encoder_repetition_penalty = 1\.5: lm\.generate does not apply these \(transformers' generate would\)/,
       );
+      assert.match(warnings[1], /: generation_config\.json's typical_p = 0\.9: lm\.generate does not apply it /);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
