@@ -197,10 +197,11 @@ function tokenIdList(value, where) {
  * The scores compared are transformers' float32 ones, TemperatureLogitsWarper's
  * `scores / temperature` (fround of the float32 logit over the float32 temperature), not the
  * probabilities, whose rounding could split a tie or make one. Returns { order (ids by logit
- * desc, then id: probability desc, the greedy choice first), probs, kept (count of `order` kept,
- * a prefix: the scores are monotone in the logits) }.
+ * desc, then id: probability desc, the greedy choice first; with topK, the first max(kept, need)
+ * of them at least: only as many are ranked as the cut needs), probs, kept (count of `order`
+ * kept, a prefix: the scores are monotone in the logits) }.
  */
-export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 } = {}) {
+export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 } = {}, need = 0) {
   const V = logits.length;
   const t = temperature > 0 ? temperature : 1;
   let max = -Infinity;
@@ -209,15 +210,22 @@ export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 }
   let sum = 0;
   for (let i = 0; i < V; i++) sum += probs[i] = Math.exp(logits[i] / t - max);
   for (let i = 0; i < V; i++) probs[i] /= sum;
-  const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  let order = null;
   let kept = V;
   if (topK > 0 && topK < V) {
+    // TopKLogitsWarper: the k largest scores and every one tied with the k-th, found among the
+    // largest logits ranked (4x more while the ties may go on past them)
     const t32 = Math.fround(t);
     const score = (i) => Math.fround(logits[i] / t32);
-    const kth = score(order[topK - 1]);
-    kept = topK;
-    while (kept < V && score(order[kept]) >= kth) kept++; // ties with the k-th stay
-  }
+    for (let m = Math.min(V, Math.max(64, topK, need)); ; m = Math.min(V, m * 4)) {
+      order = m === V ? byLogit(logits) : largestLogits(logits, m);
+      if (order.length < Math.min(V, Math.max(topK, need))) continue; // NaN logits: rank them all
+      const kth = score(order[topK - 1]);
+      kept = topK;
+      while (kept < order.length && score(order[kept]) >= kth) kept++;
+      if (kept < order.length || order.length === V) break;
+    }
+  } else order = byLogit(logits);
   if (topP < 1) {
     let total = 0;
     for (let i = 0; i < kept; i++) total += probs[order[i]];
@@ -232,6 +240,66 @@ export function stepDistribution(logits, { temperature = 1, topK = 0, topP = 1 }
     kept = keep;
   }
   return { order, probs, kept };
+}
+
+const word32 = new Float32Array(1),
+  bits32 = new Uint32Array(word32.buffer);
+const ID_BITS = 2 ** 21; // ids below it fit beside a float32's 32 bits in a double's 53
+
+/**
+ * The ids by logit descending, then by id: of float32 logits (a model's), one native sort of
+ * keys (the logit's bits made monotone, negated, then the id) instead of a sort calling a
+ * comparator V log V times (3x faster at 50257 tokens).
+ */
+function byLogit(logits) {
+  const V = logits.length;
+  if (!(logits instanceof Float32Array && V <= ID_BITS))
+    return Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+  const keys = new Float64Array(V);
+  for (let i = 0; i < V; i++) {
+    word32[0] = logits[i] === 0 ? 0 : -logits[i]; // -0 and 0 tie, as the comparator has them
+    const b = bits32[0];
+    keys[i] = (b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0) * ID_BITS + i;
+  }
+  keys.sort();
+  const order = new Array(V);
+  for (let i = 0; i < V; i++) order[i] = keys[i] % ID_BITS;
+  return order;
+}
+
+/**
+ * The ids of the m largest logits and of every logit tied with the m-th, by logit descending, then
+ * by id (byLogit's order, its first m or more): the m-th largest found by selection (Hoare's
+ * partition, median-of-three pivots), O(V), and only those ids sorted.
+ */
+function largestLogits(logits, m) {
+  const a = Float64Array.from(logits);
+  const k = m - 1;
+  let lo = 0,
+    hi = a.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const [x, y, z] = [a[lo], a[mid], a[hi]];
+    const pivot = Math.max(Math.min(x, y), Math.min(Math.max(x, y), z)); // the median of three
+    let i = lo,
+      j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const swap = a[i];
+        a[i++] = a[j];
+        a[j--] = swap;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else break;
+  }
+  const threshold = a[k];
+  const ids = [];
+  for (let i = 0; i < logits.length; i++) if (logits[i] >= threshold) ids.push(i);
+  return ids.sort((x, y) => logits[y] - logits[x] || x - y);
 }
 
 /** A token drawn from the kept set with a uniform u in [0, 1). */
@@ -682,7 +750,9 @@ export class CausalLM {
           let id;
           const needDistribution = s.doSample || s.candidates > 0;
           const dist = needDistribution
-            ? stepDistribution(logits, s.doSample ? s : { temperature: s.temperature })
+            ? s.doSample
+              ? stepDistribution(logits, s, s.candidates)
+              : stepDistribution(logits, { temperature: s.temperature, topK: s.candidates }) // candidates' ranks
             : null;
           if (s.doSample) {
             id = draw(dist, s.uniform());

@@ -117,6 +117,49 @@ test('stepDistribution: topK keeps every token tied with the k-th (TopKLogitsWar
   assert.equal(stepDistribution(near, { topK: 1, temperature: 1.7 }).kept, 2);
 });
 
+test('stepDistribution ranks only the ids the cut needs: its kept set and order are those of a sort of every id', () => {
+  // the definition, every id sorted (the kept set as stepDistribution's comment gives it)
+  const reference = (logits, { temperature = 1, topK = 0, topP = 1 }) => {
+    const V = logits.length;
+    const order = Array.from({ length: V }, (_, i) => i).sort((a, b) => logits[b] - logits[a] || a - b);
+    const score = (i) => Math.fround(logits[i] / Math.fround(temperature));
+    let kept = V;
+    if (topK > 0 && topK < V) kept = order.filter((i) => score(i) >= score(order[topK - 1])).length;
+    const p = Array.from(logits, (x) => Math.exp(x / temperature - logits[order[0]] / temperature));
+    const total = order.slice(0, kept).reduce((sum, i) => sum + p[i], 0);
+    for (let i = 1, tail = order.slice(1, kept).reduce((sum, j) => sum + p[j], 0); i < kept; tail -= p[order[i++]])
+      if (tail / total <= 1 - topP + 1e-12) return { order, kept: i, near: Math.abs(tail / total - (1 - topP)) < 1e-9 };
+    return { order, kept, near: false };
+  };
+  let seed = 7;
+  const uniform = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  let checked = 0;
+  for (const V of [1, 2, 5, 63, 64, 65, 300, 5000]) {
+    for (let rep = 0; rep < 30; rep++) {
+      // integers (ties everywhere) or spread values
+      const logits = Float32Array.from({ length: V }, () =>
+        rep % 3 === 0 ? Math.round(uniform() * 6) : (uniform() - 0.5) * (rep % 2 ? 10 : 40),
+      );
+      const options = {
+        temperature: [1, 0.7, 1.5][rep % 3],
+        topK: [0, 1, 3, 50, 64, 200][rep % 6],
+        topP: [1, 0.9, 0.5, 0.99, 0.1][rep % 5],
+      };
+      const need = [0, 5, 100][rep % 3];
+      const got = stepDistribution(logits, options, need);
+      const want = reference(logits, options);
+      const label = `V ${V} ${JSON.stringify(options)} need ${need}`;
+      if (!want.near) assert.equal(got.kept, want.kept, label); // a tail at 1 - topP to 1e-9: rounding decides
+      const ranked = Math.max(got.kept, Math.min(need, V));
+      assert.ok(got.order.length >= ranked, label);
+      assert.deepEqual(got.order.slice(0, ranked), want.order.slice(0, ranked), label);
+      if (options.topK === 0 || options.topK >= V) assert.equal(got.order.length, V, `${label}: every id ranked`);
+      checked++;
+    }
+  }
+  assert.equal(checked, 240);
+});
+
 test('lm.generate: topK keeps the tokens tied at the cut (a copy of llama-tiny with two equal lm_head rows)', async () => {
   const { f, lm } = await model('llama-tiny');
   const prompt = [1, 324, 293];
