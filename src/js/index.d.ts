@@ -1060,7 +1060,11 @@ export interface RerankOptions {
 export interface RankedPassage {
   /** The passage's index in `passages`. */
   index: number;
-  /** The cross-encoder's score (sigmoid of its logit; the logit for problem_type regression). */
+  /**
+   * sentence-transformers' CrossEncoder score: the logit through the activation config.json names
+   * (`sentence_transformers.activation_fn`, else `sbert_ce_default_activation_function`: Identity,
+   * Sigmoid or Tanh; ms-marco-MiniLM's is Identity, the logit itself), else its sigmoid.
+   */
   score: number;
   text: string;
 }

@@ -69,6 +69,34 @@ export function defaultFunction(config, numLabels) {
   return 'softmax';
 }
 
+// CrossEncoder's activations by the names its config.json key holds (torch.nn.modules.*)
+const CROSS_ENCODER_ACTIVATIONS = {
+  'torch.nn.modules.activation.Sigmoid': sigmoid,
+  'torch.nn.modules.linear.Identity': (x) => x,
+  'torch.nn.modules.activation.Tanh': Math.tanh,
+};
+
+/**
+ * The activation sentence-transformers' CrossEncoder applies to a score (cross_encoder's
+ * get_activation_function): config.json's sentence_transformers.activation_fn, else its
+ * sbert_ce_default_activation_function, else Sigmoid for one label (Identity for more).
+ * ms-marco-MiniLM-L-6-v2 names Identity: its scores are the logits.
+ */
+export function crossEncoderActivation(config, where) {
+  const nested = config?.sentence_transformers?.activation_fn;
+  const [key, name] =
+    nested !== undefined && nested !== null
+      ? ['sentence_transformers.activation_fn', nested]
+      : ['sbert_ce_default_activation_function', config?.sbert_ce_default_activation_function ?? null];
+  if (name === null) return { name: 'torch.nn.modules.activation.Sigmoid', apply: sigmoid };
+  const apply = Object.hasOwn(CROSS_ENCODER_ACTIVATIONS, name) ? CROSS_ENCODER_ACTIVATIONS[name] : null;
+  if (!apply)
+    throw new Error(
+      `${where}: config.json's ${key} ${JSON.stringify(name)} is not supported (supported: ${Object.keys(CROSS_ENCODER_ACTIVATIONS).join(', ')})`,
+    );
+  return { name, apply };
+}
+
 /** Scores of one row of logits under 'softmax' | 'sigmoid' | 'none'. */
 export function classificationScores(logits, fn) {
   if (fn === 'softmax') return softmax(logits);
@@ -484,7 +512,8 @@ export const taskMethods = {
   /**
    * Each (query, passage) pair scored by a cross-encoder (a sequence classifier with one label,
    * as ms-marco-MiniLM), best first: [{ index, score, text }] (topK of them; default all). The
-   * score is the classifier's (sigmoid of the logit, or the logit for problem_type regression);
+   * score is CrossEncoder's: the logit through the activation config.json names
+   * (crossEncoderActivation: the logit itself for ms-marco-MiniLM), else its sigmoid;
    * pairs longer than the model's maximum are cut, the passage first (truncation 'longest_first',
    * as CrossEncoder tokenizes).
    */
@@ -503,7 +532,7 @@ export const taskMethods = {
     }
     const topK = positiveInteger(o.topK, `${fn}: topK`, passages.length);
     const truncation = o.truncation ?? true;
-    const fnName = defaultFunction(this.config, 1);
+    const activation = crossEncoderActivation(this.config, `${fn}: ${this.where}`).apply;
     const logits = sequenceLogits(
       this,
       passages.map((p) => [query, p]),
@@ -517,7 +546,7 @@ export const taskMethods = {
     );
     const ranked = logits.map((row, index) => ({
       index,
-      score: classificationScores(row, fnName)[0],
+      score: activation(row[0]),
       text: passages[index],
     }));
     ranked.sort((a, b) => b.score - a.score || a.index - b.index);

@@ -232,7 +232,7 @@ for (const name of ['distilbert-seq', 'bert-seq', 'bert-multilabel', 'bert-reran
   });
 }
 
-test('rerank: a one-label cross-encoder scores (query, passage) pairs with the sigmoid, best first', async () => {
+test("rerank: a one-label cross-encoder scores (query, passage) pairs with CrossEncoder's activation, best first", async () => {
   const fx = await loadFixture('bert-rerank');
   const model = await A.loadPretrained(fx.dir);
   const tok = model.tokenizer;
@@ -263,20 +263,49 @@ test('rerank: a one-label cross-encoder scores (query, passage) pairs with the s
     model.rerank(query, passages, { topK: 2 }).map((r) => r.index),
     want.slice(0, 2).map((r) => r.index),
   );
-  // problem_type regression: the logit itself
-  const regression = await A.loadPretrained({
-    ...fx.files,
-    'config.json': new TextEncoder().encode(JSON.stringify({ ...fx.config, problem_type: 'regression' })),
-  });
+  // CrossEncoder's activation: config.json's sentence_transformers.activation_fn, else
+  // sbert_ce_default_activation_function (ms-marco-MiniLM's: Identity), else Sigmoid;
+  // problem_type is not read
   const logits = passages.map(
     (p) => referenceOf(fx, model, tok.encode(query, { textPair: p, truncation: true })).logits[0],
   );
-  near(
-    regression.rerank(query, passages).map((r) => r.score),
-    logits.slice().sort((a, b) => b - a),
-    'regression: the logits',
-  );
-  regression.dispose();
+  const byLogit = logits.slice().sort((a, b) => b - a);
+  const sigmoid = (x) => 1 / (1 + Math.exp(-x));
+  for (const [extra, scores, label] of [
+    [{ sbert_ce_default_activation_function: 'torch.nn.modules.linear.Identity' }, byLogit, 'Identity: the logits'],
+    [
+      {
+        sbert_ce_default_activation_function: 'torch.nn.modules.linear.Identity',
+        sentence_transformers: { activation_fn: 'torch.nn.modules.activation.Tanh' },
+      },
+      byLogit.map(Math.tanh),
+      'activation_fn first: Tanh',
+    ],
+    [{ problem_type: 'regression' }, byLogit.map(sigmoid), 'problem_type is not read: Sigmoid'],
+  ]) {
+    const variant = await A.loadPretrained({
+      ...fx.files,
+      'config.json': new TextEncoder().encode(JSON.stringify({ ...fx.config, ...extra })),
+    });
+    near(
+      variant.rerank(query, passages).map((r) => r.score),
+      scores,
+      label,
+    );
+    variant.dispose();
+  }
+  const unknown = await A.loadPretrained({
+    ...fx.files,
+    'config.json': new TextEncoder().encode(
+      JSON.stringify({ ...fx.config, sbert_ce_default_activation_function: 'torch.nn.modules.activation.Softsign' }),
+    ),
+  });
+  assert.throws(() => unknown.rerank(query, passages), {
+    name: 'Error',
+    message:
+      /^model\.rerank: .*: config\.json's sbert_ce_default_activation_function "torch\.nn\.modules\.activation\.Softsign" is not supported \(supported: torch\.nn\.modules\.activation\.Sigmoid, torch\.nn\.modules\.linear\.Identity, torch\.nn\.modules\.activation\.Tanh\)$/,
+  });
+  unknown.dispose();
   model.dispose();
 });
 
