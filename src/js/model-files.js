@@ -106,6 +106,12 @@ class NodeFileSource {
   }
 }
 
+// The most bytes a text file of a folder is read with (checked before it is read: a file from a
+// user is untrusted). tokenizer.json files of real models reach ~35 MB (Gemma's); the configs
+// and vocab.txt are KBs to a few MB.
+const TEXT_LIMITS = { 'tokenizer.json': 256 * 2 ** 20 };
+const TEXT_LIMIT = 32 * 2 ** 20;
+
 export class ModelFiles {
   /** @param {Map<string, object>} sources name -> source; @param {string} where */
   constructor(sources, where) {
@@ -134,8 +140,18 @@ export class ModelFiles {
     return this.source(name).read(begin, Math.min(end, this.size(name)));
   }
 
+  /** The whole of a small file (a config, a vocabulary): over its limit (TEXT_LIMITS) an Error, unread. */
+  async whole(name) {
+    const limit = TEXT_LIMITS[name] ?? TEXT_LIMIT;
+    if (this.size(name) > limit)
+      throw new RangeError(
+        `${name}: ${this.size(name)} bytes is more than the ${limit / 2 ** 20} MiB such a file may have (is it the right file?)`,
+      );
+    return this.read(name);
+  }
+
   async text(name) {
-    const bytes = await this.read(name);
+    const bytes = await this.whole(name);
     try {
       return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {

@@ -370,7 +370,7 @@ export const pretrainedMethods = {
       throw e;
     });
     try {
-      const configBytes = (await files.read('config.json')).slice();
+      const configBytes = (await files.whole('config.json')).slice();
       checkWeightsFile(files);
       const header = await readHeader(raw, files);
       // config.json and the header read and validated by the C++ side, which then allocates

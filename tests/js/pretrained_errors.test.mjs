@@ -206,6 +206,20 @@ test('bad config.json: invalid JSON, another model_type, absurd sizes refused be
     ),
     'a NUL byte in config.json',
   );
+  // a config or vocabulary larger than such files are is refused before it is read or copied
+  // into the heap (a 500 MB config.json grew the heap to 1 GiB before its check)
+  const heapBefore = A.memoryStats().heapBytes;
+  const huge = new Uint8Array(32 * 2 ** 20 + 1);
+  for (const name of ['config.json', 'tokenizer_config.json', 'vocab.txt'])
+    await rejects(
+      folder({ [name]: huge, ...(name === 'vocab.txt' ? { 'tokenizer.json': undefined } : {}) }),
+      RangeError,
+      new RegExp(
+        `^loadPretrained: ${name.replace('.', '\\.')}: 33554433 bytes is more than the 32 MiB such a file may have`,
+      ),
+      `a ${name} of 32 MiB + 1`,
+    );
+  assert.equal(A.memoryStats().heapBytes, heapBefore, 'the heap did not grow');
   const { header, data } = splitFile(good.files['model.safetensors']);
   const headerBytes = utf8(header);
   await rejects(
