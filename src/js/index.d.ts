@@ -1139,9 +1139,15 @@ export interface Answer {
 export interface EmbedOptions {
   /** 'mean' (default): the mask-weighted mean of the tokens, as sentence-transformers; 'cls': the first token. */
   pooling?: 'mean' | 'cls';
-  /** Divide by the L2 norm (sentence-transformers' Normalize). Default false. */
+  /**
+   * Divide by the L2 norm (sentence-transformers' Normalize). Default: whether the folder's
+   * modules.json lists Normalize (false without one).
+   */
   normalize?: boolean;
-  /** See {@link EncodeOptions.truncation}. */
+  /**
+   * See {@link EncodeOptions.truncation}. Default false; in a sentence-transformers folder true,
+   * at its max_seq_length ({@link PretrainedModel.sentenceTransformers}).
+   */
   truncation?: boolean;
   /** Texts per forward call. Default 32. */
   batchSize?: number;
@@ -1184,6 +1190,13 @@ export class PretrainedModel {
   readonly head: TaskHead | null;
   /** The classifier's labels in index order (config.json's id2label), null without a classification head. */
   readonly labels: string[] | null;
+  /**
+   * A sentence-transformers folder's settings, which embed follows as `encode` does:
+   * sentence_bert_config.json's max_seq_length (at most maxPositions; texts are cut to it) and
+   * do_lower_case, and whether modules.json lists a Normalize module. null in a folder without
+   * those files.
+   */
+  readonly sentenceTransformers: { maxSeqLength: number; normalize: boolean; doLowerCase: boolean } | null;
   /** config.json's vocab_size: the masked-LM head's outputs. */
   readonly vocabSize: number;
   readonly disposed: boolean;

@@ -60,7 +60,7 @@ export class PretrainedModel {
   constructor(
     A,
     handle,
-    { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype, head, numLabels },
+    { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype, head, numLabels, sentence },
   ) {
     this.A = A;
     this.handle = handle;
@@ -94,6 +94,11 @@ export class PretrainedModel {
       head === 'sequence-classification' || head === 'token-classification' ? labelsOf(config, numLabels) : null;
     /** config.json's vocab_size: the masked-LM head's outputs. */
     this.vocabSize = model.vocabSize;
+    /**
+     * A sentence-transformers folder's settings for embed ({ maxSeqLength, normalize,
+     * doLowerCase }: sentenceSettings), null in a folder without its files.
+     */
+    this.sentenceTransformers = sentence;
     this.disposed = false;
     finalizer?.register(this, { raw: A.raw, handle }, this);
   }
@@ -215,7 +220,10 @@ export class PretrainedModel {
    * Sentence embeddings as sentence-transformers computes them: the texts tokenized and padded,
    * run as one batch (batchSize at a time), then pooled over the tokens their attention mask
    * keeps: 'mean' (sum of h * mask / max(sum of mask, 1e-9)) or 'cls' (the first token); with
-   * `normalize`, divided by max(L2 norm, 1e-12). Tensor [texts.length, hiddenSize].
+   * `normalize`, divided by max(L2 norm, 1e-12). Tensor [texts.length, hiddenSize]. In a
+   * sentence-transformers folder (sentenceTransformers), its settings: texts cut to
+   * max_seq_length (truncation on unless false is given), normalized when modules.json has
+   * Normalize, lower-cased with do_lower_case.
    * @param texts string[], or one string: one text, [1, hiddenSize] (as sentence-transformers'
    *   encode takes a string, though it returns a vector)
    */
@@ -226,22 +234,29 @@ export class PretrainedModel {
     const pooling = o.pooling ?? 'mean';
     if (pooling !== 'mean' && pooling !== 'cls')
       throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
-    const normalize = boolOption(o.normalize, `${fn}: normalize`);
-    const truncation = boolOption(o.truncation, `${fn}: truncation`);
+    // a sentence-transformers folder: its settings are encode's (sentenceSettings)
+    const st = this.sentenceTransformers;
+    const normalize =
+      o.normalize === undefined ? (st?.normalize ?? false) : boolOption(o.normalize, `${fn}: normalize`);
+    const truncation = o.truncation === undefined ? st !== null : boolOption(o.truncation, `${fn}: truncation`);
     const batchSize = o.batchSize ?? 32;
     if (!Number.isInteger(batchSize) || batchSize < 1)
       throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
     const tokenizer = this.tokenizer; // an Error naming the files when the folder had none
-    const list = typeof texts === 'string' ? [texts] : texts;
+    let list = typeof texts === 'string' ? [texts] : texts;
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => typeof t === 'string')) {
       throw new TypeError(`${fn}: texts must be a string or a non-empty array of strings, got ${describe(texts)}`);
     }
+    if (st?.doLowerCase) list = list.map((t) => t.toLowerCase());
     const D = this.hiddenSize;
     const out = new Float32Array(list.length * D);
     for (let start = 0; start < list.length; start += batchSize) {
       let batch;
       try {
-        batch = tokenizer.encodeBatch(list.slice(start, start + batchSize), { truncation });
+        batch = tokenizer.encodeBatch(list.slice(start, start + batchSize), {
+          truncation,
+          maxLength: st?.maxSeqLength,
+        });
       } catch (e) {
         // the element of this part named as the caller's: model.embed: texts[start + i]
         if (e instanceof Error)
@@ -333,6 +348,36 @@ function shippedHint(source) {
     : `. The one exception is a tokenizer: ${calls} reads a vocabulary shipped in the package`;
 }
 
+/**
+ * What SentenceTransformer(folder) reads beside the model for encode, from the folder's top:
+ * sentence_bert_config.json's max_seq_length (models/Transformer.py cuts every text to it; here
+ * at most the model's maximum) and do_lower_case, and whether modules.json lists a Normalize
+ * module (models/Normalize.py). The Pooling module's folder (1_Pooling/config.json) is not read:
+ * embed's `pooling` option (default mean, the usual) gives it. null when neither file is there.
+ */
+async function sentenceSettings(files, maxPositions) {
+  if (!files.has('sentence_bert_config.json') && !files.has('modules.json')) return null;
+  const settings = { maxSeqLength: maxPositions, normalize: false, doLowerCase: false };
+  if (files.has('sentence_bert_config.json')) {
+    const name = 'sentence_bert_config.json';
+    const c = await files.json(name);
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new Error(`${name}: expected a JSON object`);
+    const m = c.max_seq_length ?? null;
+    if (m !== null && !(Number.isInteger(m) && m > 0))
+      throw new Error(`${name}: max_seq_length must be a positive integer, got ${JSON.stringify(m)}`);
+    if (m !== null) settings.maxSeqLength = Math.min(m, maxPositions);
+    if (c.do_lower_case !== undefined && c.do_lower_case !== null && typeof c.do_lower_case !== 'boolean')
+      throw new Error(`${name}: do_lower_case must be true or false, got ${JSON.stringify(c.do_lower_case)}`);
+    settings.doLowerCase = c.do_lower_case === true;
+  }
+  if (files.has('modules.json')) {
+    const modules = await files.json('modules.json');
+    if (!Array.isArray(modules)) throw new Error('modules.json: expected a JSON array of modules');
+    settings.normalize = modules.some((m) => m?.type === 'sentence_transformers.models.Normalize');
+  }
+  return settings;
+}
+
 export const pretrainedMethods = {
   /**
    * Loads a Hugging Face model folder (config.json, model.safetensors, tokenizer.json and/or
@@ -410,6 +455,7 @@ export const pretrainedMethods = {
             dtype,
           });
         }
+        const sentence = await sentenceSettings(files, opened.maxPositions);
         return new PretrainedModel(this, opened.handle, {
           config,
           model: opened,
@@ -421,6 +467,7 @@ export const pretrainedMethods = {
           dtype,
           head: opened.head,
           numLabels: opened.numLabels,
+          sentence,
         });
       } catch (e) {
         raw._modelDispose(opened.handle);

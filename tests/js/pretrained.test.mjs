@@ -184,6 +184,72 @@ test('embed(texts): mean pooling over the mask (and L2 normalisation), cls pooli
   model.dispose();
 });
 
+test("embed in a sentence-transformers folder: its max_seq_length, modules.json's Normalize, do_lower_case", async () => {
+  const fx = await loadFixture('bert-bf16');
+  const utf8 = (x) => new TextEncoder().encode(JSON.stringify(x));
+  const modules = [
+    { idx: 0, name: '0', path: '', type: 'sentence_transformers.models.Transformer' },
+    { idx: 1, name: '1', path: '1_Pooling', type: 'sentence_transformers.models.Pooling' },
+    { idx: 2, name: '2', path: '2_Normalize', type: 'sentence_transformers.models.Normalize' },
+  ];
+  // the folder's tokenizer keeping case, so that do_lower_case shows
+  const tokenizerJson = JSON.parse(new TextDecoder().decode(fx.files['tokenizer.json']));
+  tokenizerJson.normalizer.lowercase = false;
+  const cased = { ...fx.files, 'tokenizer.json': utf8(tokenizerJson) };
+  const plain = await A.loadPretrained(fx.dir);
+  const st = await A.loadPretrained({
+    ...cased,
+    'sentence_bert_config.json': utf8({ max_seq_length: 8, do_lower_case: true }),
+    'modules.json': utf8(modules),
+  });
+  assert.equal(plain.sentenceTransformers, null);
+  assert.deepEqual(st.sentenceTransformers, { maxSeqLength: 8, normalize: true, doLowerCase: true });
+  const text = S1; // more than 8 tokens
+  assert.ok(plain.tokenizer.encode(text).inputIds.length > 8);
+  // SentenceTransformer.encode: cut to max_seq_length, mean pooling, then Normalize
+  const cut = plain.tokenizer.encodeBatch([text], { truncation: true, maxLength: 8 });
+  const want = referenceEncoder({ arch: 'bert', config: fx.config, weights: fx.weights }, cut);
+  const { N, L, D } = want.shape;
+  const expected = referenceMeanPool(want.lastHiddenState, cut.attentionMask, N, L, D, true);
+  assertMatches(st.embed(text).data, expected, 'cut to 8, normalized');
+  assertMatches(st.embed(text.toUpperCase()).data, expected, 'do_lower_case: the text lower-cased first');
+  assert.notDeepEqual(
+    Array.from(st.embed(text.toUpperCase(), { normalize: false }).data),
+    Array.from(plain.embed(text.toUpperCase(), { truncation: true }).data),
+    'the cased tokenizer alone',
+  );
+  // options given win: no normalisation; no truncation is the usual error, at max_seq_length
+  assertMatches(
+    st.embed(text, { normalize: false }).data,
+    referenceMeanPool(want.lastHiddenState, cut.attentionMask, N, L, D, false),
+    'normalize: false',
+  );
+  assert.throws(() => st.embed(text, { truncation: false }), {
+    name: 'RangeError',
+    message: /more than maxLength of 8/,
+  });
+  // a max_seq_length past the model's maximum is cut to it; bad files are Errors naming them
+  const long = await A.loadPretrained({ ...fx.files, 'sentence_bert_config.json': utf8({ max_seq_length: 100000 }) });
+  assert.deepEqual(long.sentenceTransformers, {
+    maxSeqLength: long.maxPositions,
+    normalize: false,
+    doLowerCase: false,
+  });
+  long.dispose();
+  for (const [name, body, message] of [
+    [
+      'sentence_bert_config.json',
+      { max_seq_length: 0 },
+      /sentence_bert_config\.json: max_seq_length must be a positive integer, got 0/,
+    ],
+    ['sentence_bert_config.json', [], /sentence_bert_config\.json: expected a JSON object/],
+    ['modules.json', {}, /modules\.json: expected a JSON array of modules/],
+  ])
+    await assert.rejects(A.loadPretrained({ ...fx.files, [name]: utf8(body) }), { message });
+  st.dispose();
+  plain.dispose();
+});
+
 test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] (a dropped folder) load the same model', async () => {
   const fx = await loadFixture('distilbert-bf16');
   const input = { inputIds: [[101, 4339, 2924, 1012, 102]] };
