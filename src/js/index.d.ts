@@ -392,9 +392,10 @@ export interface MultiheadAttention extends Module<Tensor | QuantizedTensor> {
 /** torch.nn.LayerNorm over the last dimension, as a parameter holder (weight 1, bias 0 initially). */
 export interface LayerNorm extends Module {
   readonly features: number;
+  /** Read-only: a TransformerEncoderLayer normalises with its layerNormEps. */
   readonly eps: number;
-  /** (features) or null */
-  weight: Tensor | null;
+  /** (features) */
+  weight: Tensor;
   /** (features) or null */
   bias: Tensor | null;
 }

@@ -226,17 +226,32 @@ class Module {
   }
 }
 
+/** Sets a module's settings as read-only properties: its structure, fixed at construction. */
+function settings(module, values) {
+  for (const [name, value] of Object.entries(values))
+    Object.defineProperty(module, name, { value, enumerable: true, writable: false, configurable: false });
+}
+
+/** A weight of rows x cols floats, within the 2^29 floats a tensor may have: a RangeError naming the options. */
+function checkWeightSize(rows, cols, where) {
+  if (rows * cols > 2 ** 29) throw new RangeError(`${where} give a weight [${rows}, ${cols}] of more than 2^29 floats`);
+}
+
 /** Builds the module classes bound to one library instance `lib`. */
 export function moduleClasses(lib) {
   // The classes and their options: index.d.ts.
   class Linear extends Module {
-    constructor({ inFeatures, outFeatures, bias = true } = {}) {
+    constructor(options) {
       super();
-      positiveInteger(inFeatures, 'Linear: inFeatures');
-      positiveInteger(outFeatures, 'Linear: outFeatures');
-      boolOption(bias, 'Linear: bias');
-      this.inFeatures = inFeatures;
-      this.outFeatures = outFeatures;
+      const fn = 'Linear';
+      if (options === undefined || options === null)
+        throw new TypeError(`${fn}: options {inFeatures, outFeatures} are required`);
+      const o = optionsArg(options, ['inFeatures', 'outFeatures', 'bias'], fn);
+      const inFeatures = positiveInteger(o.inFeatures, `${fn}: inFeatures`);
+      const outFeatures = positiveInteger(o.outFeatures, `${fn}: outFeatures`);
+      const bias = boolOption(o.bias, `${fn}: bias`, true);
+      checkWeightSize(outFeatures, inFeatures, `${fn}: outFeatures ${outFeatures} and inFeatures ${inFeatures}`);
+      settings(this, { inFeatures, outFeatures });
       // torch: kaiming_uniform_(a=sqrt(5)) = U(-1/sqrt(in), 1/sqrt(in)) for the weight, same bound for the bias.
       const bound = 1 / Math.sqrt(inFeatures);
       // the weight may be set to an int8 one (A.quantize): forward then runs the int8 layer
@@ -258,11 +273,17 @@ export function moduleClasses(lib) {
 
   // A parameter holder (weight 1, bias 0): the normalisation runs inside TransformerEncoderLayer's C++ forward.
   class LayerNorm extends Module {
-    constructor({ features, eps = 1e-5, bias = true } = {}) {
+    constructor(options) {
       super();
-      positiveInteger(features, 'LayerNorm: features');
-      this.features = features;
-      this.eps = numberOption(eps, 'LayerNorm: eps');
+      const fn = 'LayerNorm';
+      if (options === undefined || options === null) throw new TypeError(`${fn}: options {features} are required`);
+      const o = optionsArg(options, ['features', 'eps', 'bias'], fn);
+      const features = positiveInteger(o.features, `${fn}: features`);
+      const eps = numberOption(o.eps, `${fn}: eps`) ?? 1e-5;
+      if (!(eps > 0)) throw new RangeError(`${fn}: eps must be positive, got ${eps}`);
+      const bias = boolOption(o.bias, `${fn}: bias`, true);
+      // read-only: TransformerEncoderLayer's forward normalises with its layerNormEps
+      settings(this, { features, eps });
       this._param('weight', 'weight', () => [features], filled([features], 1));
       this._param('bias', 'bias', () => [features], bias ? filled([features], 0) : null, true);
     }
@@ -283,14 +304,21 @@ export function moduleClasses(lib) {
       const kdim = o.kdim === undefined || o.kdim === null ? embedDim : positiveInteger(o.kdim, `${fn}: kdim`);
       const vdim = o.vdim === undefined || o.vdim === null ? embedDim : positiveInteger(o.vdim, `${fn}: vdim`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
-      this.dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0);
-      this.embedDim = embedDim;
-      this.numHeads = numHeads;
-      this.headDim = embedDim / numHeads;
-      this.kdim = kdim;
-      this.vdim = vdim;
-      this.batchFirst = boolOption(o.batchFirst, `${fn}: batchFirst`);
-      this.sameEmbedDim = kdim === embedDim && vdim === embedDim;
+      checkWeightSize(
+        3 * embedDim,
+        Math.max(embedDim, kdim, vdim),
+        `${fn}: embedDim ${embedDim}, kdim ${kdim} and vdim ${vdim}`,
+      );
+      settings(this, {
+        dropout: dropoutOption(o.dropout, `${fn}: dropout`, 0),
+        embedDim,
+        numHeads,
+        headDim: embedDim / numHeads,
+        kdim,
+        vdim,
+        batchFirst: boolOption(o.batchFirst, `${fn}: batchFirst`),
+        sameEmbedDim: kdim === embedDim && vdim === embedDim,
+      });
       const E = embedDim;
       // torch's draw order: out_proj (a Linear) initialises first, then _reset_parameters():
       // xavier_uniform_ on the in projection, zeros for both biases.
@@ -371,7 +399,7 @@ export function moduleClasses(lib) {
       const nhead = positiveInteger(o.nhead, `${fn}: nhead`);
       if (dModel % nhead !== 0) throw new RangeError(`${fn}: dModel ${dModel} must be divisible by nhead ${nhead}`);
       const dimFeedforward = positiveInteger(o.dimFeedforward ?? 2048, `${fn}: dimFeedforward`);
-      this.dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0.1);
+      const dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0.1);
       const activation = o.activation ?? 'relu';
       if (activation !== 'relu' && activation !== 'gelu') {
         throw new TypeError(
@@ -381,7 +409,9 @@ export function moduleClasses(lib) {
       const eps = numberOption(o.layerNormEps, `${fn}: layerNormEps`) ?? 1e-5;
       if (!(eps > 0)) throw new RangeError(`${fn}: layerNormEps must be positive, got ${eps}`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
-      Object.assign(this, {
+      checkWeightSize(dimFeedforward, dModel, `${fn}: dimFeedforward ${dimFeedforward} and dModel ${dModel}`);
+      settings(this, {
+        dropout,
         dModel,
         nhead,
         dimFeedforward,

@@ -177,7 +177,9 @@ export function shapeArg(shape, where) {
  */
 export function optionsArg(options, allowed, fn) {
   if (options === undefined || options === null) return {};
-  if (typeof options !== 'object' || Array.isArray(options)) {
+  // a Map's (or Date's...) entries are not its keys: it would pass with every option left out
+  const notOptions = [Map, Set, WeakMap, Date, RegExp, ArrayBuffer, Promise].some((c) => options instanceof c);
+  if (typeof options !== 'object' || Array.isArray(options) || ArrayBuffer.isView(options) || notOptions) {
     throw new TypeError(`${fn}: options must be an object, got ${describe(options)}`);
   }
   const copy = {};

@@ -59,6 +59,59 @@ test('constructor: embedDim % numHeads, sizes, types, unknown options', () => {
   );
 });
 
+test('Linear, LayerNorm and the settings: options checked as every function checks them, settings read-only', () => {
+  throwsLike(() => new A.Linear(null), TypeError, /^Linear: options \{inFeatures, outFeatures\} are required$/);
+  throwsLike(
+    () => new A.Linear({ inFeatures: 2, outFeatures: 3, bais: false }),
+    TypeError,
+    /^Linear: unknown option 'bais' \(allowed: inFeatures, outFeatures, bias\)$/,
+  );
+  throwsLike(
+    () => new A.Linear({ inFeatures: 2, outFeatures: 3, bias: 'no' }),
+    TypeError,
+    /^Linear: bias must be a boolean/,
+  );
+  throwsLike(
+    () => new A.Linear({ inFeatures: 2 ** 15, outFeatures: 2 ** 15 }),
+    RangeError,
+    /^Linear: outFeatures 32768 and inFeatures 32768 give a weight \[32768, 32768\] of more than 2\^29 floats$/,
+  );
+  throwsLike(
+    () => new A.LayerNorm({ features: 4, elementwiseAffine: false }),
+    TypeError,
+    /^LayerNorm: unknown option 'elementwiseAffine'/,
+  );
+  throwsLike(() => new A.LayerNorm({ features: 4, eps: -1 }), RangeError, /^LayerNorm: eps must be positive, got -1$/);
+  throwsLike(() => new A.LayerNorm({ features: 4, bias: 'no' }), TypeError, /^LayerNorm: bias must be a boolean/);
+  throwsLike(
+    () => new A.MultiheadAttention({ embedDim: 2 ** 20, numHeads: 1 }),
+    RangeError,
+    /^MultiheadAttention: embedDim 1048576, kdim 1048576 and vdim 1048576 give a weight \[3145728, 1048576\]/,
+  );
+  // the settings are the structure the parameters were built for: read-only, as index.d.ts says
+  const layer = new A.TransformerEncoderLayer({ dModel: 8, nhead: 2, dimFeedforward: 16 });
+  for (const [owner, name, value] of [
+    [m, 'numHeads', 1.5],
+    [m, 'batchFirst', 'yes'],
+    [layer, 'activation', 'tanh'],
+    [layer, 'layerNormEps', -1],
+    [layer.norm1, 'eps', 1e-3],
+    [layer.linear1, 'inFeatures', 4],
+  ])
+    throwsLike(
+      () => {
+        owner[name] = value;
+      },
+      TypeError,
+      new RegExp(`Cannot assign to read only property '${name}'`),
+    );
+  assert.equal(m.numHeads, 2);
+  assert.equal(layer.norm1.eps, 1e-5);
+  // an options object that is a Map (or a Date...) is not one: its entries are not options
+  throwsLike(() => A.softmax(x, new Map([['dim', 5]])), TypeError, /^softmax: options must be an object, got Map/);
+  assert.deepEqual(Array.from(m.forward(x, x, x).output.data), Array.from(before.output.data));
+});
+
 test('parameters: wrong shape or dtype when set, and when changed in place before use', () => {
   throwsLike(
     () => {
