@@ -129,10 +129,25 @@ export class Tensor {
   static fromArray(nested) {
     const shape = [];
     for (let level = nested; Array.isArray(level); level = level[0]) shape.push(level.length);
-    const flat = shape.length ? nested.flat(shape.length - 1) : [nested];
-    if (flat.length !== shape.reduce((a, b) => a * b, 1) || flat.some((x) => typeof x !== 'number')) {
-      throw new TypeError(`Tensor.fromArray: expected a rectangular nested array of numbers`);
-    }
+    const flat = [];
+    // every array at depth d has shape[d] elements (holes are not elements), numbers at the leaves
+    const walk = (value, depth, at) => {
+      if (depth === shape.length) {
+        if (typeof value !== 'number')
+          throw new TypeError(`Tensor.fromArray: element ${at || '[]'} is ${describe(value)}, not a number`);
+        flat.push(value);
+        return;
+      }
+      if (!Array.isArray(value) || value.length !== shape[depth])
+        throw new TypeError(
+          `Tensor.fromArray: expected a rectangular nested array of numbers: ${at || 'the array'} is ${Array.isArray(value) ? `an array of ${value.length}` : describe(value)}, where the first at its depth has ${shape[depth]} elements`,
+        );
+      for (let i = 0; i < value.length; i++) {
+        if (!(i in value)) throw new TypeError(`Tensor.fromArray: ${at}[${i}] is a hole (an empty slot), not a number`);
+        walk(value[i], depth + 1, `${at}[${i}]`);
+      }
+    };
+    walk(nested, 0, '');
     return new Tensor(Float32Array.from(flat), shape);
   }
 

@@ -145,3 +145,57 @@ test('new Tensor takes Float32Array, Uint8Array and Int32Array data; other data 
       'Tensor: data must be a Float32Array, a Uint8Array (a boolean mask) or an Int32Array (indices), got Float64Array(2)',
   });
 });
+
+test('Tensor.fromArray: nested arrays of numbers of one shape, as torch.tensor takes; ragged or holey ones are TypeErrors', () => {
+  assert.deepEqual(
+    Tensor.fromArray([
+      [1, 2],
+      [3, 4],
+    ]).shape,
+    [2, 2],
+  );
+  assert.deepEqual(
+    Array.from(
+      Tensor.fromArray([
+        [[1], [2]],
+        [[3], [4]],
+      ]).data,
+    ),
+    [1, 2, 3, 4],
+  );
+  assert.deepEqual(Tensor.fromArray(5).shape, []);
+  assert.deepEqual(Tensor.fromArray([[]]).shape, [1, 0]);
+  // the count of elements happens to match the first rows' shape: still ragged
+  for (const [nested, message] of [
+    [
+      [
+        [1, 2, 3],
+        [4, 5, 6, 7],
+        [8, 9],
+      ],
+      /\[1\] is an array of 4, where the first at its depth has 3 elements/,
+    ],
+    [
+      [
+        [1, , 3],
+        [4, 5, 6],
+      ],
+      /\[0\]\[1\] is a hole/,
+    ],
+    [
+      [
+        [[1], [2]],
+        [3, 4],
+      ],
+      /\[1\]\[0\] is number, where the first at its depth has 1 elements/,
+    ],
+    [
+      [
+        [1, 2],
+        [3, '4'],
+      ],
+      /element \[1\]\[1\] is string, not a number/,
+    ],
+  ])
+    assert.throws(() => Tensor.fromArray(nested), { name: 'TypeError', message });
+});
