@@ -210,7 +210,7 @@ export class Tensor {
   }
 
   /** Printed like PyTorch's `print(t)` (4 decimals by default). */
-  toString(options = {}) {
+  toString(options) {
     return formatTensor(this, options);
   }
 }
@@ -320,6 +320,34 @@ function withSuffixes(text, suffixes, indent, lineWidth) {
   return `${out})`;
 }
 
+// formatTensor's options: torch.set_printoptions' names, defaults and ranges (precision is what
+// Number.prototype.toFixed takes)
+const FORMAT_OPTIONS = {
+  precision: { fallback: 4, min: 0, max: 100 },
+  lineWidth: { fallback: 80, min: 1, max: Infinity },
+  threshold: { fallback: 1000, min: 0, max: Infinity },
+  edgeitems: { fallback: 3, min: 1, max: Infinity },
+};
+
+function formatOptions(options) {
+  if (options === undefined || options === null) options = {};
+  if (typeof options !== 'object' || Array.isArray(options))
+    throw new TypeError(`formatTensor: options must be an object, got ${describe(options)}`);
+  const out = {};
+  for (const key of Object.keys(options))
+    if (!(key in FORMAT_OPTIONS))
+      throw new TypeError(`formatTensor: unknown option '${key}' (allowed: ${Object.keys(FORMAT_OPTIONS).join(', ')})`);
+  for (const [key, { fallback, min, max }] of Object.entries(FORMAT_OPTIONS)) {
+    const value = options[key] ?? fallback;
+    if (!(Number.isInteger(value) || value === Infinity) || value < min || value > max)
+      throw new RangeError(
+        `formatTensor: ${key} must be an integer in [${min}, ${max === Infinity ? 'Infinity' : max}], got ${typeof value === 'number' ? value : describe(value)}`,
+      );
+    out[key] = value;
+  }
+  return out;
+}
+
 /**
  * Formats a tensor as torch prints it (torch/_tensor_str.py): `tensor([[ 0.3374, -0.1778], ...])`
  * with a common width, `precision` decimals (4, torch's default), rows wrapped at `lineWidth` (80)
@@ -332,7 +360,9 @@ function withSuffixes(text, suffixes, indent, lineWidth) {
  * and `dtype=torch.int32`, as torch prints a tensor of that dtype; an empty one `tensor([])`, with
  * its `size=(...)` unless it is 1-D (and its dtype unless float32).
  */
-export function formatTensor(t, { precision = 4, lineWidth = 80, threshold = 1000, edgeitems = 3 } = {}) {
+export function formatTensor(tensor, options) {
+  const t = Tensor.from(tensor);
+  const { precision, lineWidth, threshold, edgeitems } = formatOptions(options);
   const prefix = 'tensor(',
     indent = prefix.length;
   const dtype = t.dtype,

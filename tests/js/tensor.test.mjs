@@ -199,3 +199,21 @@ test('Tensor.fromArray: nested arrays of numbers of one shape, as torch.tensor t
   ])
     assert.throws(() => Tensor.fromArray(nested), { name: 'TypeError', message });
 });
+
+test("formatTensor's options are torch.set_printoptions' and are checked; its tensor is checked as Tensor.from checks one", () => {
+  const t = f32([1.5, 2], [2]);
+  assert.equal(t.toString({ precision: 2 }), 'tensor([1.50, 2.00])');
+  assert.equal(formatTensor(t, null), 'tensor([1.5000, 2.0000])');
+  assert.throws(() => t.toString({ precison: 2 }), {
+    name: 'TypeError',
+    message: "formatTensor: unknown option 'precison' (allowed: precision, lineWidth, threshold, edgeitems)",
+  });
+  assert.throws(() => t.toString({ precision: 200 }), {
+    name: 'RangeError',
+    message: 'formatTensor: precision must be an integer in [0, 100], got 200',
+  });
+  assert.throws(() => formatTensor({ data: Float32Array.of(1, 2), shape: [3] }), {
+    name: 'RangeError',
+    message: /shape \[3\] holds 3 elements but data has 2/,
+  });
+});
