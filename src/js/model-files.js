@@ -27,12 +27,19 @@ function relativeName(file) {
 
 /** One file: its size and reads of byte ranges. */
 class BlobSource {
-  constructor(blob) {
+  constructor(blob, name) {
     this.blob = blob;
+    this.name = name;
     this.size = blob.size;
   }
   async read(begin, end) {
-    return new Uint8Array(await this.blob.slice(begin, end).arrayBuffer());
+    const bytes = new Uint8Array(await this.blob.slice(begin, end).arrayBuffer());
+    // a Blob's bytes are fixed; an object shaped as one (ModelFileBlob) is checked
+    if (bytes.length !== end - begin)
+      throw new Error(
+        `${this.name}: bytes [${begin}, ${end}) read as ${bytes.length} bytes (the file's size was given as ${this.size})`,
+      );
+    return bytes;
   }
   async readInto(begin, end, target) {
     const bytes = await this.read(begin, end);
@@ -217,13 +224,19 @@ export async function openModelFiles(source, fn) {
     }
     return new ModelFiles(sources, `the folder ${source}`);
   }
-  const isBlob = (x) => typeof Blob === 'function' && x instanceof Blob;
-  const list =
-    typeof FileList === 'function' && source instanceof FileList
-      ? Array.from(source)
-      : Array.isArray(source)
-        ? source
-        : null;
+  // a Blob, or any object shaped as one (index.d.ts's ModelFileBlob: size, slice().arrayBuffer())
+  const isBlob = (x) =>
+    (typeof Blob === 'function' && x instanceof Blob) ||
+    (x !== null &&
+      typeof x === 'object' &&
+      Number.isSafeInteger(x.size) &&
+      x.size >= 0 &&
+      typeof x.slice === 'function');
+  // a FileList, or an array-like shaped as one (ModelFileList: length, item())
+  const isFileList = (x) =>
+    (typeof FileList === 'function' && x instanceof FileList) ||
+    (x !== null && typeof x === 'object' && Number.isSafeInteger(x.length) && typeof x.item === 'function');
+  const list = isFileList(source) ? Array.from(source) : Array.isArray(source) ? source : null;
   if (list) {
     for (const file of list) {
       if (!isBlob(file) || typeof file.name !== 'string') {
@@ -231,13 +244,14 @@ export async function openModelFiles(source, fn) {
       }
       const name = relativeName(file);
       // a file at the folder's top wins over one of the same name in a subfolder
-      if (!sources.has(name)) sources.set(name, new BlobSource(file));
+      if (!sources.has(name)) sources.set(name, new BlobSource(file, name));
     }
     return new ModelFiles(sources, 'the files given');
   }
-  if (source !== null && typeof source === 'object' && Object.getPrototypeOf(source) === Object.prototype) {
+  const prototype = source !== null && typeof source === 'object' ? Object.getPrototypeOf(source) : undefined;
+  if (prototype === Object.prototype || prototype === null) {
     for (const [name, value] of Object.entries(source)) {
-      if (isBlob(value)) sources.set(name, new BlobSource(value));
+      if (isBlob(value)) sources.set(name, new BlobSource(value, name));
       else if (value instanceof ArrayBuffer) sources.set(name, new BufferSource(new Uint8Array(value)));
       else if (value instanceof Uint8Array) sources.set(name, new BufferSource(value));
       else

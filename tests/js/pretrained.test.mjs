@@ -267,11 +267,19 @@ test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] 
   // a sentence-transformers folder has 1_Pooling/config.json: the top-level config.json wins
   const nested = new File(['{"word_embedding_dimension": 18}'], 'config.json');
   Object.defineProperty(nested, 'webkitRelativePath', { value: 'distilbert-bf16/1_Pooling/config.json' });
+  // index.d.ts's structural types (ModelFileBlob, ModelFileList) and a record without a prototype
+  const blobLike = (b) => ({ size: b.length, slice: (s, e) => ({ arrayBuffer: async () => b.slice(s, e).buffer }) });
+  const shaped = Object.entries(fx.files).map(([n, b]) => ({ ...blobLike(b), name: n }));
+  const fileList = { length: shaped.length, item: (i) => shaped[i] ?? null, ...shaped };
+  const bare = Object.assign(Object.create(null), bytes);
   for (const [label, source] of [
     ['Uint8Array', bytes],
     ['ArrayBuffer', buffers],
     ['Blob', blobs],
     ['File[]', [nested, ...dropped]],
+    ['ModelFileBlob records', Object.fromEntries(Object.entries(fx.files).map(([n, b]) => [n, blobLike(b)]))],
+    ['ModelFileList', fileList],
+    ['a record without a prototype', bare],
   ]) {
     const model = await A.loadPretrained(source);
     assert.deepEqual(Array.from(model.forward(input).lastHiddenState.data), want, label);
@@ -282,6 +290,14 @@ test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] 
     );
     model.dispose();
   }
+  // an object shaped as a Blob whose reads come up short: an Error naming the file, not stale bytes
+  const short = {
+    ...blobLike(fx.files['model.safetensors']),
+    slice: () => ({ arrayBuffer: async () => new ArrayBuffer(3) }),
+  };
+  await assert.rejects(A.loadPretrained({ ...bytes, 'model.safetensors': short }), {
+    message: /^loadPretrained: model\.safetensors: bytes \[0, 8\) read as 3 bytes/,
+  });
 });
 
 test('onProgress: bytes read grow to the total (the header and the tensors used; heads not loaded are not read)', async () => {
