@@ -155,18 +155,19 @@ export const helperMethods = {
 
   permute(input, dims) {
     const fn = 'permute';
+    // dims first, each read once: a getter among them runs before the input is checked and read
+    const given = Array.isArray(dims) ? Array.from({ length: dims.length }, (_, i) => dims[i]) : null;
     const x = anyTensorArg(input, `${fn}: input`);
     const rank = x.shape.length;
-    if (!Array.isArray(dims)) {
+    if (given === null) {
       throw new TypeError(`${fn}: dims must be an array of ${rank} dims (a permutation), got ${describe(dims)}`);
     }
-    const count = dims.length;
+    const count = given.length;
     if (count !== rank) {
       throw new RangeError(
         `${fn}: dims has ${count} entries but input ${shapeString(x.shape)} has ${rank} dims (dims orders all of them)`,
       );
     }
-    const given = Array.from({ length: count }, (_, i) => dims[i]); // each read once
     const order = given.map((d, i) => dimArg(d, x.shape, `${fn}: dims[${i}]`));
     const twice = order.findIndex((d, i) => order.indexOf(d) !== i);
     if (twice >= 0) {
@@ -221,9 +222,10 @@ export const helperMethods = {
 
   topk(input, k, options) {
     const fn = 'topk';
+    // the options first: a getter among them runs before the input is checked and read
+    const { dim = -1, largest, sorted } = optionsArg(options, ['dim', 'largest', 'sorted'], fn);
     const x = floatArg(input, `${fn}: input`);
     integerArg(k, `${fn}: k`);
-    const { dim = -1, largest, sorted } = optionsArg(options, ['dim', 'largest', 'sorted'], fn);
     const d = dimArg(dim, x.shape, `${fn}: dim`);
     const wantLargest = boolOption(largest, `${fn}: largest`, true),
       wantSorted = boolOption(sorted, `${fn}: sorted`, true);

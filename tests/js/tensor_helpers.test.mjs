@@ -422,3 +422,39 @@ test('every error message of the helpers, exactly; the module works afterwards a
   }
   assert.equal(Buffer.from(x.data.buffer).toString('hex'), before, "the caller's array was written to");
 });
+
+test('topk and permute read their options and dims before the input: a getter that shrinks its buffer is a RangeError, not garbage', () => {
+  const shrinking = (bytes, values, shape) => {
+    const buffer = new ArrayBuffer(bytes, { maxByteLength: 2 * bytes });
+    const data = new Float32Array(buffer);
+    data.set(values);
+    return { buffer, x: { data, shape } };
+  };
+  const a = shrinking(24, [1, 2, 3, 4, 5, 6], [2, 3]);
+  const options = {
+    get dim() {
+      a.buffer.resize(8);
+      return 0;
+    },
+  };
+  assert.throws(() => A.topk(a.x, 1, options), {
+    name: 'RangeError',
+    message: 'topk: input has shape [2, 3] (6 elements) but its data has 2',
+  });
+  const b = shrinking(
+    96,
+    Array.from({ length: 24 }, (_, i) => i),
+    [2, 3, 4],
+  );
+  const dims = [2, 0, 1];
+  Object.defineProperty(dims, 0, {
+    get() {
+      b.buffer.resize(16);
+      return 2;
+    },
+  });
+  assert.throws(() => A.permute(b.x, dims), {
+    name: 'RangeError',
+    message: 'permute: input has shape [2, 3, 4] (24 elements) but its data has 4',
+  });
+});
