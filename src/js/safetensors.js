@@ -17,7 +17,7 @@
 //   read_metadata   the last tensor's end + 8 + N must be the file size: nothing missing, nothing
 //                   after (MetadataIncompleteBuffer)
 // Each message below names the rule it enforces in those terms.
-import { Tensor, describe, shapeString } from './tensor.js';
+import { Tensor, checkShape, describe, shapeString } from './tensor.js';
 
 /** Bits per element of every dtype the format defines (tensor.rs, Dtype::bitsize). */
 export const SAFETENSORS_DTYPE_BITS = Object.freeze({
@@ -228,10 +228,24 @@ export function loadSafetensors(bytes) {
   if (!(bytes instanceof Uint8Array)) {
     throw new TypeError(`${FN}: bytes must be a Uint8Array or an ArrayBuffer, got ${describe(bytes)}`);
   }
-  const n = safetensorsHeaderLength(bytes.subarray(0, 8), bytes.length, FN);
+  // a view of a buffer transferred away (detached; Node 20 has no .detached) cannot be sliced
+  let lengthField;
+  try {
+    lengthField = bytes.subarray(0, 8);
+  } catch {
+    throw new TypeError(`${FN}: bytes is a view of a detached ArrayBuffer (transferred away)`);
+  }
+  const n = safetensorsHeaderLength(lengthField, bytes.length, FN);
   const { tensors, dataStart } = parseSafetensorsHeader(bytes.subarray(8, 8 + n), bytes.length, FN);
   const out = new Map();
   for (const t of tensors) {
+    // a tensor's own rule (each dim within 2^29), named with the tensor: checked before decoding
+    try {
+      checkShape(t.shape, `tensor '${t.name}'`);
+    } catch (e) {
+      if (e instanceof Error) e.message = `${FN}: ${e.message}`;
+      throw e;
+    }
     if (!FLOAT_DTYPES.includes(t.dtype)) {
       throw new TypeError(
         `${FN}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read (the library computes in float32)`,

@@ -154,6 +154,23 @@ test('other dtypes: TypeError naming the tensor and dtype; a dtype the format do
   );
 });
 
+test('bytes of a buffer transferred away (detached): a TypeError saying so', () => {
+  const bytes = rawFile({});
+  structuredClone(bytes.buffer, { transfer: [bytes.buffer] });
+  assert.throws(() => A.loadSafetensors(bytes), {
+    name: 'TypeError',
+    message: 'loadSafetensors: bytes is a view of a detached ArrayBuffer (transferred away)',
+  });
+});
+
+test('a tensor is a Tensor: a dim past 2^29 is a RangeError naming the tensor (0 bytes, which the reference implementation reads)', () => {
+  assert.throws(() => A.loadSafetensors(rawFile({ a: { dtype: 'F32', shape: [2 ** 30, 0], data_offsets: [0, 0] } })), {
+    name: 'RangeError',
+    message:
+      "loadSafetensors: tensor 'a': shape [1073741824, 0] has a dimension 1073741824 larger than the 2^29 a tensor may hold",
+  });
+});
+
 test("the reference implementation's rules (safetensors/src/tensor.rs), each an Error naming the tensor and the rule", () => {
   const f32 = (begin, end, shape = [(end - begin) / 4]) => ({ dtype: 'F32', shape, data_offsets: [begin, end] });
   const good = { a: f32(0, 16), b: f32(16, 24) };
