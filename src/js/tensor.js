@@ -100,7 +100,8 @@ export class Tensor {
    * @param {number[]} [shape] defaults to [data.length]
    */
   constructor(data, shape) {
-    if (!DTYPES.has(data?.constructor)) {
+    // a genuine typed array (a Proxy of one has no internal slots: describe names it)
+    if (!typedArrayTag(data) || !DTYPES.has(data.constructor)) {
       throw new TypeError(
         `Tensor: data must be a Float32Array, a Uint8Array (a boolean mask) or an Int32Array (indices), got ${describe(data)}`,
       );

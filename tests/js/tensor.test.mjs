@@ -144,6 +144,10 @@ test('new Tensor takes Float32Array, Uint8Array and Int32Array data; other data 
     message:
       'Tensor: data must be a Float32Array, a Uint8Array (a boolean mask) or an Int32Array (indices), got Float64Array(2)',
   });
+  assert.throws(() => new Tensor(new Proxy(new Float32Array(2), {})), {
+    name: 'TypeError',
+    message: /got an object posing as Float32Array \(a Proxy\?\), not a typed array$/,
+  });
 });
 
 test('Tensor.fromArray: nested arrays of numbers of one shape, as torch.tensor takes; ragged or holey ones are TypeErrors', () => {
