@@ -254,6 +254,77 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
  * @param {Map<string, number>} [ids] the vocabulary as token -> id, when the caller has it so
  */
 function wordPieceTokenizer(json, config, ids) {
+  const hf = libraryTokenizer(json, config, ids);
+  rustNormalization(hf.normalizer);
+  return hf;
+}
+
+// Rust's is_chinese_char (tokenizers' normalizers/bert.rs; transformers' _tokenize_chinese_chars):
+// CJK Unified Ideographs and their extensions A to F, the compatibility ideographs and supplement
+const CJK = [
+  [0x4e00, 0x9fff],
+  [0x3400, 0x4dbf],
+  [0x20000, 0x2a6df],
+  [0x2a700, 0x2b73f],
+  [0x2b740, 0x2b81f],
+  [0x2b820, 0x2ceaf],
+  [0xf900, 0xfaff],
+  [0x2f800, 0x2fa1f],
+];
+const isCjk = (cp) => CJK.some(([lo, hi]) => cp >= lo && cp <= hi);
+
+/**
+ * Lower-cased as tokenizers lower-cases (normalizer.rs's NormalizedString::lowercase): each
+ * character on its own (char::to_lowercase), so a word's last 'Σ' is 'σ', where
+ * String.prototype.toLowerCase gives the final 'ς' (its only mapping that looks at the
+ * characters around one).
+ */
+export function lowercaseEach(text) {
+  if (!text.includes('\u03a3')) return text.toLowerCase();
+  let out = '';
+  for (const c of text) out += c.toLowerCase();
+  return out;
+}
+
+/**
+ * The library's normalizers made to give what tokenizers (Rust), and so AutoTokenizer's fast
+ * tokenizers, give: its BertNormalizer walks UTF-16 units to find CJK characters (so none past
+ * U+FFFF, CJK Extension B on, is split off) and, as its Lowercase, lower-cases the text whole
+ * (lowercaseEach). Each such normalizer of the tree (Sequences included) gets those two steps
+ * done per character, the rest of its steps as the library does them; a normalizer not shaped
+ * as the one this was written for is left alone.
+ */
+function rustNormalization(normalizer) {
+  if (!normalizer || (typeof normalizer !== 'object' && typeof normalizer !== 'function')) return;
+  for (const child of Array.isArray(normalizer.normalizers) ? normalizer.normalizers : []) rustNormalization(child);
+  const type = normalizer.config?.type;
+  if (type === 'Lowercase' && typeof normalizer.normalize === 'function') {
+    normalizer.normalize = lowercaseEach;
+  } else if (
+    type === 'BertNormalizer' &&
+    ['clean_text', 'tokenize_chinese_chars', 'strip_accents'].every((m) => typeof normalizer[m] === 'function')
+  ) {
+    normalizer.tokenize_chinese_chars = (text) => {
+      let out = '';
+      for (const c of text) out += isCjk(c.codePointAt(0)) ? ` ${c} ` : c;
+      return out;
+    };
+    // BertNormalizer.normalize's steps (normalizers/bert.rs), lower-casing per character
+    normalizer.normalize = function (text) {
+      const c = this.config;
+      if (c.clean_text) text = this.clean_text(text);
+      if (c.handle_chinese_chars) text = this.tokenize_chinese_chars(text);
+      if (c.lowercase) {
+        text = lowercaseEach(text);
+        if (c.strip_accents !== false) text = this.strip_accents(text);
+      } else if (c.strip_accents) text = this.strip_accents(text);
+      return text;
+    };
+  }
+}
+
+/** The library's Tokenizer of tokenizer.json (wordPieceTokenizer). */
+function libraryTokenizer(json, config, ids) {
   const model = json.model;
   const vocab = model?.vocab;
   if (model?.type !== 'WordPiece' || (!ids && (vocab === null || typeof vocab !== 'object' || Array.isArray(vocab))))
@@ -370,7 +441,7 @@ const ALIGN_WINDOW = 16;
  * text: { from(u), to(u) }, [from, to) in the text; null if it cannot be told. Each character
  * (code point) is normalised alone (`memo` keeps character -> normalised text), and its output
  * must go on from where the last one's stopped in `normal`. A normaliser that looks at the
- * characters around one (lower-casing gives 'ς' for a word's last 'Σ', NFC joins 'e' and U+0301,
+ * characters around one (String.prototype.toLowerCase's 'ς' for a word's last 'Σ', NFC joins 'e' and U+0301,
  * NFD reorders accents) makes them differ there; then the fewest characters around that one (up
  * to ALIGN_WINDOW, those before it too) whose output, normalised together, goes on from where
  * theirs began are taken together, and their output is shared out among them as tokenizers'
@@ -721,8 +792,8 @@ export class TextTokenizer {
    *
    * The library's own steps (Tokenizer.encode_text) are walked again with positions kept: the text
    * split at the added tokens matched as written, each other section normalised whole as the
-   * library normalises it ('ΟΔΟΣ' lower-cased ends in the final 'ς', a character the normaliser
-   * drops before [SEP] is gone) and aligned with the text (alignment()), split at the added tokens
+   * library normalises it (NFC joins 'e' and U+0301, a character the normaliser drops before
+   * [SEP] is gone) and aligned with the text (alignment()), split at the added tokens
    * matched after normalisation ("normalized": true), pre-tokenized into words, each found from
    * where the one before ended, and each word given to the model alone. Every token must be the
    * one #tokenize gave, else an Error. Linear in the text, and it stops after `count` tokens

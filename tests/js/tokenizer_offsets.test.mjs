@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { loadTokenizer } from 'attention-wasm';
-import { bertTokenizerJson } from '../../dist/tokenizer.js';
+import { bertTokenizerJson, lowercaseEach } from '../../dist/tokenizer.js';
 import { asFile } from './fixtures/pipelines.mjs';
 
 const bert = await loadTokenizer('bert-base-uncased');
@@ -27,24 +27,26 @@ const spans = (tok, text, options = {}) => {
   return { tokens: e.tokens.slice(1, -1), offsets: e.offsets.slice(1, -1), words: e.wordIds.slice(1, -1) };
 };
 
-test("the normaliser's whole-string output: 'ΟΔΟΣ' lower-cased ends in the final 'ς', each piece over its characters", async () => {
-  // the library lower-cases the whole text ('οδος'; Rust's tokenizers, one character at a time,
-  // gives 'οδοσ' and other tokens): each token covers the characters it came from
+test("lower-cased one character at a time, as tokenizers (Rust): 'ΟΔΟΣ' ends in 'σ', not the final 'ς'; CJK past U+FFFF split off", async () => {
+  // BertTokenizerFast's ids (normalizer.rs lower-cases each char; the library alone lower-cased
+  // the whole text, 'οδος', and gave 1169, 29722, 15297)
   assert.deepEqual(spans(bert, 'ΟΔΟΣ'), {
-    tokens: ['ο', '##δ', '##ος'],
+    tokens: ['ο', '##δ', '##ο', '##σ'],
     offsets: [
       [0, 1],
       [1, 2],
-      [2, 4],
+      [2, 3],
+      [3, 4],
     ],
-    words: [0, 0, 0],
+    words: [0, 0, 0, 0],
   });
-  // a vocabulary with 'σ', '##α', '##ς' (the reviewer's fx-greek): the final sigma its own piece
+  assert.deepEqual(bert.encode('ΟΔΟΣ').inputIds, [101, 1169, 29722, 29730, 29733, 102]);
+  // a word-final 'Σ' in the middle of a text, and the letters around it, as Rust gives them
   const greek = await loadTokenizer({
-    'vocab.txt': new TextEncoder().encode(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'σ', '##α', '##ς'].join('\n')),
+    'vocab.txt': new TextEncoder().encode(['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'σ', '##α', '##σ'].join('\n')),
   });
   assert.deepEqual(spans(greek, 'ΣΑΣ ΣΑΣ'), {
-    tokens: ['σ', '##α', '##ς', 'σ', '##α', '##ς'],
+    tokens: ['σ', '##α', '##σ', 'σ', '##α', '##σ'],
     offsets: [
       [0, 1],
       [1, 2],
@@ -55,6 +57,21 @@ test("the normaliser's whole-string output: 'ΟΔΟΣ' lower-cased ends in the f
     ],
     words: [0, 0, 0, 1, 1, 1],
   });
+  // CJK Extension B (U+20000, two UTF-16 units): a word of its own, as is_chinese_char has it
+  // (the library's loop over UTF-16 units never saw one)
+  assert.deepEqual(spans(bert, 'a\u{20000}b'), {
+    tokens: ['a', '[UNK]', 'b'],
+    offsets: [
+      [0, 1],
+      [1, 3],
+      [3, 4],
+    ],
+    words: [0, 1, 2],
+  });
+  assert.deepEqual(bert.encode('\u{20000}\u{20001}').inputIds, [101, 100, 100, 102]);
+  // a Lowercase normalizer of a tokenizer.json too
+  assert.equal(lowercaseEach('ΟΔΟΣ ΣΑΣ'), 'οδοσ σασ');
+  assert.equal(lowercaseEach('İSTANBUL'), 'i\u0307stanbul');
 });
 
 test('characters the normaliser drops (U+200B, soft hyphen, NUL) right before a special token', () => {
