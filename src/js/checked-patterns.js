@@ -221,3 +221,14 @@ export const CHECKED_PATTERNS = [
   // hub-104
   "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?(?:\\p{L}\\p{M}*(?: \\p{L}\\p{M}*)*)+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]?|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+",
 ];
+
+/**
+ * The listed patterns with more than 1,024 ways through the text from one position
+ * (tokenizer-check.js's backtrackingPaths; a test checks every entry's count): their tokenizers
+ * get a lower maxInputChars (tokenizer-patterns.js, maxInputCharsFor). The others have at most
+ * 1,024 (Llama 3's 37).
+ */
+export const CHECKED_PATTERN_PATHS = {
+  '(http(s)?:\\/\\/.)?(www\\.)?[-a-zA-Z0-9@:%._\\+~#=]{2,256}\\.[a-z]{2,6}\\b([-a-zA-Z0-9@:%_\\+.~#?&//=]*)': 30600,
+  '\\p{Nd}{1,510}(?=(?>\\p{Nd}{510})*(?:\\P{Nd}|$))|\\G\\p{Nd}{510}': 3061,
+};

@@ -15,7 +15,9 @@
 //   - what scslre leaves to other tools (its README): alternatives of a repeated group that can
 //     match the same text and go on alike ('(a|a)*', '(a|aa)+'), each pair's languages
 //     intersected with refa (scslre's own automaton library), assertions counted as matching
-//     anything (so that a doubt refuses).
+//     anything (so that a doubt refuses);
+//   - and, with no loop to blame, more than 65,536 ways through the text from one position
+//     (backtrackingPaths: '(?:(?:a?){16}){16}b', 'a?' written forty times).
 // Quadratic reports are allowed: the patterns of real tokenizers have them (Llama 3's
 // '\s*[\r\n]+' is quadratic in a run of spaces on its own, though its later alternatives match
 // first), and TextTokenizer bounds the length of a text (docs/security.md). The analysis
@@ -26,6 +28,60 @@ import { PATTERN_LIMITS, quote, registerPatternAnalysis } from './tokenizer-patt
 
 /** A quantifier that repeats its element more than this many times counts as a repetition. */
 const REPEATS = 16;
+
+/**
+ * The most ways through the text from one position a pattern may try (backtrackingPaths): real
+ * tokenizers' patterns have at most 30,600 (a URL pattern of the hub; Llama 3's 37). V8 tries
+ * about 10^8 a second: '(?:a?){15}b' (32,768) takes 333 s on 1,000,000 'a's, '(?:(?:a?){16}){16}b'
+ * (2^256) 12 s on four. tokenizer-patterns.js lowers a tokenizer's maxInputChars past
+ * PATTERN_PATHS.full.
+ */
+const PATHS_REFUSED = 2 ** 16;
+
+/**
+ * An upper bound of the ways a backtracking engine can take through a pattern from one
+ * position, not counting how far its unbounded loops run (that, the text's length, is scslre's
+ * part): an alternation takes any of its alternatives (the sum), a sequence each of its elements
+ * (the product), a quantifier {m,n} each count k in [m, n] of its element (the sum of b^k; an
+ * unbounded one 2b: stop or go on), a lookaround its own. A pattern of nested or repeated
+ * optional parts ('(?:(?:a?){16}){16}b', 'a?' written forty times) has astronomically many,
+ * and is not a loop scslre looks at. Capped at 2^60.
+ * @param {RegExp} regexp the compiled pattern
+ */
+export function backtrackingPaths(regexp) {
+  const cap = 2 ** 60;
+  const plus = (a, b) => Math.min(cap, a + b),
+    times = (a, b) => Math.min(cap, a * b);
+  const ways = (node) => {
+    switch (node.type) {
+      case 'Pattern':
+      case 'Group':
+      case 'CapturingGroup':
+        return node.alternatives.reduce((sum, a) => plus(sum, ways(a)), 0);
+      case 'Alternative':
+        return node.elements.reduce((product, e) => times(product, ways(e)), 1);
+      case 'Quantifier': {
+        const b = ways(node.element);
+        if (node.max === Infinity) return times(2, b);
+        let sum = 0;
+        for (let k = 0, power = 1; k <= node.max && sum < cap; k++, power = times(power, b))
+          if (k >= node.min) sum = plus(sum, power);
+        return sum;
+      }
+      case 'Assertion': // lookarounds; ^, $, \b: one way
+        return node.alternatives ? node.alternatives.reduce((sum, a) => plus(sum, ways(a)), 0) : 1;
+      default:
+        return 1; // a character, a class, a backreference
+    }
+  };
+  const flags = regexp.flags;
+  return ways(
+    new RegExpParser().parsePattern(regexp.source, 0, regexp.source.length, {
+      unicode: flags.includes('u'),
+      unicodeSets: flags.includes('v'),
+    }),
+  );
+}
 
 /** refa's automaton of a JavaScript pattern, assertions counted as matching the empty string. */
 function automaton(source, flags) {
@@ -170,7 +226,7 @@ function tradingChain(reports) {
 /**
  * What a compiled pattern can cost ('can take exponential time on some texts (why)'), if it can
  * take exponential time or time growing as a high power of the text's length ('(.*a){12}x':
- * n^12); else null. Degree 2 (two quantifiers that trade characters,
+ * n^12), or has more than PATHS_REFUSED ways from one position; else null. Degree 2 (two quantifiers that trade characters,
  * '\s*\s*$', or a scan from every position, '\s+$') is allowed: real tokenizers' patterns have it.
  */
 export function catastrophicBacktracking(regexp) {
@@ -192,7 +248,12 @@ export function catastrophicBacktracking(regexp) {
   const chain = tradingChain(reports);
   if (chain) return chain;
   const overlap = overlappingAlternatives(parsed.pattern, flags);
-  return overlap && exponential(overlap);
+  if (overlap) return exponential(overlap);
+  // no loop to blame, but too many ways through it from each position
+  const paths = backtrackingPaths(regexp);
+  if (paths > PATHS_REFUSED)
+    return `can try ${paths >= 2 ** 60 ? 'more than 2^60' : paths} ways through the text from each position, more than ${PATHS_REFUSED} (optional or alternative parts repeated or nested): it can take hours on a short text`;
+  return null;
 }
 
 /**
@@ -200,7 +261,7 @@ export function catastrophicBacktracking(regexp) {
  * package (what importing this module does; idempotent).
  */
 export function enableTokenizerCheck() {
-  registerPatternAnalysis(catastrophicBacktracking);
+  registerPatternAnalysis(catastrophicBacktracking, backtrackingPaths);
 }
 
 enableTokenizerCheck();

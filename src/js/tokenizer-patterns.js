@@ -16,7 +16,7 @@
 //   4. or the caller opted out for this file (loadTokenizer / loadPretrained's trustPatterns).
 // The structural bounds (the pattern's form, its length, how many, how deep) always apply.
 import { ReplaceNormalizer } from '@huggingface/tokenizers';
-import { CHECKED_PATTERNS } from './checked-patterns.js';
+import { CHECKED_PATTERNS, CHECKED_PATTERN_PATHS } from './checked-patterns.js';
 
 /** Where patterns live: the pipeline's parts (the model's vocabulary and merges have none). */
 const PARTS = ['normalizer', 'pre_tokenizer', 'decoder', 'post_processor'];
@@ -36,14 +36,33 @@ export const ANALYSIS_SIZE = '250 KB gzip';
 const CHECKED = new Set(CHECKED_PATTERNS);
 /** The registered analysis: (RegExp) -> why it is catastrophic, or null. */
 let analysis = null;
+/** The registered bound of the ways through a pattern from one position (backtrackingPaths). */
+let pathsOf = null;
 
 /**
  * Registers the full analysis (tokenizer-check.js calls this when imported).
  * @param {(regexp: RegExp) => string | null} analyse
+ * @param {(regexp: RegExp) => number} [paths]
  */
-export function registerPatternAnalysis(analyse) {
+export function registerPatternAnalysis(analyse, paths = null) {
   analysis = analyse;
+  pathsOf = paths;
 }
+
+/**
+ * The ways through the text from one position a tokenizer's patterns may take before its
+ * maxInputChars is lowered (maxInputCharsFor): 1,024 ways cost V8 about 11 s on a text of
+ * 1,000,000 characters at worst ('(?:a?){10}b' on 'a's, AMD EPYC Zen 4, Node 20).
+ */
+export const PATTERN_PATHS_FULL = 1024;
+
+/**
+ * A tokenizer's maxInputChars for patterns of at most `paths` ways from one position: the
+ * default (maxInputChars) up to PATTERN_PATHS_FULL, then less in proportion, so that one call's
+ * worst stays that of the default's.
+ */
+export const maxInputCharsFor = (paths, maxInputChars) =>
+  paths <= PATTERN_PATHS_FULL ? maxInputChars : Math.max(1, Math.floor((maxInputChars * PATTERN_PATHS_FULL) / paths));
 
 /** What imports the analysis on first need (the Node entry point's dynamic import), or null. */
 let analysisLoader = null;
@@ -136,16 +155,23 @@ export async function preparePatternAnalysis(json, file = 'tokenizer.json', { tr
  * that is not { Regex } / { String }, not valid, or over the bounds is an Error naming the file,
  * the JSON path and the pattern; so is one the analysis finds can backtrack exponentially, or
  * cannot decide within its bounds, and, without the analysis registered, one that is neither a
- * literal nor on the list (unless `trustPatterns`).
+ * literal nor on the list (unless `trustPatterns`). Returns the most ways through the text from
+ * one position of the file's patterns (1 for literals, those of the list as it has them, the
+ * analysis' bound for the rest, 1 when unchecked: maxInputCharsFor).
  * @param {object} json the parsed tokenizer.json
  * @param {string} file its name in messages
  * @param {{ trustPatterns?: boolean }} [options] trustPatterns: run the file's patterns unchecked
  */
 export function checkTokenizerPatterns(json, file = 'tokenizer.json', { trustPatterns = false } = {}) {
   const checked = new Map(); // one analysis per distinct RegExp
+  let paths = 1; // the most ways from one position of the patterns checked (backtrackingPaths)
   for (const { path, pattern } of collectPatterns(json, file)) {
     const { at, kind, text, regexp } = compilePattern(pattern, `${file}: ${path}`);
-    if (regexp === null || trustPatterns || isLiteral(regexp) || (kind === 'Regex' && CHECKED.has(text))) continue;
+    if (regexp === null || trustPatterns || isLiteral(regexp)) continue;
+    if (kind === 'Regex' && CHECKED.has(text)) {
+      paths = Math.max(paths, CHECKED_PATTERN_PATHS[text] ?? 1);
+      continue;
+    }
     if (!analysis)
       throw new Error(
         `${at} is not one of the tokenizer patterns attention-wasm has checked, and this entry point does ` +
@@ -162,5 +188,7 @@ export function checkTokenizerPatterns(json, file = 'tokenizer.json', { trustPat
     }
     const why = checked.get(key);
     if (why) throw new Error(`${at} ${why}: refused`);
+    if (pathsOf) paths = Math.max(paths, pathsOf(regexp));
   }
+  return paths;
 }

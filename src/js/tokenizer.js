@@ -15,7 +15,7 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import { describe, typedArrayTag } from './tensor.js';
 import { openModelFiles } from './model-files.js';
 import { optionsArg, boolOption } from './validate.js';
-import { checkTokenizerPatterns, preparePatternAnalysis } from './tokenizer-patterns.js';
+import { checkTokenizerPatterns, maxInputCharsFor, preparePatternAnalysis } from './tokenizer-patterns.js';
 
 const FN = 'loadTokenizer';
 
@@ -76,21 +76,109 @@ function checkTokenIds(json) {
   });
 }
 
+/** The models @huggingface/tokenizers builds as tokenizers (Rust) does (WordLevel it has not). */
+const MODELS = ['WordPiece', 'BPE', 'Unigram'];
+
+/**
+ * Refuses a model the tokenizers library (Rust) would refuse or fail on, which
+ * @huggingface/tokenizers builds anyway and then gives ids that are not ids (undefined, or past
+ * the vocabulary): a type it does not have, a WordPiece or BPE vocabulary that is not an object,
+ * an unknown token missing from it, a Unigram unk_id past its pieces.
+ */
+function checkTokenizerModel(json) {
+  const model = json.model;
+  const type = model.type;
+  if (type !== undefined && !MODELS.includes(type))
+    throw new Error(
+      `tokenizer.json: model.type ${JSON.stringify(type)} is not supported (supported: ${MODELS.join(', ')})`,
+    );
+  const vocab = model.vocab;
+  if (type === 'WordPiece' || type === 'BPE') {
+    if (vocab === null || typeof vocab !== 'object' || Array.isArray(vocab))
+      throw new Error(`tokenizer.json: model.vocab of a ${type} model must be an object of token -> id`);
+    const unk = model.unk_token;
+    if (unk !== undefined && unk !== null && !Object.hasOwn(vocab, unk))
+      throw new Error(
+        `tokenizer.json: model.unk_token ${JSON.stringify(String(unk).slice(0, 40))} is not in model.vocab (tokenizers: "Missing [UNK] token from the vocabulary")`,
+      );
+  }
+  if (type === 'Unigram') {
+    if (!Array.isArray(vocab))
+      throw new Error('tokenizer.json: model.vocab of a Unigram model must be an array of [piece, score]');
+    const unk = model.unk_id;
+    if (unk !== undefined && unk !== null && !(Number.isInteger(unk) && unk >= 0 && unk < vocab.length))
+      throw new Error(
+        `tokenizer.json: model.unk_id ${JSON.stringify(unk)} is not one of its ${vocab.length} pieces (tokenizers: UnkIdNotInVocabulary)`,
+      );
+  }
+}
+
+/**
+ * How many times longer a text can come out of the pipeline part's Replace steps than it went
+ * in: each Replace multiplies by its content's length over its pattern's shortest match (the
+ * content's length + 1 for a pattern that can match nothing: it is put between every two
+ * characters), a Sequence multiplies its steps'. Capped at 2^30.
+ */
+function replaceGrowth(node, depth = 0) {
+  if (node === null || typeof node !== 'object' || depth > 32) return 1;
+  if (Array.isArray(node)) return node.reduce((g, child) => Math.min(2 ** 30, g * replaceGrowth(child, depth + 1)), 1);
+  let growth = 1;
+  if (node.type === 'Replace' && typeof node.content === 'string') {
+    const pattern = node.pattern ?? {};
+    let shortest = 1;
+    if (typeof pattern.String === 'string') shortest = pattern.String.length;
+    else if (typeof pattern.Regex === 'string') {
+      try {
+        shortest = new RegExp(pattern.Regex, 'u').test('') ? 0 : 1;
+      } catch {
+        shortest = 0; // not a JavaScript pattern: the checks of the patterns name it
+      }
+    }
+    growth = shortest === 0 ? node.content.length + 1 : Math.max(1, node.content.length / shortest);
+  }
+  for (const key of ['normalizers', 'decoders', 'pretokenizers'])
+    if (Array.isArray(node[key])) growth = Math.min(2 ** 30, growth * replaceGrowth(node[key], depth + 1));
+  return growth;
+}
+
+/** The most a pipeline part's Replace steps may lengthen a text (replaceGrowth): real ones are 1. */
+const MAX_REPLACE_GROWTH = 4;
+/**
+ * The most characters all added tokens may have together: the library builds a trie of one
+ * object per character (about 200 bytes each: 100,000 tokens of 256 characters exhausted V8's
+ * heap). Real files: Llama 3's 256 special tokens, under 6,000 characters; Gemma's, about 100,000.
+ */
+const MAX_ADDED_TOKENS_CHARS = 2 ** 18;
+
 /**
  * Refuses what would make one encode() run for minutes though the text is within maxInputChars
- * (docs/security.md): added tokens over MAX_ADDED_TOKEN_CHARS, a WordPiece
+ * (docs/security.md): added tokens over MAX_ADDED_TOKEN_CHARS (or over MAX_ADDED_TOKENS_CHARS
+ * together), Replace steps that lengthen a text more than MAX_REPLACE_GROWTH times, a WordPiece
  * max_input_chars_per_word over MAX_WORDPIECE_CHARS, Unigram pieces over MAX_UNIGRAM_PIECE_CHARS
  * or more than MAX_UNIGRAM_PIECES of them. Lengths are JavaScript string lengths (UTF-16 units),
  * what the library walks.
  */
 function checkTokenizerCost(json) {
+  let addedChars = 0;
   (Array.isArray(json.added_tokens) ? json.added_tokens : []).forEach((t, i) => {
     const content = t?.content;
     if (typeof content === 'string' && content.length > MAX_ADDED_TOKEN_CHARS)
       throw new Error(
         `tokenizer.json: added_tokens[${i}].content has ${content.length} characters, more than ${MAX_ADDED_TOKEN_CHARS} (splitting a text at added tokens costs its length times theirs)`,
       );
+    addedChars += typeof content === 'string' ? content.length : 0;
+    if (addedChars > MAX_ADDED_TOKENS_CHARS)
+      throw new Error(
+        `tokenizer.json: added_tokens[0..${i}] have ${addedChars} characters together, more than ${MAX_ADDED_TOKENS_CHARS} (the library keeps an object per character of them)`,
+      );
   });
+  for (const part of ['normalizer', 'decoder']) {
+    const growth = replaceGrowth(json[part]);
+    if (growth > MAX_REPLACE_GROWTH)
+      throw new Error(
+        `tokenizer.json: the Replace steps of ${part} can make a text ${growth >= 2 ** 30 ? 'more than 2^30' : Math.round(growth * 10) / 10} times longer, more than ${MAX_REPLACE_GROWTH} (each Replace: its content's length over its pattern's shortest match)`,
+      );
+  }
   const model = json.model ?? {};
   const perWord = model.max_input_chars_per_word;
   if (perWord !== undefined && !(Number.isInteger(perWord) && perWord >= 0 && perWord <= MAX_WORDPIECE_CHARS)) {
@@ -525,15 +613,19 @@ export class TextTokenizer {
    * @param {object} hf a @huggingface/tokenizers Tokenizer
    * @param {{maxLength: number, tokenTypeIds: boolean, padToken: string|null}} options
    */
-  constructor(hf, { maxLength = Infinity, tokenTypeIds = true, padToken = null } = {}) {
+  constructor(
+    hf,
+    { maxLength = Infinity, tokenTypeIds = true, padToken = null, maxInputChars = MAX_INPUT_CHARS } = {},
+  ) {
     this.hf = hf;
     /** The most tokens (special ones included) a text may have: the model's max length. */
     this.maxLength = maxLength;
     /**
      * The most characters a text (or text pair) may have: a bound on the work of one call, set
-     * before any normalisation (docs/security.md). Settable.
+     * before any normalisation (docs/security.md): 1,000,000, less for a tokenizer whose patterns
+     * can take many ways from one position (tokenizer-patterns.js, maxInputCharsFor). Settable.
      */
-    this.maxInputChars = MAX_INPUT_CHARS;
+    this.maxInputChars = maxInputChars;
     /** Whether encode() returns tokenTypeIds (BERT does; DistilBERT has no token types). */
     this.returnsTokenTypeIds = tokenTypeIds;
     /** The id padding uses in encodeBatch (the pad token, [PAD] unless the config says otherwise; else 0). */
@@ -946,13 +1038,15 @@ export async function tokenizerFromFiles(
   if (config === null || typeof config !== 'object' || Array.isArray(config))
     throw new Error('tokenizer_config.json: expected a JSON object');
   let json, ids;
+  let paths = 1; // the patterns' ways from one position (checkTokenizerPatterns)
   if (files.has('tokenizer.json')) {
     json = await files.json('tokenizer.json');
     if (json === null || typeof json !== 'object' || typeof json.model !== 'object')
       throw new Error('tokenizer.json: expected a JSON object with a model');
     await preparePatternAnalysis(json, 'tokenizer.json', { trustPatterns });
-    checkTokenizerPatterns(json, 'tokenizer.json', { trustPatterns });
+    paths = checkTokenizerPatterns(json, 'tokenizer.json', { trustPatterns });
     checkTokenIds(json);
+    checkTokenizerModel(json);
     checkTokenizerCost(json);
   } else if (files.has('vocab.txt')) {
     ids = bertVocabulary(await files.text('vocab.txt'), 'vocab.txt');
@@ -960,13 +1054,16 @@ export async function tokenizerFromFiles(
   } else {
     return null;
   }
-  let hf;
+  // the library's errors (a post-processor without its pair template...) name the file
   try {
-    hf = wordPieceTokenizer(json, config, ids);
+    return new TextTokenizer(wordPieceTokenizer(json, config, ids), {
+      maxLength: Math.min(maxLength, configuredMaxLength(config)),
+      tokenTypeIds,
+      maxInputChars: maxInputCharsFor(paths, MAX_INPUT_CHARS),
+    });
   } catch (e) {
     throw new Error(`${files.has('tokenizer.json') ? 'tokenizer.json' : 'vocab.txt'}: ${e.message}`);
   }
-  return new TextTokenizer(hf, { maxLength: Math.min(maxLength, configuredMaxLength(config)), tokenTypeIds });
 }
 
 /**

@@ -81,3 +81,58 @@ test('a Unigram vocabulary of more than 1,000,000 pieces is refused', async () =
     message: 'loadTokenizer: tokenizer.json: model.vocab has 1000001 pieces, more than 1000000',
   });
 });
+
+test('added tokens of more than 2^18 characters together are refused (a trie object per character); fewer load', async () => {
+  const many = (count, length) => (j) => {
+    for (let i = 0; i < count; i++) j.added_tokens.push(addedToken(10 + i, `<${String(i).padStart(length - 2, 'x')}>`));
+  };
+  await assert.rejects(load(await bertJson(many(1025, 256))), {
+    name: 'Error',
+    message:
+      /^loadTokenizer: tokenizer\.json: added_tokens\[0\.\.1028\] have 262170 characters together, more than 262144 /,
+  });
+  // 1023 of them and BERT's five: 261,914
+  const tok = await load(await bertJson(many(1023, 256)));
+  assert.equal(tok.encode(`a <${'0'.padStart(254, 'x')}> a`).inputIds[2], 10);
+});
+
+test('Replace steps that lengthen a text more than 4 times are refused (a normalizer that multiplies the text)', async () => {
+  const replace = (pattern, content) => ({ type: 'Replace', pattern, content });
+  for (const [normalizer, growth] of [
+    [replace({ String: 'a' }, 'b'.repeat(256)), '256'],
+    [replace({ Regex: 'x*' }, 'yyyy'), '5'], // matches nothing: put between every two characters
+    [{ type: 'Sequence', normalizers: [replace({ String: 'a' }, 'aaa'), replace({ String: 'a' }, 'aaa')] }, '9'],
+  ])
+    await assert.rejects(load(await bertJson((j) => (j.normalizer = normalizer))), {
+      name: 'Error',
+      message: `loadTokenizer: tokenizer.json: the Replace steps of normalizer can make a text ${growth} times longer, more than 4 (each Replace: its content's length over its pattern's shortest match)`,
+    });
+  // SentencePiece's ' ' -> '▁', and a Replace that shortens, load
+  const tok = await load(
+    await bertJson(
+      (j) =>
+        (j.normalizer = {
+          type: 'Sequence',
+          normalizers: [replace({ String: '``' }, '"'), replace({ String: ' ' }, ' '), j.normalizer],
+        }),
+    ),
+  );
+  assert.deepEqual(tok.encode('a q').inputIds, [2, 5, 6, 3]);
+});
+
+test('a model the tokenizers library would refuse is an Error at load, not ids that are not ids', async () => {
+  const cases = [
+    [(j) => (j.model.unk_token = '<nope>'), /model\.unk_token "<nope>" is not in model\.vocab/],
+    [(j) => (j.model.vocab = Object.keys(j.model.vocab)), /model\.vocab of a WordPiece model must be an object/],
+    [(j) => (j.model.type = 'Foo'), /model\.type "Foo" is not supported \(supported: WordPiece, BPE, Unigram\)/],
+    // a post-processor without the template of pairs: the library's own error, with the file named
+    [(j) => delete j.post_processor.pair, /^loadTokenizer: tokenizer\.json: /],
+  ];
+  for (const [edit, message] of cases) await assert.rejects(load(await bertJson(edit)), { name: 'Error', message });
+  const unigram = unigramJson(['a']);
+  unigram.model.unk_id = 7;
+  await assert.rejects(load(unigram), {
+    message:
+      'loadTokenizer: tokenizer.json: model.unk_id 7 is not one of its 2 pieces (tokenizers: UnkIdNotInVocabulary)',
+  });
+});

@@ -12,15 +12,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { loadTokenizer } from 'attention-wasm';
-import { catastrophicBacktracking, enableTokenizerCheck } from 'attention-wasm/tokenizer-check';
+import { backtrackingPaths, catastrophicBacktracking, enableTokenizerCheck } from 'attention-wasm/tokenizer-check';
 import {
   checkTokenizerPatterns,
   compilePattern,
   hasPatternAnalysis,
   isLiteral,
+  maxInputCharsFor,
   PATTERN_LIMITS,
+  PATTERN_PATHS_FULL,
 } from '../../dist/tokenizer-patterns.js';
-import { CHECKED_PATTERNS } from '../../dist/checked-patterns.js';
+import { CHECKED_PATTERNS, CHECKED_PATTERN_PATHS } from '../../dist/checked-patterns.js';
 import { pipelineJson, REAL_PATTERNS, asFile, byteSymbols } from './fixtures/pipelines.mjs';
 import { rng } from './reference/random.mjs';
 
@@ -270,9 +272,47 @@ test("the list of checked patterns: every entry passes the full analysis; it hol
     if (why) refused.push(`CHECKED_PATTERNS[${i}] '${regex}' ${why}`);
   });
   assert.deepEqual(refused, []);
+  // their ways from one position: at most 1,024, or as CHECKED_PATTERN_PATHS has them
+  const counts = Object.fromEntries(
+    CHECKED_PATTERNS.map((regex) => [regex, backtrackingPaths(compilePattern({ Regex: regex }, 'x').regexp)]),
+  );
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(counts).filter(([, n]) => n > PATTERN_PATHS_FULL)),
+    CHECKED_PATTERN_PATHS,
+  );
   // the real tokenizers' patterns, as the fixtures write them from the published files
   for (const [name, regex] of Object.entries(REAL_PATTERNS))
     assert.ok(CHECKED_PATTERNS.includes(regex), `${name}'s pattern is not on the list`);
+});
+
+test('optional or alternative parts repeated or nested: no loop, but too many ways from each position, refused', async () => {
+  // '(?:(?:a?){16}){16}b' took 11.9 s to encode four 'a's, 93.9 s six; the other two seconds to hours
+  for (const [regex, ways] of [
+    ['(?:(?:a?){16}){16}b', 'more than 2^60'],
+    ['a?'.repeat(40) + 'b', String(2 ** 40)],
+    ['(?:a|a)'.repeat(40) + 'b', String(2 ** 40)],
+    ['(?:a?){16}a?b', String(2 ** 17)],
+  ])
+    await assert.rejects(load(await bertJson((j) => (j.pre_tokenizer = split(regex)))), {
+      name: 'Error',
+      message: `loadTokenizer: tokenizer.json: pre_tokenizer.pattern.Regex '${regex.length > 60 ? `${regex.slice(0, 59)}…` : regex}' can try ${ways} ways through the text from each position, more than 65536 (optional or alternative parts repeated or nested): it can take hours on a short text: refused`,
+    });
+  // within the bound, a tokenizer takes texts as much shorter as its patterns have more ways than
+  // 1,024 (V8: about 11 s per 1,000,000 characters at 1,024 ways)
+  assert.equal((await load(await bertJson((j) => (j.pre_tokenizer = split('(?:a?){10}b'))))).maxInputChars, 1_000_000);
+  const slow = await load(await bertJson((j) => (j.pre_tokenizer = split('(?:a?){12}b'))));
+  assert.equal(slow.maxInputChars, 250_000);
+  assert.throws(() => slow.encode('a'.repeat(250_001)), {
+    name: 'RangeError',
+    message: /more than tokenizer\.maxInputChars \(250000\)/,
+  });
+  // a pattern of the list with more ways: its count from the list (the browser entry has no analysis)
+  const url = Object.keys(CHECKED_PATTERN_PATHS).find((regex) => regex.startsWith('(http'));
+  assert.equal(
+    (await load(await bertJson((j) => (j.pre_tokenizer = split(url))))).maxInputChars,
+    Math.floor(1024e6 / 30600),
+  );
+  assert.equal(maxInputCharsFor(2048, 1000), 500);
 });
 
 test('a pattern the hub has, refused by the analysis, is not on the list: a URL pattern that is exponential', () => {
