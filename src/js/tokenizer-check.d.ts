@@ -14,8 +14,17 @@ export function enableTokenizerCheck(): void;
 
 /**
  * The analysis of one pattern as JavaScript runs it: why it can take exponential time (or time
- * growing as the third or a higher power of the text's length) on some texts, or null.
+ * growing as the third or a higher power of the text's length, or more than 65,536 ways from one
+ * position) on some texts, or null.
  * Quadratic patterns pass (real tokenizers have them: `\s+$`).
  * @example catastrophicBacktracking(/(a+)+$/u) // "can take exponential time on some texts ('a+' is repeated inside '(a+)+')"
  */
 export function catastrophicBacktracking(regexp: RegExp): string | null;
+
+/**
+ * An upper bound of the ways a backtracking engine can take through the pattern from one
+ * position, not counting how far its unbounded loops run: past 65,536 `catastrophicBacktracking`
+ * refuses it; past 1,024 a tokenizer using it gets a lower `maxInputChars`.
+ * @example backtrackingPaths(/(?:a?){10}b/u) // 1024
+ */
+export function backtrackingPaths(regexp: RegExp): number;
