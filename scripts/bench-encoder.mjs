@@ -11,9 +11,10 @@
 //   2. forward, batch 1, 128 and 512 tokens: attention-wasm on 1 thread in its relaxed-SIMD build
 //      (where the engine runs it) and its SIMD128 build, on 2 threads (the threaded build init()
 //      picks), and onnxruntime-web (wasm, 1 thread) running the same weights as an
-//      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py op for op), in float32 and in
-//      the int8 form onnxruntime's quantize_dynamic writes (q8, what transformers.js runs by
-//      default), and attention-wasm's own q8 models (dtype 'q8', 1 thread, both builds) on the same
+//      ONNX graph (scripts/encoder-onnx.mjs, modeling_distilbert.py's steps), in float32 and in
+//      the int8 form onnxruntime's quantize_dynamic writes as transformers.js's convert.py calls
+//      it for a DistilBERT (q8, what transformers.js runs by default: per output channel, 7-bit
+//      weights), and attention-wasm's own q8 models (dtype 'q8', 1 thread, both builds) on the same
 //      weights, in this one process, taking turns call by call after warm-up calls; each reports
 //      the median. A call includes copying the ids in and the last hidden state out. For each q8
 //      run, its per-token cosine to attention-wasm's float32 output.
@@ -151,9 +152,10 @@ export async function benchEncoder({ quick = false, threads = 2, q8Only = false 
     } catch (e) {
       console.log(`# onnxruntime-web could not be loaded (${e.message.split('\n')[0]}); continuing without it`);
     }
-    let buildEncoderOnnx = null;
+    let buildEncoderOnnx = null,
+      TRANSFORMERS_JS_Q8 = null;
     if (ort && existsSync(new URL('encoder-onnx.mjs', import.meta.url))) {
-      ({ buildEncoderOnnx } = await import('./encoder-onnx.mjs'));
+      ({ buildEncoderOnnx, TRANSFORMERS_JS_Q8 } = await import('./encoder-onnx.mjs'));
     } else if (ort) {
       console.log('# scripts/encoder-onnx.mjs (the ONNX graph of the encoder) is missing: no onnxruntime-web column');
     }
@@ -184,10 +186,13 @@ export async function benchEncoder({ quick = false, threads = 2, q8Only = false 
       if (buildEncoderOnnx) {
         for (const quantized of q8Only ? [true] : [false, true])
           sessions.push(
-            await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L, quantized }), {
-              executionProviders: ['wasm'],
-              graphOptimizationLevel: 'all',
-            }),
+            await ort.InferenceSession.create(
+              buildEncoderOnnx({ config, tensors, seqLength: L, quantized, ...(quantized ? TRANSFORMERS_JS_Q8 : {}) }),
+              {
+                executionProviders: ['wasm'],
+                graphOptimizationLevel: 'all',
+              },
+            ),
           );
         const feeds = () => ({
           input_ids: new ort.Tensor('int64', BigInt64Array.from(ids, BigInt), [1, L]),

@@ -1,7 +1,10 @@
 // The encoder benchmark's peer: a DistilBERT encoder as an ONNX graph (opset 17), written with
 // the same weights that attention-wasm runs, for onnxruntime-web (the engine under
-// transformers.js). The graph follows transformers' modeling_distilbert.py (DistilBertModel,
-// eager attention) op for op:
+// transformers.js). The graph computes transformers' modeling_distilbert.py (DistilBertModel,
+// eager attention) step by step (a Mul by 1/sqrt(Dh) for its division, the mask added as
+// (1 - mask) * min for its masked_fill; onnxruntime fuses the linears into Gemm, the residual
+// LayerNorms into SkipLayerNormalization, GELU, and the scaled q k^T into FusedMatMul; its
+// attention fusion, which wants other reshapes, measured no faster: docs/performance.md):
 //   x = LayerNorm(word_embeddings[ids] + position_embeddings[0:L])            eps from config
 //   per layer:  q, k, v = x Wq^T + bq, ...;  heads (1, H, L, Dh);  q = q / sqrt(Dh)
 //               a = softmax(q k^T + (1 - mask) * finfo(float32).min) v;  o = a Wo^T + bo
@@ -18,8 +21,11 @@
 //   y = Cast(MatMulInteger(x_q, W_q, x_zp, W_zp), FLOAT) * (x_scale * W_scale)
 // then the bias Add as before. W_q is int8, symmetric (zero point 0), per tensor by default
 // (per_channel=False), or per output channel with `perChannel: true`: scale = max|W| / 127,
-// W_q = round(W / scale) (numpy's round half to even). The attention products, softmax,
-// LayerNorm and GELU stay float32.
+// W_q = round(W / scale) (numpy's round half to even); with `reduceRange: true` (reduce_range)
+// 7 bits: scale = max|W| / 64, W_q in [-64, 64] (get_qmin_qmax_for_qType). transformers.js's
+// scripts/convert.py quantizes a DistilBERT with per_channel and reduce_range (every model type
+// but those in NO_PER_CHANNEL_REDUCE_RANGE_MODELS: GPT-2, Llama, Qwen2... are per tensor, 8 bits):
+// TRANSFORMERS_JS_Q8. The attention products, softmax, LayerNorm and GELU stay float32.
 import { FLOAT, INT64, attrFloat, attrInt, attrInts, initializer, model, node, valueInfo } from './onnx.mjs';
 
 /** Round half to even (numpy.round). */
@@ -28,23 +34,28 @@ function roundHalfEven(x) {
   return r - x === 0.5 && r % 2 !== 0 ? r - 1 : r;
 }
 
+/** The q8 form transformers.js's convert.py gives a DistilBERT (per_channel, reduce_range). */
+export const TRANSFORMERS_JS_Q8 = { perChannel: true, reduceRange: true };
+
 /**
  * A MatMul's constant B = W (in, out), row-major, as quantize_dynamic stores it: int8 values and
- * the scales (one, or one per column = output channel), symmetric, max|w| / 127.
+ * the scales (one, or one per column = output channel), symmetric, max|w| / 127 (/ 64 with
+ * reduceRange).
  */
-function quantizedWeight(data, K, N, perChannel) {
+function quantizedWeight(data, K, N, perChannel, reduceRange = false) {
+  const qmax = reduceRange ? 64 : 127;
   const absMax = new Float32Array(perChannel ? N : 1);
   for (let i = 0; i < K; i++)
     for (let j = 0; j < N; j++) {
       const c = perChannel ? j : 0;
       absMax[c] = Math.max(absMax[c], Math.abs(data[i * N + j]));
     }
-  const scales = absMax.map((m) => (m === 0 ? 1 : m / 127));
+  const scales = absMax.map((m) => (m === 0 ? 1 : m / qmax));
   const q = new Int8Array(K * N);
   for (let i = 0; i < K; i++)
     for (let j = 0; j < N; j++) {
       const v = roundHalfEven(data[i * N + j] / scales[perChannel ? j : 0]);
-      q[i * N + j] = Math.max(-127, Math.min(127, v));
+      q[i * N + j] = Math.max(-qmax, Math.min(qmax, v));
     }
   return { q, scales };
 }
@@ -55,8 +66,8 @@ function quantizedWeight(data, K, N, perChannel) {
  * inputs, outputs, attrs)` a node. `name` names W's initializers, `out` the float32 product
  * (before any bias). Shared by the decoder graph (scripts/decoder-onnx.mjs).
  */
-export function quantizedMatMul({ init, emit }, x, name, data, K, N, out, perChannel = false) {
-  const { q, scales } = quantizedWeight(data, K, N, perChannel);
+export function quantizedMatMul({ init, emit }, x, name, data, K, N, out, perChannel = false, reduceRange = false) {
+  const { q, scales } = quantizedWeight(data, K, N, perChannel, reduceRange);
   const channels = perChannel ? [N] : [];
   init(`${name}_quantized`, [K, N], q);
   init(`${name}_scale`, channels, scales);
@@ -85,7 +96,14 @@ function transposed(data, rows, cols) {
  *   activation 'gelu' | 'relu'); tensors: the checkpoint's tensors by name, with or without the
  *   'distilbert.' prefix.
  */
-export function buildEncoderOnnx({ config, tensors, seqLength: L, quantized = false, perChannel = false }) {
+export function buildEncoderOnnx({
+  config,
+  tensors,
+  seqLength: L,
+  quantized = false,
+  perChannel = false,
+  reduceRange = false,
+}) {
   if (config.model_type !== 'distilbert')
     throw new Error(`buildEncoderOnnx: model_type ${config.model_type} is not supported (distilbert only)`);
   const { dim: D, n_layers: layers, n_heads: H, activation = 'gelu' } = config;
@@ -129,6 +147,7 @@ export function buildEncoderOnnx({ config, tensors, seqLength: L, quantized = fa
       rows,
       `${out}.xw`,
       perChannel,
+      reduceRange,
     );
     return op('Add', [xw, `${name}.bias`], out);
   };

@@ -13,7 +13,7 @@
 import { init } from '/dist/index.js';
 import { relaxedSimdSupported } from '/dist/builds.js';
 import { DISTILBERT_BASE, encoderIds, randomTensors, safetensorsParts, tokenCosines } from '../encoder-weights.mjs';
-import { buildEncoderOnnx } from '../encoder-onnx.mjs';
+import { buildEncoderOnnx, TRANSFORMERS_JS_Q8 } from '../encoder-onnx.mjs';
 import { median } from '../bench-attention.mjs';
 
 /**
@@ -76,10 +76,13 @@ export async function benchEncoder({ ort, ortVersion, quick, log, yieldTask, als
     const sessions = [];
     for (const quantized of [false, true])
       sessions.push(
-        await ort.InferenceSession.create(buildEncoderOnnx({ config, tensors, seqLength: L, quantized }), {
-          executionProviders: ['wasm'],
-          graphOptimizationLevel: 'all',
-        }),
+        await ort.InferenceSession.create(
+          buildEncoderOnnx({ config, tensors, seqLength: L, quantized, ...(quantized ? TRANSFORMERS_JS_Q8 : {}) }),
+          {
+            executionProviders: ['wasm'],
+            graphOptimizationLevel: 'all',
+          },
+        ),
       );
     for (const session of sessions)
       runs.push(async () => {
