@@ -1364,9 +1364,9 @@ export interface GenerateOptions {
    * transformers' repetition_penalty (> 0; 1: none): the logit of every token already in the
    * sequence, the prompt's included, divided by it where positive and multiplied where negative,
    * before the choice (greedy or sampled). Default: generation_config.json's repetition_penalty
-   * (config.json's in a folder without that file), else 1. Other logits processors that a folder's files set (num_beams,
-   * no_repeat_ngram_size, min_new_tokens, ...) are not applied: the first generate() of such a
-   * model warns (console.warn) naming them.
+   * (config.json's in a folder without that file), else 1. Other logits processors that a
+   * folder's files set (num_beams, no_repeat_ngram_size, min_new_tokens, ...) are not applied:
+   * the first generate() that would read one warns (console.warn) naming it.
    */
   repetitionPenalty?: number;
   /**

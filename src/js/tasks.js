@@ -599,8 +599,8 @@ export const taskMethods = {
    * { answer, score, start, end } with the character offsets of the answer in the context, or,
    * with `topK`, the topK best as an array. A long context is read in windows of maxSeqLength
    * tokens (default min(384, the model's maximum)) that overlap by docStride (default
-   * min(maxSeqLength / 2, 128)), batchSize windows per padded batch (default 4); answers are spans of at most
-   * maxAnswerLength tokens (default 15), widened to whole words.
+   * min(maxSeqLength / 2, 128)), batchSize windows per padded batch (default 4); answers are
+   * spans of at most maxAnswerLength tokens (default 15), widened to whole words.
    */
   answer(question, context, options) {
     const fn = 'model.answer';

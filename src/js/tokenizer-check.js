@@ -226,8 +226,9 @@ function tradingChain(reports) {
 /**
  * What a compiled pattern can cost ('can take exponential time on some texts (why)'), if it can
  * take exponential time or time growing as a high power of the text's length ('(.*a){12}x':
- * n^12), or has more than PATHS_REFUSED ways from one position; else null. Degree 2 (two quantifiers that trade characters,
- * '\s*\s*$', or a scan from every position, '\s+$') is allowed: real tokenizers' patterns have it.
+ * n^12), or has more than PATHS_REFUSED ways from one position; else null. Degree 2 (two
+ * quantifiers that trade characters, '\s*\s*$', or a scan from every position, '\s+$') is
+ * allowed: real tokenizers' patterns have it.
  */
 export function catastrophicBacktracking(regexp) {
   const flags = regexp.flags.replace('g', '');
