@@ -894,7 +894,9 @@ export class TextTokenizer {
   maxLength: number;
   /**
    * The most characters `encode` takes (a text and its pair together): the bound on one call's
-   * work, checked before normalisation. Default 1,000,000. Settable.
+   * work, checked before normalisation. Default 1,000,000; 1,000,000 x 1,024 / ways for a
+   * tokenizer whose patterns have more than 1,024 ways through the text from one position
+   * (docs/security.md). Settable.
    */
   maxInputChars: number;
   /** The id padding uses in encodeBatch. */
@@ -1261,7 +1263,7 @@ export class PretrainedModel {
   /**
    * transformers' question-answering pipeline: the span of `context` that answers `question`,
    * widened to whole words, with its character offsets; a long context is read in overlapping
-   * windows (one padded batch).
+   * windows, `batchSize` (default 4) per padded batch.
    * @throws Error without the question-answering head; RangeError when the question leaves no
    *   more than docStride tokens of context in a window
    */
