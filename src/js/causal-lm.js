@@ -117,13 +117,16 @@ const SAMPLING = {
 // What transformers' generate would take from generation_config.json (or config.json) and
 // lm.generate does not apply: for each key, when a value of it changes what generate does (the
 // conditions of generation/utils.py's _get_logits_processor and generation mode), and whether
-// only sampling reads it. A file whose value applies gets a warning, once per key and model, that
+// only sampling (or only greedy decoding) reads it. A file whose value applies gets a warning, once per key and model, that
 // the tokens can differ from transformers'.
 const present = (v) => v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0);
 const above = (bound) => (v) => typeof v === 'number' && v > bound;
 const UNAPPLIED = {
   num_beams: { applies: above(1) }, // beam search
-  penalty_alpha: { applies: above(0) }, // contrastive search
+  penalty_alpha: { applies: above(0), greedy: true }, // contrastive search: do_sample false
+  dola_layers: { applies: present }, // DoLa decoding
+  stop_strings: { applies: present }, // lm.generate's `stop`, not read from the file
+  max_time: { applies: present },
   no_repeat_ngram_size: { applies: above(0) },
   encoder_no_repeat_ngram_size: { applies: above(0) },
   encoder_repetition_penalty: { applies: (v) => present(v) && v !== 1 }, // the prompt's tokens, for a decoder
@@ -696,7 +699,10 @@ export class CausalLM {
     this.warnedUnapplied ??= new Set();
     const { json, file } = this.generationFile;
     const keys = Object.entries(UNAPPLIED)
-      .filter(([key, { applies, sampling }]) => applies(json[key]) && (doSample || !sampling))
+      .filter(
+        ([key, { applies, sampling, greedy }]) =>
+          applies(json[key]) && (sampling ? doSample : greedy ? !doSample : true),
+      )
       .map(([key]) => key)
       .filter((key) => !this.warnedUnapplied.has(key));
     keys.forEach((key) => this.warnedUnapplied.add(key));

@@ -155,19 +155,19 @@ export const helperMethods = {
 
   permute(input, dims) {
     const fn = 'permute';
-    // dims first, each read once: a getter among them runs before the input is checked and read
-    const given = Array.isArray(dims) ? Array.from({ length: dims.length }, (_, i) => dims[i]) : null;
-    const x = anyTensorArg(input, `${fn}: input`);
-    const rank = x.shape.length;
-    if (given === null) {
+    const rank = anyTensorArg(input, `${fn}: input`).shape.length;
+    if (!Array.isArray(dims)) {
       throw new TypeError(`${fn}: dims must be an array of ${rank} dims (a permutation), got ${describe(dims)}`);
     }
-    const count = given.length;
+    const count = dims.length;
     if (count !== rank) {
       throw new RangeError(
-        `${fn}: dims has ${count} entries but input ${shapeString(x.shape)} has ${rank} dims (dims orders all of them)`,
+        `${fn}: dims has ${count} entries but input ${shapeString(anyTensorArg(input, `${fn}: input`).shape)} has ${rank} dims (dims orders all of them)`,
       );
     }
+    // each read once, then the input checked again: a getter among them runs before its data is read
+    const given = Array.from({ length: count }, (_, i) => dims[i]);
+    const x = anyTensorArg(input, `${fn}: input`);
     const order = given.map((d, i) => dimArg(d, x.shape, `${fn}: dims[${i}]`));
     const twice = order.findIndex((d, i) => order.indexOf(d) !== i);
     if (twice >= 0) {

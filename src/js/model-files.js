@@ -118,6 +118,8 @@ class NodeFileSource {
 // and vocab.txt are KBs to a few MB.
 const TEXT_LIMITS = { 'tokenizer.json': 256 * 2 ** 20 };
 const TEXT_LIMIT = 32 * 2 ** 20;
+/** The most files a FileList (or File[]) of a model folder may hold. */
+const MAX_FILES = 10000;
 
 export class ModelFiles {
   /** @param {Map<string, object>} sources name -> source; @param {string} where */
@@ -236,9 +238,12 @@ export async function openModelFiles(source, fn) {
   const isFileList = (x) =>
     (typeof FileList === 'function' && x instanceof FileList) ||
     (x !== null && typeof x === 'object' && Number.isSafeInteger(x.length) && typeof x.item === 'function');
-  const list = isFileList(source) ? Array.from(source) : Array.isArray(source) ? source : null;
+  const list = isFileList(source) || Array.isArray(source) ? source : null;
   if (list) {
-    for (const file of list) {
+    // a folder has tens of files: a list's length is checked before anything is read of it
+    if (list.length > MAX_FILES)
+      throw new RangeError(`${fn}: a list of ${list.length} files, more than the ${MAX_FILES} a model folder may have`);
+    for (const file of Array.from(list)) {
       if (!isBlob(file) || typeof file.name !== 'string') {
         throw new TypeError(`${fn}: a list of files must hold File objects, got ${describe(file)}`);
       }

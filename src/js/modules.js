@@ -234,7 +234,7 @@ function settings(module, values) {
 
 /** A weight of rows x cols floats, within the 2^29 floats a tensor may have: a RangeError naming the options. */
 function checkWeightSize(rows, cols, where) {
-  if (rows * cols > 2 ** 29) throw new RangeError(`${where} give a weight [${rows}, ${cols}] of more than 2^29 floats`);
+  if (rows * cols > 2 ** 29) throw new RangeError(`${where}: a weight [${rows}, ${cols}] of more than 2^29 floats`);
 }
 
 /** Builds the module classes bound to one library instance `lib`. */
@@ -304,11 +304,16 @@ export function moduleClasses(lib) {
       const kdim = o.kdim === undefined || o.kdim === null ? embedDim : positiveInteger(o.kdim, `${fn}: kdim`);
       const vdim = o.vdim === undefined || o.vdim === null ? embedDim : positiveInteger(o.vdim, `${fn}: vdim`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
-      checkWeightSize(
-        3 * embedDim,
-        Math.max(embedDim, kdim, vdim),
-        `${fn}: embedDim ${embedDim}, kdim ${kdim} and vdim ${vdim}`,
-      );
+      // in_proj_weight [3E, E], or q, k and v's own [E, E], [E, kdim], [E, vdim]
+      if (kdim === embedDim && vdim === embedDim)
+        checkWeightSize(3 * embedDim, embedDim, `${fn}: embedDim ${embedDim}`);
+      else
+        for (const [name, d] of [
+          ['embedDim', embedDim],
+          ['kdim', kdim],
+          ['vdim', vdim],
+        ])
+          checkWeightSize(embedDim, d, `${fn}: embedDim ${embedDim} and ${name} ${d}`);
       settings(this, {
         dropout: dropoutOption(o.dropout, `${fn}: dropout`, 0),
         embedDim,
@@ -409,6 +414,7 @@ export function moduleClasses(lib) {
       const eps = numberOption(o.layerNormEps, `${fn}: layerNormEps`) ?? 1e-5;
       if (!(eps > 0)) throw new RangeError(`${fn}: layerNormEps must be positive, got ${eps}`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
+      checkWeightSize(3 * dModel, dModel, `${fn}: dModel ${dModel}`); // self_attn.in_proj_weight
       checkWeightSize(dimFeedforward, dModel, `${fn}: dimFeedforward ${dimFeedforward} and dModel ${dModel}`);
       settings(this, {
         dropout,

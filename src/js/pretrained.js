@@ -351,13 +351,13 @@ function shippedHint(source) {
 /**
  * What SentenceTransformer(folder) reads beside the model for encode, from the folder's top:
  * sentence_bert_config.json's max_seq_length (models/Transformer.py cuts every text to it; here
- * at most the model's maximum) and do_lower_case, and whether modules.json lists a Normalize
+ * at most `maxLength`, the model's and its tokenizer's maximum, which is the default) and do_lower_case, and whether modules.json lists a Normalize
  * module (models/Normalize.py). The Pooling module's folder (1_Pooling/config.json) is not read:
  * embed's `pooling` option (default mean, the usual) gives it. null when neither file is there.
  */
-async function sentenceSettings(files, maxPositions) {
+async function sentenceSettings(files, maxLength) {
   if (!files.has('sentence_bert_config.json') && !files.has('modules.json')) return null;
-  const settings = { maxSeqLength: maxPositions, normalize: false, doLowerCase: false };
+  const settings = { maxSeqLength: maxLength, normalize: false, doLowerCase: false };
   if (files.has('sentence_bert_config.json')) {
     const name = 'sentence_bert_config.json';
     const c = await files.json(name);
@@ -365,7 +365,7 @@ async function sentenceSettings(files, maxPositions) {
     const m = c.max_seq_length ?? null;
     if (m !== null && !(Number.isInteger(m) && m > 0))
       throw new Error(`${name}: max_seq_length must be a positive integer, got ${JSON.stringify(m)}`);
-    if (m !== null) settings.maxSeqLength = Math.min(m, maxPositions);
+    if (m !== null) settings.maxSeqLength = Math.min(m, maxLength);
     if (c.do_lower_case !== undefined && c.do_lower_case !== null && typeof c.do_lower_case !== 'boolean')
       throw new Error(`${name}: do_lower_case must be true or false, got ${JSON.stringify(c.do_lower_case)}`);
     settings.doLowerCase = c.do_lower_case === true;
@@ -455,7 +455,8 @@ export const pretrainedMethods = {
             dtype,
           });
         }
-        const sentence = await sentenceSettings(files, opened.maxPositions);
+        // as Transformer.py: max_seq_length, else min(max_position_embeddings, the tokenizer's maximum)
+        const sentence = await sentenceSettings(files, Math.min(opened.maxPositions, tokenizer?.maxLength ?? Infinity));
         return new PretrainedModel(this, opened.handle, {
           config,
           model: opened,

@@ -321,6 +321,16 @@ function withSuffixes(text, suffixes, indent, lineWidth) {
   return `${out})`;
 }
 
+/**
+ * Whether a value can be an options object: an object that is not an array, a typed array or a
+ * Map, Set, Date, RegExp, ArrayBuffer or Promise (whose entries are not its keys: it would pass
+ * with every option left out).
+ */
+export function isOptionsObject(value) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || ArrayBuffer.isView(value)) return false;
+  return ![Map, Set, WeakMap, Date, RegExp, ArrayBuffer, Promise].some((c) => value instanceof c);
+}
+
 // formatTensor's options: torch.set_printoptions' names, defaults and ranges (precision is what
 // Number.prototype.toFixed takes)
 const FORMAT_OPTIONS = {
@@ -332,14 +342,14 @@ const FORMAT_OPTIONS = {
 
 function formatOptions(options) {
   if (options === undefined || options === null) options = {};
-  if (typeof options !== 'object' || Array.isArray(options))
+  if (!isOptionsObject(options))
     throw new TypeError(`formatTensor: options must be an object, got ${describe(options)}`);
   const out = {};
   for (const key of Object.keys(options))
-    if (!(key in FORMAT_OPTIONS))
+    if (!Object.hasOwn(FORMAT_OPTIONS, key))
       throw new TypeError(`formatTensor: unknown option '${key}' (allowed: ${Object.keys(FORMAT_OPTIONS).join(', ')})`);
   for (const [key, { fallback, min, max }] of Object.entries(FORMAT_OPTIONS)) {
-    const value = options[key] ?? fallback;
+    const value = (Object.hasOwn(options, key) ? options[key] : undefined) ?? fallback;
     if (!(Number.isInteger(value) || value === Infinity) || value < min || value > max)
       throw new RangeError(
         `formatTensor: ${key} must be an integer in [${min}, ${max === Infinity ? 'Infinity' : max}], got ${typeof value === 'number' ? value : describe(value)}`,

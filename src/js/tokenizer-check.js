@@ -63,9 +63,12 @@ export function backtrackingPaths(regexp) {
       case 'Quantifier': {
         const b = ways(node.element);
         if (node.max === Infinity) return times(2, b);
+        // the sum of b^k for k in [min, max]: max - min + 1 for b = 1; else within ~60 terms
+        // of b^min the cap (a{0,1000000000000} must not loop 10^12 times)
+        if (b <= 1) return Math.min(cap, (node.max - node.min + 1) * b);
         let sum = 0;
-        for (let k = 0, power = 1; k <= node.max && sum < cap; k++, power = times(power, b))
-          if (k >= node.min) sum = plus(sum, power);
+        for (let k = node.min, power = Math.min(cap, b ** node.min); k <= node.max && sum < cap; k++)
+          [sum, power] = [plus(sum, power), times(power, b)];
         return sum;
       }
       case 'Assertion': // lookarounds; ^, $, \b: one way
@@ -253,7 +256,7 @@ export function catastrophicBacktracking(regexp) {
   // no loop to blame, but too many ways through it from each position
   const paths = backtrackingPaths(regexp);
   if (paths > PATHS_REFUSED)
-    return `can try ${paths >= 2 ** 60 ? 'more than 2^60' : paths} ways through the text from each position, more than ${PATHS_REFUSED} (optional or alternative parts repeated or nested): it can take hours on a short text`;
+    return `can try ${paths >= 2 ** 60 ? 'more than 2^60' : paths} ways through the text from each position, more than ${PATHS_REFUSED} (optional or alternative parts repeated or nested, or a repeat of a wide range): it can take hours on some texts`;
   return null;
 }
 

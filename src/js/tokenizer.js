@@ -114,31 +114,63 @@ function checkTokenizerModel(json) {
 }
 
 /**
- * How many times longer a text can come out of the pipeline part's Replace steps than it went
- * in: each Replace multiplies by its content's length over its pattern's shortest match (the
- * content's length + 1 for a pattern that can match nothing: it is put between every two
- * characters), a Sequence multiplies its steps'. Capped at 2^30.
+ * How many times longer a text can come out of the pipeline part's Replace steps of a literal
+ * (`{ String }`) pattern than it went in: each multiplies by its content's length over the
+ * pattern's (the content's length + 1 for the empty string, which matches between every two
+ * characters), a Sequence multiplies its steps'. Capped at 2^30. A `{ Regex }` pattern's shortest
+ * match is not known here (a lookahead matches nothing anywhere): its steps are bounded as they
+ * run (guardReplaceSteps).
  */
 function replaceGrowth(node, depth = 0) {
   if (node === null || typeof node !== 'object' || depth > 32) return 1;
   if (Array.isArray(node)) return node.reduce((g, child) => Math.min(2 ** 30, g * replaceGrowth(child, depth + 1)), 1);
   let growth = 1;
-  if (node.type === 'Replace' && typeof node.content === 'string') {
-    const pattern = node.pattern ?? {};
-    let shortest = 1;
-    if (typeof pattern.String === 'string') shortest = pattern.String.length;
-    else if (typeof pattern.Regex === 'string') {
-      try {
-        shortest = new RegExp(pattern.Regex, 'u').test('') ? 0 : 1;
-      } catch {
-        shortest = 0; // not a JavaScript pattern: the checks of the patterns name it
-      }
-    }
-    growth = shortest === 0 ? node.content.length + 1 : Math.max(1, node.content.length / shortest);
-  }
+  const literal = node.pattern?.String;
+  if (node.type === 'Replace' && typeof node.content === 'string' && typeof literal === 'string')
+    growth = literal.length === 0 ? node.content.length + 1 : Math.max(1, node.content.length / literal.length);
   for (const key of ['normalizers', 'decoders', 'pretokenizers'])
     if (Array.isArray(node[key])) growth = Math.min(2 ** 30, growth * replaceGrowth(node[key], depth + 1));
   return growth;
+}
+
+/**
+ * Each Replace step of the library's pipeline (normalizers, pre-tokenizers, decoders, in
+ * Sequences too) counts its matches before it replaces them, and refuses, with a RangeError,
+ * to make a text longer than `limit()` characters: a `{ Regex }` pattern that matches nothing
+ * (a lookahead) puts its content between every two characters, and sixteen such steps would
+ * multiply a text by 65,536 before any other bound applied.
+ * @param {object} hf the library's Tokenizer @param {() => number} limit
+ */
+function guardReplaceSteps(hf, limit) {
+  const seen = new Set();
+  const guarded = (text, pattern, content) => {
+    const most = limit();
+    let length = text.length;
+    for (const match of text.matchAll(pattern)) {
+      length += content.length - match[0].length;
+      if (length > most)
+        throw new RangeError(
+          `tokenizer: a Replace step of the tokenizer's pipeline (pattern ${pattern}) would make a text of ${text.length} characters more than ${most} long (4 x maxInputChars)`,
+        );
+    }
+    return text.replaceAll(pattern, content);
+  };
+  const visit = (node, depth) => {
+    // the library's steps are Callables: functions with their class's methods
+    if (node === null || (typeof node !== 'object' && typeof node !== 'function') || seen.has(node) || depth > 32)
+      return;
+    seen.add(node);
+    if (node.config?.type === 'Replace' && node.pattern instanceof RegExp && node.pattern.global) {
+      const content = () => node.config.content ?? '';
+      if (typeof node.normalize === 'function') node.normalize = (text) => guarded(text, node.pattern, content());
+      if (typeof node.pre_tokenize_text === 'function')
+        node.pre_tokenize_text = (text) => [guarded(text, node.pattern, content())];
+      if (typeof node.decode_chain === 'function')
+        node.decode_chain = (tokens) => tokens.map((token) => guarded(token, node.pattern, content()));
+    }
+    for (const value of Object.values(node)) if (Array.isArray(value)) value.forEach((v) => visit(v, depth + 1));
+  };
+  for (const part of [hf.normalizer, hf.pre_tokenizer, hf.decoder]) visit(part, 0);
 }
 
 /** The most a pipeline part's Replace steps may lengthen a text (replaceGrowth): real ones are 1. */
@@ -343,8 +375,26 @@ export function bertTokenizerJson(vocabText, config = {}, file = 'vocab.txt') {
  */
 function wordPieceTokenizer(json, config, ids) {
   const hf = libraryTokenizer(json, config, ids);
+  // the library's constructor matched added tokens ("normalized": true) under its own
+  // normalisation: those are done again under the Rust one
+  const before = normalizedAddedTokens(hf);
   rustNormalization(hf.normalizer);
+  const after = normalizedAddedTokens(hf);
+  if (after && after.some(([, content], i) => content !== before[i][1])) {
+    before.forEach(([token, content]) => {
+      if (content !== token.content && hf.added_tokens_map.get(content) === token) hf.added_tokens_map.delete(content);
+    });
+    after.forEach(([token, content]) => hf.added_tokens_map.set(content, token));
+    hf.splitter_normalized = new hf.splitter_normalized.constructor(after.map(([, content]) => content));
+  }
   return hf;
+}
+
+/** [token, its normalised content] of the library's added tokens matched after normalisation, or null. */
+function normalizedAddedTokens(hf) {
+  if (!hf.normalizer || !Array.isArray(hf.added_tokens) || !(hf.added_tokens_map instanceof Map)) return null;
+  if (typeof hf.splitter_normalized?.constructor !== 'function') return null;
+  return hf.added_tokens.filter((t) => t.normalized).map((t) => [t, hf.normalizer(t.content)]);
 }
 
 // Rust's is_chinese_char (tokenizers' normalizers/bert.rs; transformers' _tokenize_chinese_chars):
@@ -355,7 +405,7 @@ const CJK = [
   [0x20000, 0x2a6df],
   [0x2a700, 0x2b73f],
   [0x2b740, 0x2b81f],
-  [0x2b820, 0x2ceaf],
+  [0x2b920, 0x2ceaf], // Rust's range (transformers' Python one starts at 0x2B820)
   [0xf900, 0xfaff],
   [0x2f800, 0x2fa1f],
 ];
@@ -626,6 +676,7 @@ export class TextTokenizer {
      * can take many ways from one position (tokenizer-patterns.js, maxInputCharsFor). Settable.
      */
     this.maxInputChars = maxInputChars;
+    guardReplaceSteps(hf, () => 4 * this.maxInputChars);
     /** Whether encode() returns tokenTypeIds (BERT does; DistilBERT has no token types). */
     this.returnsTokenTypeIds = tokenTypeIds;
     /** The id padding uses in encodeBatch (the pad token, [PAD] unless the config says otherwise; else 0). */

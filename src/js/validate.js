@@ -8,7 +8,15 @@
 // make the checks and the copy see different tensors), and its data must be a genuine typed
 // array (brand-checked; a Proxy is not one). The bindings check all of it again
 // (src/bindings/js_interop.hpp).
-import { Tensor, checkShape, describe, shapeString, typedArrayTag, typedArrayLength } from './tensor.js';
+import {
+  Tensor,
+  checkShape,
+  describe,
+  isOptionsObject,
+  shapeString,
+  typedArrayTag,
+  typedArrayLength,
+} from './tensor.js';
 
 export { checkShape, describe, shapeString };
 
@@ -177,9 +185,7 @@ export function shapeArg(shape, where) {
  */
 export function optionsArg(options, allowed, fn) {
   if (options === undefined || options === null) return {};
-  // a Map's (or Date's...) entries are not its keys: it would pass with every option left out
-  const notOptions = [Map, Set, WeakMap, Date, RegExp, ArrayBuffer, Promise].some((c) => options instanceof c);
-  if (typeof options !== 'object' || Array.isArray(options) || ArrayBuffer.isView(options) || notOptions) {
+  if (!isOptionsObject(options)) {
     throw new TypeError(`${fn}: options must be an object, got ${describe(options)}`);
   }
   const copy = {};

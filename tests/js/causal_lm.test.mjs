@@ -520,8 +520,9 @@ test("lm.generate: repetitionPenalty is transformers' RepetitionPenaltyLogitsPro
           no_repeat_ngram_size: 3,
           encoder_repetition_penalty: 1.5,
           typical_p: 0.9,
+          penalty_alpha: 0.6, // contrastive search: greedy decoding only
           // values with which transformers builds no processor: no warning
-          ...{ num_beams: 1, min_length: 0, min_new_tokens: 0, min_p: 0, guidance_scale: 1, penalty_alpha: 0 },
+          ...{ num_beams: 1, min_length: 0, min_new_tokens: 0, min_p: 0, guidance_scale: 1 },
         }),
       );
       const warnings = [];
@@ -546,7 +547,7 @@ test("lm.generate: repetitionPenalty is transformers' RepetitionPenaltyLogitsPro
       assert.equal(warnings.length, 2, warnings.join('\n'));
       assert.match(
         warnings[0],
-        /^lm\.generate: .*: generation_config\.json's no_repeat_ngram_size = 3, generation_config\.json's encoder_repetition_penalty = 1\.5: lm\.generate does not apply these \(transformers' generate would\)/,
+        /^lm\.generate: .*: generation_config\.json's penalty_alpha = 0\.6, generation_config\.json's no_repeat_ngram_size = 3, generation_config\.json's encoder_repetition_penalty = 1\.5: lm\.generate does not apply these \(transformers' generate would\)/,
       );
       assert.match(warnings[1], /: generation_config\.json's typical_p = 0\.9: lm\.generate does not apply it /);
     } finally {

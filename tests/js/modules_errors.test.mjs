@@ -74,7 +74,7 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
   throwsLike(
     () => new A.Linear({ inFeatures: 2 ** 15, outFeatures: 2 ** 15 }),
     RangeError,
-    /^Linear: outFeatures 32768 and inFeatures 32768 give a weight \[32768, 32768\] of more than 2\^29 floats$/,
+    /^Linear: outFeatures 32768 and inFeatures 32768: a weight \[32768, 32768\] of more than 2\^29 floats$/,
   );
   throwsLike(
     () => new A.LayerNorm({ features: 4, elementwiseAffine: false }),
@@ -86,7 +86,19 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 2 ** 20, numHeads: 1 }),
     RangeError,
-    /^MultiheadAttention: embedDim 1048576, kdim 1048576 and vdim 1048576 give a weight \[3145728, 1048576\]/,
+    /^MultiheadAttention: embedDim 1048576: a weight \[3145728, 1048576\] of more than 2\^29 floats$/,
+  );
+  // q, k and v of their own sizes: each within the bound (the largest 1024 x 200000), built
+  assert.equal(new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 100000, vdim: 4 }).kdim, 100000);
+  throwsLike(
+    () => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 2 ** 27 }),
+    RangeError,
+    /^MultiheadAttention: embedDim 8 and kdim 134217728: a weight \[8, 134217728\] of more than 2\^29 floats$/,
+  );
+  throwsLike(
+    () => new A.TransformerEncoderLayer({ dModel: 14000, nhead: 2, dimFeedforward: 16 }),
+    RangeError,
+    /^TransformerEncoderLayer: dModel 14000: a weight \[42000, 14000\] of more than 2\^29 floats$/,
   );
   // the settings are the structure the parameters were built for: read-only, as index.d.ts says
   const layer = new A.TransformerEncoderLayer({ dModel: 8, nhead: 2, dimFeedforward: 16 });

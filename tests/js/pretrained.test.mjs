@@ -236,6 +236,17 @@ test("embed in a sentence-transformers folder: its max_seq_length, modules.json'
     doLowerCase: false,
   });
   long.dispose();
+  // without max_seq_length, the model's and its tokenizer's maximum (Transformer.py's default)
+  const short = await A.loadPretrained({
+    ...fx.files,
+    'sentence_bert_config.json': utf8({ max_seq_length: null }),
+    'tokenizer_config.json': utf8({
+      ...JSON.parse(new TextDecoder().decode(fx.files['tokenizer_config.json'])),
+      model_max_length: 10,
+    }),
+  });
+  assert.equal(short.sentenceTransformers.maxSeqLength, 10);
+  short.dispose();
   for (const [name, body, message] of [
     [
       'sentence_bert_config.json',
@@ -290,6 +301,11 @@ test('sources: a folder path, { name: Uint8Array | ArrayBuffer | Blob }, File[] 
     );
     model.dispose();
   }
+  // a list's length is checked before it is read: 2^32 - 1 'files' are not copied
+  await assert.rejects(A.loadPretrained({ length: 2 ** 32 - 1, item: () => null }), {
+    name: 'RangeError',
+    message: /^loadPretrained: a list of 4294967295 files, more than the 10000 a model folder may have$/,
+  });
   // an object shaped as a Blob whose reads come up short: an Error naming the file, not stale bytes
   const short = {
     ...blobLike(fx.files['model.safetensors']),

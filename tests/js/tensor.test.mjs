@@ -216,6 +216,12 @@ test("formatTensor's options are torch.set_printoptions' and are checked; its te
     name: 'RangeError',
     message: 'formatTensor: precision must be an integer in [0, 100], got 200',
   });
+  // a name every object inherits is not an option; a Map is not an options object
+  assert.throws(() => t.toString({ constructor: 5 }), { name: 'TypeError', message: /unknown option 'constructor'/ });
+  assert.throws(() => t.toString(new Map([['precision', 2]])), {
+    name: 'TypeError',
+    message: 'formatTensor: options must be an object, got Map',
+  });
   assert.throws(() => formatTensor({ data: Float32Array.of(1, 2), shape: [3] }), {
     name: 'RangeError',
     message: /shape \[3\] holds 3 elements but data has 2/,

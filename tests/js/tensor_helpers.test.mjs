@@ -453,6 +453,11 @@ test('topk and permute read their options and dims before the input: a getter th
       return 2;
     },
   });
+  // a dims array of the wrong length is refused before it is read (a sparse one of 2^32 - 1)
+  assert.throws(() => A.permute(b.x, new Array(2 ** 32 - 1)), {
+    name: 'RangeError',
+    message: /^permute: dims has 4294967295 entries but input \[2, 3, 4\] has 3 dims/,
+  });
   assert.throws(() => A.permute(b.x, dims), {
     name: 'RangeError',
     message: 'permute: input has shape [2, 3, 4] (24 elements) but its data has 4',

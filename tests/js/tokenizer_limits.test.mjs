@@ -100,7 +100,7 @@ test('Replace steps that lengthen a text more than 4 times are refused (a normal
   const replace = (pattern, content) => ({ type: 'Replace', pattern, content });
   for (const [normalizer, growth] of [
     [replace({ String: 'a' }, 'b'.repeat(256)), '256'],
-    [replace({ Regex: 'x*' }, 'yyyy'), '5'], // matches nothing: put between every two characters
+    [replace({ String: '' }, 'yyyy'), '5'], // the empty string: put between every two characters
     [{ type: 'Sequence', normalizers: [replace({ String: 'a' }, 'aaa'), replace({ String: 'a' }, 'aaa')] }, '9'],
   ])
     await assert.rejects(load(await bertJson((j) => (j.normalizer = normalizer))), {
@@ -118,6 +118,26 @@ test('Replace steps that lengthen a text more than 4 times are refused (a normal
     ),
   );
   assert.deepEqual(tok.encode('a q').inputIds, [2, 5, 6, 3]);
+  // a Regex pattern's steps are bounded as they run: sixteen lookaheads that match nothing, each
+  // doubling the text, stop with a RangeError at 4 x maxInputChars, and the tokenizer goes on
+  const doubling = await load(
+    await bertJson(
+      (j) =>
+        (j.normalizer = {
+          type: 'Sequence',
+          normalizers: [...Array.from({ length: 16 }, () => replace({ Regex: '(?=[\\s\\S])' }, 'q')), j.normalizer],
+        }),
+    ),
+  );
+  doubling.maxInputChars = 1000;
+  assert.throws(() => doubling.encode('a'.repeat(100)), {
+    name: 'RangeError',
+    message:
+      /^tokenizer: a Replace step of the tokenizer's pipeline \(pattern .*\) would make a text of 3200 characters more than 4000 long \(4 x maxInputChars\)$/,
+  });
+  // within the bound it runs: one character becomes 65,536, one word too long for WordPiece: [UNK]
+  doubling.maxInputChars = 1_000_000;
+  assert.deepEqual(doubling.encode('a').inputIds, [2, 1, 3]);
 });
 
 test('a model the tokenizers library would refuse is an Error at load, not ids that are not ids', async () => {

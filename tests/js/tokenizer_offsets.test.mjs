@@ -255,3 +255,43 @@ test('returnOffsets does work linear in the text: the pre-tokenizer and the norm
   tok.encode(text, { truncation: true, returnOffsets: true });
   assert.ok(seen.pre_tokenizer <= 2 * text.length, `the pre-tokenizer saw ${seen.pre_tokenizer} characters`);
 });
+
+test('added tokens matched after normalisation ("normalized": true) are matched under the per-character lower-casing too', async () => {
+  const vocab = { '[UNK]': 0, '[CLS]': 1, '[SEP]': 2, α: 3, '##σ': 4, '##ς': 5, x: 6 };
+  const added = (id, content) => ({
+    id,
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: true,
+    special: false,
+  });
+  const json = {
+    version: '1.0',
+    added_tokens: [added(7, 'ΑΣ'), added(8, '\u{20000}x')],
+    normalizer: {
+      type: 'BertNormalizer',
+      clean_text: true,
+      handle_chinese_chars: true,
+      strip_accents: null,
+      lowercase: true,
+    },
+    pre_tokenizer: { type: 'BertPreTokenizer' },
+    post_processor: null,
+    decoder: null,
+    model: {
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
+    },
+  };
+  const tok = await loadTokenizer({ 'tokenizer.json': new TextEncoder().encode(JSON.stringify(json)) });
+  // 'ΑΣ' normalises to 'ασ' (Rust's), which is where the added token is matched; 'ας' is not it
+  assert.deepEqual(tok.encode('x ΑΣ x').inputIds, [6, 7, 6]);
+  assert.deepEqual(tok.encode('x ας x').inputIds, [6, 3, 5, 6]);
+  // an ideograph past U+FFFF split off in the token as in the text
+  assert.deepEqual(tok.encode('x \u{20000}x x').inputIds, [6, 8, 6]);
+});
