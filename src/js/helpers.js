@@ -168,6 +168,8 @@ export const helperMethods = {
     // each read once, then the input checked again: a getter among them runs before its data is read
     const given = Array.from({ length: count }, (_, i) => dims[i]);
     const x = anyTensorArg(input, `${fn}: input`);
+    if (x.shape.length !== count)
+      throw new RangeError(`${fn}: input changed to ${shapeString(x.shape)} while dims were read (${count} of them)`);
     const order = given.map((d, i) => dimArg(d, x.shape, `${fn}: dims[${i}]`));
     const twice = order.findIndex((d, i) => order.indexOf(d) !== i);
     if (twice >= 0) {

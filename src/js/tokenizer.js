@@ -135,25 +135,27 @@ function replaceGrowth(node, depth = 0) {
 
 /**
  * Each Replace step of the library's pipeline (normalizers, pre-tokenizers, decoders, in
- * Sequences too) counts its matches before it replaces them, and refuses, with a RangeError,
- * to make a text longer than `limit()` characters: a `{ Regex }` pattern that matches nothing
- * (a lookahead) puts its content between every two characters, and sixteen such steps would
- * multiply a text by 65,536 before any other bound applied.
- * @param {object} hf the library's Tokenizer @param {() => number} limit
+ * Sequences too) counts its matches before it replaces them and draws what it adds to a text
+ * from `budget.left`, which the tokenizer sets to 4 x maxInputChars at each of its calls: past
+ * it, a RangeError. A `{ Regex }` pattern that matches nothing (a lookahead) puts its content
+ * between every two characters; sixteen such steps would multiply a text by 65,536, and steps
+ * run on each piece or token would pass any bound per piece. The content is put in as written,
+ * as tokenizers (Rust) puts it (String.prototype.replaceAll would expand '$`' and '$&').
+ * @param {object} hf the library's Tokenizer @param {{ left: number }} budget
  */
-function guardReplaceSteps(hf, limit) {
+function guardReplaceSteps(hf, budget) {
   const seen = new Set();
   const guarded = (text, pattern, content) => {
-    const most = limit();
-    let length = text.length;
+    let added = 0;
     for (const match of text.matchAll(pattern)) {
-      length += content.length - match[0].length;
-      if (length > most)
+      added += content.length - match[0].length;
+      if (added > budget.left)
         throw new RangeError(
-          `tokenizer: a Replace step of the tokenizer's pipeline (pattern ${pattern}) would make a text of ${text.length} characters more than ${most} long (4 x maxInputChars)`,
+          `tokenizer: a Replace step of the tokenizer's pipeline (pattern ${pattern}) would add more than ${budget.left} characters to a text of ${text.length} (at most 4 x maxInputChars in one call)`,
         );
     }
-    return text.replaceAll(pattern, content);
+    budget.left -= Math.max(0, added);
+    return text.replaceAll(pattern, () => content);
   };
   const visit = (node, depth) => {
     // the library's steps are Callables: functions with their class's methods
@@ -204,7 +206,7 @@ function checkTokenizerCost(json) {
         `tokenizer.json: added_tokens[0..${i}] have ${addedChars} characters together, more than ${MAX_ADDED_TOKENS_CHARS} (the library keeps an object per character of them)`,
       );
   });
-  for (const part of ['normalizer', 'decoder']) {
+  for (const part of ['normalizer', 'pre_tokenizer', 'decoder']) {
     const growth = replaceGrowth(json[part]);
     if (growth > MAX_REPLACE_GROWTH)
       throw new Error(
@@ -381,10 +383,13 @@ function wordPieceTokenizer(json, config, ids) {
   rustNormalization(hf.normalizer);
   const after = normalizedAddedTokens(hf);
   if (after && after.some(([, content], i) => content !== before[i][1])) {
-    before.forEach(([token, content]) => {
-      if (content !== token.content && hf.added_tokens_map.get(content) === token) hf.added_tokens_map.delete(content);
-    });
-    after.forEach(([token, content]) => hf.added_tokens_map.set(content, token));
+    // the map built again as the library's constructor builds it, in place
+    const map = hf.added_tokens_map;
+    map.clear();
+    for (const token of hf.added_tokens) {
+      map.set(token.content, token);
+      if (token.normalized) map.set(hf.normalizer(token.content), token);
+    }
     hf.splitter_normalized = new hf.splitter_normalized.constructor(after.map(([, content]) => content));
   }
   return hf;
@@ -659,6 +664,13 @@ function alignment(text, start, end, normal, normalize, memo) {
 
 /** Text -> ids for one model, with a maximum length. */
 export class TextTokenizer {
+  /** What the pipeline's Replace steps may still add in this call (guardReplaceSteps). */
+  #replaced = { left: 0 };
+  /** A call into the library begins: its Replace steps may add 4 x maxInputChars characters. */
+  #begin() {
+    this.#replaced.left = 4 * this.maxInputChars;
+  }
+
   /**
    * @param {object} hf a @huggingface/tokenizers Tokenizer
    * @param {{maxLength: number, tokenTypeIds: boolean, padToken: string|null}} options
@@ -676,7 +688,7 @@ export class TextTokenizer {
      * can take many ways from one position (tokenizer-patterns.js, maxInputCharsFor). Settable.
      */
     this.maxInputChars = maxInputChars;
-    guardReplaceSteps(hf, () => 4 * this.maxInputChars);
+    guardReplaceSteps(hf, this.#replaced);
     /** Whether encode() returns tokenTypeIds (BERT does; DistilBERT has no token types). */
     this.returnsTokenTypeIds = tokenTypeIds;
     /** The id padding uses in encodeBatch (the pad token, [PAD] unless the config says otherwise; else 0). */
@@ -718,6 +730,7 @@ export class TextTokenizer {
       list[i] = token;
     }
     if (list.length === 0) return '';
+    this.#begin();
     return this.hf.decoder ? this.hf.decoder(list) : list.join(' ');
   }
 
@@ -753,6 +766,7 @@ export class TextTokenizer {
       if (id < tokens.length && tokens[id] !== undefined) list.push(id);
     }
     if (list.length === 0) return '';
+    this.#begin();
     return this.hf.decode(list, { skip_special_tokens: skipSpecialTokens });
   }
 
@@ -786,6 +800,7 @@ export class TextTokenizer {
         `${fn}: ${what} has ${text.length} characters, more than tokenizer.maxInputChars (${this.maxInputChars}), the bound on one call's work`,
       );
     }
+    this.#begin();
     const tokens = this.hf.tokenize(text);
     if (tokens.length === 0) {
       throw new RangeError(
@@ -945,6 +960,7 @@ export class TextTokenizer {
    */
   #offsets(text, tokens, count, fn) {
     const hf = this.hf;
+    this.#begin();
     const model = hf.model;
     if (model.config?.type !== 'WordPiece')
       throw new Error(

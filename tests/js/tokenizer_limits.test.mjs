@@ -133,8 +133,27 @@ test('Replace steps that lengthen a text more than 4 times are refused (a normal
   assert.throws(() => doubling.encode('a'.repeat(100)), {
     name: 'RangeError',
     message:
-      /^tokenizer: a Replace step of the tokenizer's pipeline \(pattern .*\) would make a text of 3200 characters more than 4000 long \(4 x maxInputChars\)$/,
+      /^tokenizer: a Replace step of the tokenizer's pipeline \(pattern .*\) would add more than \d+ characters to a text of 3200 \(at most 4 x maxInputChars in one call\)$/,
   });
+  // the budget is one call's: steps run on each piece of a pre-tokenizer draw from it too
+  const pieces = await load(
+    await bertJson(
+      (j) =>
+        (j.pre_tokenizer = {
+          type: 'Sequence',
+          pretokenizers: [{ type: 'WhitespaceSplit' }, replace({ Regex: '(?=a)' }, 'q'.repeat(100))],
+        }),
+    ),
+  );
+  pieces.maxInputChars = 1000;
+  assert.throws(() => pieces.encode('a '.repeat(50)), {
+    name: 'RangeError',
+    message: /would add more than \d+ characters/,
+  });
+  // a content is put in as written, as tokenizers (Rust) puts it: '$&' is not the match
+  const dollars = await load(await bertJson((j) => (j.normalizer = replace({ String: 'a' }, '$&'))));
+  // ('$' and '&', two [UNK]s of this vocabulary; replaceAll's '$&' would have put 'a' back)
+  assert.deepEqual(dollars.encode('a').inputIds, [2, 1, 1, 3]);
   // within the bound it runs: one character becomes 65,536, one word too long for WordPiece: [UNK]
   doubling.maxInputChars = 1_000_000;
   assert.deepEqual(doubling.encode('a').inputIds, [2, 1, 3]);

@@ -294,4 +294,16 @@ test('added tokens matched after normalisation ("normalized": true) are matched 
   assert.deepEqual(tok.encode('x ας x').inputIds, [6, 3, 5, 6]);
   // an ideograph past U+FFFF split off in the token as in the text
   assert.deepEqual(tok.encode('x \u{20000}x x').inputIds, [6, 8, 6]);
+  // a token matched as written keeps its text when another's normalised form was that text
+  const both = await loadTokenizer({
+    'tokenizer.json': new TextEncoder().encode(
+      JSON.stringify({
+        ...json,
+        normalizer: { type: 'Lowercase' },
+        added_tokens: [{ ...added(9, 'xς'), normalized: false }, added(10, 'XΣ')],
+      }),
+    ),
+  });
+  assert.deepEqual(both.encode('xς').inputIds, [9]);
+  assert.deepEqual(both.encode('XΣ').inputIds, [10]);
 });
