@@ -155,14 +155,15 @@ export const helperMethods = {
 
   permute(input, dims) {
     const fn = 'permute';
-    const rank = anyTensorArg(input, `${fn}: input`).shape.length;
+    const { shape } = anyTensorArg(input, `${fn}: input`);
+    const rank = shape.length;
     if (!Array.isArray(dims)) {
       throw new TypeError(`${fn}: dims must be an array of ${rank} dims (a permutation), got ${describe(dims)}`);
     }
     const count = dims.length;
     if (count !== rank) {
       throw new RangeError(
-        `${fn}: dims has ${count} entries but input ${shapeString(anyTensorArg(input, `${fn}: input`).shape)} has ${rank} dims (dims orders all of them)`,
+        `${fn}: dims has ${count} entries but input ${shapeString(shape)} has ${rank} dims (dims orders all of them)`,
       );
     }
     // each read once, then the input checked again: a getter among them runs before its data is read

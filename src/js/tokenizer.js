@@ -382,16 +382,16 @@ function wordPieceTokenizer(json, config, ids) {
   const before = normalizedAddedTokens(hf);
   rustNormalization(hf.normalizer);
   const after = normalizedAddedTokens(hf);
-  if (after && after.some(([, content], i) => content !== before[i][1])) {
-    // the map built again as the library's constructor builds it, in place
-    const map = hf.added_tokens_map;
-    map.clear();
-    for (const token of hf.added_tokens) {
-      map.set(token.content, token);
-      if (token.normalized) map.set(hf.normalizer(token.content), token);
-    }
-    hf.splitter_normalized = new hf.splitter_normalized.constructor(after.map(([, content]) => content));
+  if (!after || after.every(([, content], i) => content === before[i][1])) return hf;
+  // the map built again as the library's constructor builds it, in place
+  const normalized = new Map(after);
+  const map = hf.added_tokens_map;
+  map.clear();
+  for (const token of hf.added_tokens) {
+    map.set(token.content, token);
+    if (normalized.has(token)) map.set(normalized.get(token), token);
   }
+  hf.splitter_normalized = new hf.splitter_normalized.constructor([...normalized.values()]);
   return hf;
 }
 
