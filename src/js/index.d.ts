@@ -570,6 +570,11 @@ export class AttentionWasm {
    * {@link linear} and as a {@link Linear}'s weight. About a quarter of the float32 weight's memory;
    * the int8 layer's result differs from float32 by the quantization of the weight and of each
    * input row (7 bits): a cosine of ~0.9999 on random data, less with outlier activations.
+   * Non-finite values: a NaN or an infinity in a weight row makes that output channel NaN for
+   * every input row, and in an input row makes that row's outputs NaN (float32 would give +-inf
+   * where an infinity meets finite values). The epilogue's scale product limits the range: an
+   * input row's and a weight row's largest magnitudes multiplying to more than ~5e42 overflow
+   * (inf, or NaN where the quantized sum is 0), below ~2e-34 lose precision.
    * A weight that is already a QuantizedTensor of this instance is returned as it is (as torch's
    * `tensor.to(dtype)` returns the tensor itself), so `linear.weight = A.quantize(linear.weight)`
    * may run twice.
@@ -756,7 +761,8 @@ export interface LoadPretrainedOptions {
   trustPatterns?: boolean;
   /**
    * `'fp32'` (default): every weight float32. `'q8'`: each linear layer's weight (q, k, v, the
-   * attention's output, the MLP's two, BERT's pooler) quantized to int8 per output channel
+   * attention's output, the MLP's two, BERT's pooler, and the task head's dense layers: a
+   * classifier, a masked-LM or LM head, tied ones reading the int8 word embeddings) quantized to int8 per output channel
    * (symmetric, one scale per row) as its bytes stream in — the float32 weight never exists in
    * full — and run by the int8 layer of {@link AttentionWasm.linear} (each input row to 7 bits,
    * exact int32 sums, a float32 epilogue); the word embeddings kept as int8 rows with a scale per
@@ -1140,7 +1146,11 @@ export interface Answer {
 }
 
 export interface EmbedOptions {
-  /** 'mean' (default): the mask-weighted mean of the tokens, as sentence-transformers; 'cls': the first token. */
+  /**
+   * 'mean': the mask-weighted mean of the tokens, as sentence-transformers; 'cls': the first token.
+   * Default: the folder's Pooling module's mode ({@link PretrainedModel.sentenceTransformers}),
+   * else 'mean'.
+   */
   pooling?: 'mean' | 'cls';
   /**
    * Divide by the L2 norm (sentence-transformers' Normalize). Default: whether the folder's
@@ -1196,10 +1206,20 @@ export class PretrainedModel {
   /**
    * A sentence-transformers folder's settings, which embed follows as `encode` does:
    * sentence_bert_config.json's max_seq_length (at most maxPositions; texts are cut to it) and
-   * do_lower_case, and whether modules.json lists a Normalize module. null in a folder without
-   * those files.
+   * do_lower_case; whether modules.json lists a Normalize module; the Pooling module's mode from
+   * its folder's config.json (e.g. 1_Pooling/config.json; null when modules.json lists no Pooling
+   * module or that file was not given: embed then needs `pooling`; 'mean' without modules.json,
+   * as sentence-transformers builds it); and, in `unsupported`, the modules and pooling modes that
+   * embed does not compute (a Dense module, max pooling, several modes at once, ...), for which
+   * embed throws rather than return other numbers than `encode`. null in a folder without those files.
    */
-  readonly sentenceTransformers: { maxSeqLength: number; normalize: boolean; doLowerCase: boolean } | null;
+  readonly sentenceTransformers: {
+    maxSeqLength: number;
+    normalize: boolean;
+    doLowerCase: boolean;
+    pooling: 'mean' | 'cls' | null;
+    unsupported: string[];
+  } | null;
   /** config.json's vocab_size: the masked-LM head's outputs. */
   readonly vocabSize: number;
   readonly disposed: boolean;
@@ -1223,7 +1243,9 @@ export class PretrainedModel {
    * Sentence embeddings, [texts.length, hiddenSize], as sentence-transformers' `encode`: each text
    * tokenized (the folder's tokenizer), run in batches, pooled over its tokens. One string is one
    * text: `embed('a text')` is `[1, hiddenSize]`.
-   * @throws Error when the folder had no tokenizer; RangeError for an empty text, or one longer
+   * @throws Error when the folder had no tokenizer, or its sentence-transformers modules are ones
+   *   embed does not compute (`sentenceTransformers.unsupported`) or its Pooling module's config
+   *   was not given and `pooling` is not either; RangeError for an empty text, or one longer
    *   than the model's maximum without `truncation`
    */
   embed(texts: string | readonly string[], options?: EmbedOptions): Tensor<Float32Array, 2>;

@@ -21,11 +21,27 @@ export { loadTokenizer, TextTokenizer } from './tokenizer.js';
 export { PretrainedModel } from './pretrained.js';
 export { CausalLM, KvCache } from './causal-lm.js';
 
+/**
+ * Ends a threaded module's pool: joins its threads, ends their Workers, and stops the main
+ * thread's wait on its mailbox, which would otherwise hold the module and its whole memory for as
+ * long as the process lives (src/bindings/thread_mailbox.js). The module keeps working on one thread.
+ */
+function endThreads(raw) {
+  raw._setThreadCount(1); // joins the pool's threads
+  raw.PThread.terminateAllThreads(); // and ends their Workers
+  raw.awCloseMailbox?.();
+}
+
+// A threaded instance dropped without dispose(): its pool is ended once the instance is collected,
+// and then its memory can be.
+const droppedThreaded = new FinalizationRegistry(endThreads);
+
 /** The library bound to one instance of the wasm module (its own heap and random generator). */
 export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
     this.raw = raw;
+    if (raw.PThread) droppedThreaded.register(this, raw, this);
     // the bindings spell the names in their messages as this API does
     raw._setApiNames(Object.entries(JS_NAMES).flat());
     installModules(this); // A.MultiheadAttention, A.TransformerEncoderLayer, ... (src/js/modules.js)
@@ -46,8 +62,8 @@ export class AttentionWasm {
   /** Idempotent; the instance keeps working afterwards, on one thread. */
   dispose() {
     if (!this.raw.PThread) return;
-    this.raw._setThreadCount(1); // joins the pool's threads
-    this.raw.PThread.terminateAllThreads(); // and ends their Workers
+    droppedThreaded.unregister(this);
+    endThreads(this.raw);
   }
 
   heapBytes() {
@@ -145,11 +161,22 @@ export async function init(options = {}, platform = browserPlatform) {
  * expected.
  */
 async function instantiate(create, moduleArg, file) {
+  // what the glue prints while it starts (its own report of a failure, repeated by the Error below)
+  // is held back; afterwards it goes to the console as the glue's default would send it
+  let starting = true;
+  moduleArg.printErr = (...args) => {
+    if (!starting) console.error(...args);
+  };
   try {
     return await create(moduleArg);
   } catch (e) {
     moduleArg.PThread?.terminateAllThreads(); // the factory's Module is moduleArg itself
+    moduleArg.awCloseMailbox?.();
     const given = moduleArg.wasmBinary === undefined ? '' : `; wasmBinary must be the bytes of ${file}`;
-    throw new Error(`init: the wasm module could not be instantiated (${e?.message ?? e})${given}`, { cause: e });
+    // the glue's advice to its own developers ("Build with -sASSERTIONS ...") means nothing here
+    const reason = String(e?.message ?? e).replace(/\.? Build with -sASSERTIONS for more info\.?/, '');
+    throw new Error(`init: the wasm module could not be instantiated (${reason})${given}`, { cause: e });
+  } finally {
+    starting = false;
   }
 }

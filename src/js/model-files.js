@@ -33,7 +33,14 @@ class BlobSource {
     this.size = blob.size;
   }
   async read(begin, end) {
-    const bytes = new Uint8Array(await this.blob.slice(begin, end).arrayBuffer());
+    let buffer;
+    try {
+      buffer = await this.blob.slice(begin, end).arrayBuffer();
+    } catch (e) {
+      // an object shaped as a Blob whose slice() or arrayBuffer() fails: the file named
+      throw new Error(`${this.name}: reading bytes [${begin}, ${end}) failed: ${e?.message ?? e}`, { cause: e });
+    }
+    const bytes = new Uint8Array(buffer);
     // a Blob's bytes are fixed; an object shaped as one (ModelFileBlob) is checked
     if (bytes.length !== end - begin)
       throw new Error(
@@ -120,6 +127,8 @@ const TEXT_LIMITS = { 'tokenizer.json': 256 * 2 ** 20 };
 const TEXT_LIMIT = 32 * 2 ** 20;
 /** The most files a FileList (or File[]) of a model folder may hold. */
 const MAX_FILES = 10000;
+/** A sentence-transformers module's folder inside a model folder (modules.json's paths: 1_Pooling). */
+const MODULE_FOLDER = /^\d+_[A-Za-z]\w*$/;
 
 export class ModelFiles {
   /** @param {Map<string, object>} sources name -> source; @param {string} where */
@@ -218,12 +227,24 @@ export async function openModelFiles(source, fn) {
       throw new TypeError(
         `${fn}: ${source} is not a folder (pass the model's folder, with config.json and model.safetensors)`,
       );
-    for (const entry of await fs.promises.readdir(source, { withFileTypes: true })) {
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      const path = `${source.replace(/\/+$/, '')}/${entry.name}`;
-      const s = await fs.promises.stat(path).catch(() => null);
-      if (s?.isFile()) sources.set(entry.name, new NodeFileSource(path, s.size, fs));
-    }
+    // the folder's files, and those of its sentence-transformers modules' folders (1_Pooling/,
+    // 2_Normalize/, ...: modules.json's paths, a number then _) by their relative names, as a
+    // FileList of the folder names them; other folders (runs/, onnx/, .git/) are not listed
+    const top = source.replace(/\/+$/, '');
+    const list = async (sub) => {
+      for (const entry of await fs.promises.readdir(sub ? `${top}/${sub}` : top, { withFileTypes: true })) {
+        const name = sub ? `${sub}/${entry.name}` : entry.name;
+        const s = await fs.promises.stat(`${top}/${name}`).catch(() => null);
+        if (s?.isFile()) {
+          if (sources.size >= MAX_FILES)
+            throw new RangeError(
+              `${fn}: the folder ${source} has more than the ${MAX_FILES} files a model folder may have (in it and its module folders)`,
+            );
+          sources.set(name, new NodeFileSource(`${top}/${name}`, s.size, fs));
+        } else if (s?.isDirectory() && !sub && MODULE_FOLDER.test(entry.name)) await list(entry.name);
+      }
+    };
+    await list('');
     return new ModelFiles(sources, `the folder ${source}`);
   }
   // a Blob, or any object shaped as one (index.d.ts's ModelFileBlob: size, slice().arrayBuffer())
@@ -248,8 +269,10 @@ export async function openModelFiles(source, fn) {
         throw new TypeError(`${fn}: a list of files must hold File objects, got ${describe(file)}`);
       }
       const name = relativeName(file);
-      // a file at the folder's top wins over one of the same name in a subfolder
-      if (!sources.has(name)) sources.set(name, new BlobSource(file, name));
+      // two files of one name (two folders' files dropped together) would make the model whichever came first
+      if (sources.has(name))
+        throw new Error(`${fn}: the list of files has two named ${name}: give the files of one model folder`);
+      sources.set(name, new BlobSource(file, name));
     }
     return new ModelFiles(sources, 'the files given');
   }

@@ -115,7 +115,8 @@ class Module {
           return;
         }
         const cls = this._label; // e.g. "MultiheadAttention.outProj"
-        current = parameterValue(v, `${cls}: ${prop}`, `${cls}: ${prop} (${torchName})`, shape(), quantizedFor);
+        const label = prop === torchName ? `${cls}: ${prop}` : `${cls}: ${prop} (${torchName})`;
+        current = parameterValue(v, `${cls}: ${prop}`, label, shape(), quantizedFor);
       },
     });
     this.#params.set(torchName, { prop, shape, nullable, quantizedFor });

@@ -231,11 +231,22 @@ export class PretrainedModel {
     const fn = 'model.embed';
     this.check(fn);
     const o = optionsArg(options, ['pooling', 'normalize', 'truncation', 'batchSize'], fn);
-    const pooling = o.pooling ?? 'mean';
-    if (pooling !== 'mean' && pooling !== 'cls')
-      throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
     // a sentence-transformers folder: its settings are encode's (sentenceSettings)
     const st = this.sentenceTransformers;
+    if (st?.unsupported.length) {
+      throw new Error(
+        `${fn}: this sentence-transformers folder has modules embed does not compute: ${st.unsupported.join('; ')}. ` +
+          "model.forward gives the Transformer module's token states",
+      );
+    }
+    if (o.pooling === undefined && st && st.pooling === null) {
+      throw new Error(
+        `${fn}: modules.json lists no Pooling module whose config.json was given (e.g. 1_Pooling/config.json): pass pooling: 'mean' or 'cls'`,
+      );
+    }
+    const pooling = o.pooling ?? st?.pooling ?? 'mean';
+    if (pooling !== 'mean' && pooling !== 'cls')
+      throw new TypeError(`${fn}: pooling must be 'mean' or 'cls', got ${JSON.stringify(pooling)}`);
     const normalize =
       o.normalize === undefined ? (st?.normalize ?? false) : boolOption(o.normalize, `${fn}: normalize`);
     const truncation = o.truncation === undefined ? st !== null : boolOption(o.truncation, `${fn}: truncation`);
@@ -312,8 +323,16 @@ if (typeof Symbol.dispose === 'symbol') PretrainedModel.prototype[Symbol.dispose
 async function readHeader(raw, files) {
   const size = files.size(WEIGHTS);
   const n = unwrap(raw._safetensorsHeaderLength((await files.read(WEIGHTS, 0, 8)).slice(), size));
+  // The format allows 100 MB of header; its parse lives in the wasm heap, which never shrinks (a
+  // 99 MB header grew it by 340-930 MiB), and the checkpoints this loads have headers of KBs (a
+  // tensor is ~100 bytes of JSON; DistilBERT's ~15 KB, a 7B Llama's ~30 KB).
+  if (n > MAX_HEADER_BYTES)
+    throw new RangeError(
+      `${FN}: ${WEIGHTS}: a header of ${n} bytes, more than the ${MAX_HEADER_BYTES / 2 ** 20} MiB loadPretrained reads (a checkpoint's header holds ~100 bytes per tensor)`,
+    );
   return (await files.read(WEIGHTS, 8, 8 + n)).slice();
 }
+const MAX_HEADER_BYTES = 16 * 2 ** 20;
 
 /**
  * The bytes of the file read per chunk: only the pages of the wasm staging buffer a chunk fills
@@ -348,16 +367,42 @@ function shippedHint(source) {
     : `. The one exception is a tokenizer: ${calls} reads a vocabulary shipped in the package`;
 }
 
+// sentence-transformers' module types (modules.json), and the Pooling module's modes in the order
+// Pooling.forward concatenates them (models/Pooling.py): embed computes one mode, 'cls' or 'mean'.
+const ST = 'sentence_transformers.models.';
+const POOLING_MODES = [
+  ['pooling_mode_cls_token', 'cls'],
+  ['pooling_mode_max_tokens', 'max'],
+  ['pooling_mode_mean_tokens', 'mean'],
+  ['pooling_mode_mean_sqrt_len_tokens', 'mean_sqrt_len'],
+  ['pooling_mode_weightedmean_tokens', 'weightedmean'],
+  ['pooling_mode_lasttoken', 'lasttoken'],
+];
+
+/** The Pooling module's mode from its folder's config.json: 'cls' | 'mean', or what embed cannot compute. */
+async function poolingMode(files, name) {
+  const c = await files.json(name);
+  if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new Error(`${name}: expected a JSON object`);
+  const on = POOLING_MODES.filter(([key]) => c[key] === true).map(([key, mode]) => ({ key, mode }));
+  if (on.length === 1 && (on[0].mode === 'cls' || on[0].mode === 'mean')) return { pooling: on[0].mode };
+  const what = on.length ? on.map((m) => m.key).join(' + ') : 'no pooling mode';
+  return { unsupported: `${name}: ${what} (embed computes one of pooling_mode_cls_token, pooling_mode_mean_tokens)` };
+}
+
 /**
- * What SentenceTransformer(folder) reads beside the model for encode, from the folder's top:
- * sentence_bert_config.json's max_seq_length (models/Transformer.py cuts every text to it; here
- * at most `maxLength`, the model's and its tokenizer's maximum, which is the default) and do_lower_case, and whether modules.json lists a Normalize
- * module (models/Normalize.py). The Pooling module's folder (1_Pooling/config.json) is not read:
- * embed's `pooling` option (default mean, the usual) gives it. null when neither file is there.
+ * What SentenceTransformer(folder) reads beside the model for encode: sentence_bert_config.json's
+ * max_seq_length (models/Transformer.py cuts every text to it; here at most `maxLength`, the
+ * model's and its tokenizer's maximum, which is the default) and do_lower_case; modules.json's
+ * modules: a Normalize module (models/Normalize.py), the Pooling module's mode from its folder's
+ * config.json (models/Pooling.py: 'cls' or 'mean'; null when that file was not given, or when
+ * modules.json lists no Pooling module), and, in `unsupported`, every module or pooling mode that
+ * embed does not compute (Dense, LayerNorm, max pooling, several modes at once, ...): embed then
+ * refuses rather than return other numbers than encode would. Without modules.json,
+ * sentence-transformers builds Transformer + mean Pooling. null when neither file is there.
  */
 async function sentenceSettings(files, maxLength) {
   if (!files.has('sentence_bert_config.json') && !files.has('modules.json')) return null;
-  const settings = { maxSeqLength: maxLength, normalize: false, doLowerCase: false };
+  const settings = { maxSeqLength: maxLength, normalize: false, doLowerCase: false, pooling: 'mean', unsupported: [] };
   if (files.has('sentence_bert_config.json')) {
     const name = 'sentence_bert_config.json';
     const c = await files.json(name);
@@ -373,7 +418,26 @@ async function sentenceSettings(files, maxLength) {
   if (files.has('modules.json')) {
     const modules = await files.json('modules.json');
     if (!Array.isArray(modules)) throw new Error('modules.json: expected a JSON array of modules');
-    settings.normalize = modules.some((m) => m?.type === 'sentence_transformers.models.Normalize');
+    settings.pooling = null;
+    for (const [i, m] of modules.entries()) {
+      const type = m?.type;
+      if (type === `${ST}Transformer`) continue;
+      if (type === `${ST}Normalize`) {
+        settings.normalize = true;
+        continue;
+      }
+      if (type === `${ST}Pooling` && typeof m.path === 'string') {
+        const name = m.path ? `${m.path.replace(/\/+$/, '')}/config.json` : 'config.json';
+        if (!m.path || !files.has(name)) continue; // not given: embed asks for `pooling`
+        const mode = await poolingMode(files, name);
+        if (mode.pooling) settings.pooling = mode.pooling;
+        else settings.unsupported.push(mode.unsupported);
+        continue;
+      }
+      settings.unsupported.push(
+        `modules.json[${i}]: ${typeof type === 'string' ? type : describe(type)}${typeof m?.path === 'string' && m.path ? ` (${m.path})` : ''}`,
+      );
+    }
   }
   return settings;
 }

@@ -15,7 +15,10 @@ constexpr float sqrt1_2 = 0.70710678118654752440f;         // 1 / sqrt(2)
 constexpr float sqrt_2_over_pi = 0.79788456080286535588f;  // sqrt(2 / pi)
 constexpr float kappa = 0.044715f;
 
-// One scalar function, shared by the reference and the SIMD tails.
+// The scalar functions of the references. The SIMD kernels of the transcendental ones (GELU, SiLU)
+// run their tails as padded vectors instead (simd::map_vectors): a value's bytes are then the same
+// wherever it sits in a call, which the fused epilogue of the int8 linear layer relies on (it runs
+// GELU over 64 columns of a row at a time: the same bytes as over the whole output).
 float relu_scalar(float x) { return x < 0.0f ? 0.0f : x; }  // NaN < 0 is false: NaN stays
 float gelu_scalar(float x) { return x * 0.5f * (1.0f + std::erf(x * sqrt1_2)); }
 float gelu_tanh_scalar(float x) {
@@ -37,8 +40,7 @@ void relu_reference(const float* x, float* y, std::size_t n) {
 }
 
 void gelu(const float* x, float* y, std::size_t n) {
-  map(
-      x, y, n, [](batch v) { return v * batch(0.5f) * (batch(1.0f) + xsimd::erf(v * batch(sqrt1_2))); }, gelu_scalar);
+  simd::map_vectors(x, y, n, [](batch v) { return v * batch(0.5f) * (batch(1.0f) + xsimd::erf(v * batch(sqrt1_2))); });
 }
 
 void gelu_reference(const float* x, float* y, std::size_t n) {
@@ -46,13 +48,10 @@ void gelu_reference(const float* x, float* y, std::size_t n) {
 }
 
 void gelu_tanh(const float* x, float* y, std::size_t n) {
-  map(
-      x, y, n,
-      [](batch v) {
-        const batch inner = batch(sqrt_2_over_pi) * simd::fma(batch(kappa) * v * v, v, v);  // x + kappa x^3
-        return batch(0.5f) * v * (batch(1.0f) + xsimd::tanh(inner));
-      },
-      gelu_tanh_scalar);
+  simd::map_vectors(x, y, n, [](batch v) {
+    const batch inner = batch(sqrt_2_over_pi) * simd::fma(batch(kappa) * v * v, v, v);  // x + kappa x^3
+    return batch(0.5f) * v * (batch(1.0f) + xsimd::tanh(inner));
+  });
 }
 
 void gelu_tanh_reference(const float* x, float* y, std::size_t n) {
@@ -60,8 +59,7 @@ void gelu_tanh_reference(const float* x, float* y, std::size_t n) {
 }
 
 void silu(const float* x, float* y, std::size_t n) {
-  map(
-      x, y, n, [](batch v) { return v / (batch(1.0f) + xsimd::exp(-v)); }, silu_scalar);
+  simd::map_vectors(x, y, n, [](batch v) { return v / (batch(1.0f) + xsimd::exp(-v)); });
 }
 
 void silu_reference(const float* x, float* y, std::size_t n) {

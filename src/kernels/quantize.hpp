@@ -23,7 +23,9 @@
 // round() is round-half-to-even (the default rounding mode; f32x4.nearest in wasm), and the
 // division is a multiplication by an inverse computed once per row: the SIMD kernels and their
 // scalar references give the same bytes. A row holding NaN or an infinity gets scale NaN (and
-// q = 0), so that everything computed from it is NaN, as it would be in float32. Finite rows at
+// q = 0), so that everything computed from it is NaN: a NaN as in float32, an infinity where
+// float32 would give +-inf in some outputs (a weight row: that output channel of every row; an
+// activation row: that row's every output). Finite rows at
 // float32's extremes keep finite constants: where 127 / range would overflow (a row under ~3.7e-37)
 // the inverse is held at FLT_MAX and the scale at 1 / FLT_MAX (fewer levels, none wrong); where
 // hi - lo overflows, scale = hi / 127 - lo / 127; where a quad's sum overflows, the weights' scale

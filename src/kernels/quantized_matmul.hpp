@@ -11,6 +11,12 @@
 // build gives the same bytes in every engine, and the relaxed-SIMD and SIMD128 builds give the
 // same bytes as each other (the activations' own kernels aside).
 //
+// sx * sw is formed in float32, which bounds the layer's range below float32's: where a row's and
+// a channel's largest magnitudes multiply to more than ~5.5e42 (127^2 FLT_MAX) it overflows (the
+// output inf, or NaN where the integer sum is 0), and below ~1.9e-34 (127^2 FLT_MIN) it is
+// subnormal and loses bits. Either order of the two multiplies fails somewhere at such extremes
+// ((sum sx) sw overflows for large x and tiny w); trained models' values lie far inside.
+//
 // Weights are packed once (at quantization) for the register tiles: panels of 8 output channels,
 // each 4 values of k of the 8 channels in 32 bytes:
 //   packed[(t * groups + g) * 32 + c * 4 + b] = qw[8 t + c, 4 g + b],   groups = 2 ceil(k / 8),

@@ -63,4 +63,19 @@ template <class VectorF, class ScalarF>
       [&](std::size_t i) { y[i] = fs(x[i]); });
 }
 
+// y[i] = f(x[i]) for i < n, every value through fv: the tail (fewer than `lanes` values) goes in
+// as one vector padded with zeros. So a value's bytes do not depend on where it sits in a call (a
+// row run in parts gives the bytes of the whole), which a scalar tail computing erf, tanh or exp
+// with the C library would break: xsimd's and the C library's differ in the last bit. y may be x.
+template <class VectorF>
+[[gnu::always_inline]] inline void map_vectors(const float* x, float* y, std::size_t n, VectorF&& fv) {
+  std::size_t i = 0;
+  for (; i + lanes <= n; i += lanes) fv(batch::load_unaligned(x + i)).store_unaligned(y + i);
+  if (i == n) return;
+  alignas(64) float tail[lanes] = {};
+  for (std::size_t t = 0; i + t < n; ++t) tail[t] = x[i + t];
+  fv(batch::load_aligned(tail)).store_aligned(tail);
+  for (std::size_t t = 0; i + t < n; ++t) y[i + t] = tail[t];
+}
+
 }  // namespace aw::kernels::simd

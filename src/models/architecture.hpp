@@ -199,9 +199,14 @@ struct Head {
 
 // A field the architecture does not implement but for one value (absent = that value): any other
 // is an Error naming it. allowed: the value as JSON text ("\"absolute\"", "false", "null").
+// null_is_allowed: whether an explicit null means that value too, as where transformers tests the
+// field's truth (None is false); not where None takes another branch (BertEmbeddings adds its
+// positions only `if self.position_embedding_type == "absolute"`; GPT-2 scales only `if
+// scale_attn_weights`).
 struct Unsupported {
   const char* key;
   const char* allowed;
+  bool null_is_allowed = true;
 };
 
 struct Architecture {

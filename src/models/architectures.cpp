@@ -168,7 +168,7 @@ const Architecture kBert{
     "hidden_act",
     "gelu",
     kEncoderActivations,
-    {{"position_embedding_type", "\"absolute\""}, {"is_decoder", "false"}, {"add_cross_attention", "false"}},
+    {{"position_embedding_type", "\"absolute\"", false}, {"is_decoder", "false"}, {"add_cross_attention", "false"}},
     NormKind::LayerNorm,
     NormPlacement::Post,
     false,
@@ -224,7 +224,9 @@ const Architecture kGpt2{
     "activation_function",
     "gelu_new",
     kEncoderActivations,
-    {{"scale_attn_weights", "true"}, {"scale_attn_by_inverse_layer_idx", "false"}, {"add_cross_attention", "false"}},
+    {{"scale_attn_weights", "true", false},
+     {"scale_attn_by_inverse_layer_idx", "false"},
+     {"add_cross_attention", "false"}},
     NormKind::LayerNorm,
     NormPlacement::Pre,
     false,
@@ -291,7 +293,9 @@ const Architecture kLlama{
     "hidden_act",
     "silu",
     kLlamaActivations,
-    {{"attention_bias", "false"}, {"mlp_bias", "false"}},
+    // partial_rotary_factor: rotary embeddings on part of each head (modeling_rope_utils.py), which
+    // LlamaAttention's apply_rotary_pos_emb does not run either
+    {{"attention_bias", "false"}, {"mlp_bias", "false"}, {"partial_rotary_factor", "1.0"}},
     NormKind::RmsNorm,
     NormPlacement::Pre,
     true,
@@ -334,7 +338,7 @@ Architecture qwen2_from_llama() {
   set_fallback(&M::num_kv_heads, 32);
   set_fallback(&M::intermediate_size, 22016);
   set_fallback(&M::max_positions, 32768);
-  a.unsupported = {{"use_sliding_window", "false"}};
+  a.unsupported = {{"use_sliding_window", "false"}, {"partial_rotary_factor", "1.0"}};
   a.tensors.insert(a.tensors.end(), {
                                         {"layers.{}.self_attn.q_proj.bias", Param::QkvBias, Part::Query},
                                         {"layers.{}.self_attn.k_proj.bias", Param::QkvBias, Part::Key},

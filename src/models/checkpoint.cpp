@@ -44,6 +44,10 @@ std::int64_t integer_field(const json& config, const SizeField& f) {
     const double d = v.get<double>();
     if (std::floor(d) == d && std::fabs(d) <= 9007199254740991.0) return static_cast<std::int64_t>(d);
   }
+  // an integer all the same, past any size a model has (its bound is checked later, by name)
+  if (v.is_number_integer() ||
+      (v.is_number_float() && std::isfinite(v.get<double>()) && std::floor(v.get<double>()) == v.get<double>()))
+    fail(ErrorKind::Range, std::string(kConfig) + ": " + f.key + " " + v.dump() + " is out of range");
   fail(ErrorKind::Type, std::string(kConfig) + ": " + f.key + " must be an integer, got " + describe(v));
 }
 
@@ -74,12 +78,19 @@ bool bool_field(const json& config, const char* key, bool fallback) {
 // config.json's rope_scaling, or transformers 5's rope_parameters. `where` names it in errors.
 RopeScaling rope_scaling_of(const json& s, const std::string& where) {
   RopeScaling r;
+  // rope_type, or its older spelling type. Where both are given and differ, transformers' versions
+  // disagree (4.x's LlamaConfig copies type over rope_type; 5's standardize_rope_params keeps
+  // rope_type): refused rather than guessed.
   std::string type = "default";
+  const char* type_key = nullptr;
   for (const char* key : {"rope_type", "type"})
     if (const auto t = s.find(key); t != s.end() && !t->is_null()) {
       if (!t->is_string()) fail(ErrorKind::Type, where + "." + key + " must be a string, got " + describe(*t));
-      type = t->get<std::string>();
-      break;
+      if (type_key && t->get<std::string>() != type)
+        fail(ErrorKind::Shape, where + ": rope_type '" + type + "' and type '" + t->get<std::string>() +
+                                   "' disagree (transformers' versions read different ones)");
+      if (!type_key) type = t->get<std::string>();
+      type_key = key;
     }
   const auto number = [&](const char* key) {
     const auto f = s.find(key);
@@ -161,11 +172,25 @@ std::string quoted(const json& v) { return v.is_string() ? "'" + v.get<std::stri
 void check_unsupported(const json& config, const Architecture& a) {
   for (const Unsupported& u : a.unsupported) {
     const auto it = config.find(u.key);
-    if (it == config.end() || it->is_null()) continue;
+    if (it == config.end() || (it->is_null() && u.null_is_allowed)) continue;
     const json allowed = json::parse(u.allowed);
     if (*it != allowed)
       fail(ErrorKind::Shape, std::string(kConfig) + ": " + u.key + " " + quoted(*it) + " is not supported (only " +
                                  quoted(allowed) + ")");
+  }
+  // transformers' per-layer attention kinds (Qwen2Config's layer_types: "sliding_attention" for
+  // the layers a sliding window covers): every layer here attends to the whole past
+  if (const auto it = config.find("layer_types"); it != config.end() && !it->is_null()) {
+    if (!it->is_array())
+      fail(ErrorKind::Type, std::string(kConfig) + ": layer_types must be a list, got " + describe(*it));
+    for (std::size_t l = 0; l < it->size(); ++l) {
+      const json& t = (*it)[l];
+      if (!t.is_string() || t.get<std::string>() != "full_attention")
+        fail(ErrorKind::Shape,
+             std::string(kConfig) + ": layer_types[" + std::to_string(l) + "] " +
+                 (t.is_string() ? quoted(t) : describe(t)) +
+                 " is not supported (only 'full_attention', every layer attending to the whole past)");
+    }
   }
 }
 
@@ -556,6 +581,9 @@ void read_task_fields(const json& config, ModelConfig& c) {
     c.num_labels = static_cast<std::int64_t>(it->size());
   } else if (const auto n = config.find("num_labels"); n != config.end() && !n->is_null()) {
     if (!n->is_number_integer()) fail(ErrorKind::Type, where + "num_labels must be an integer, got " + describe(*n));
+    if (n->is_number_unsigned() && n->get<std::uint64_t>() > static_cast<std::uint64_t>(ModelLimits::vocab_size))
+      fail(ErrorKind::Range,
+           where + "num_labels " + n->dump() + " is not in [1, " + std::to_string(ModelLimits::vocab_size) + "]");
     c.num_labels = n->get<std::int64_t>();
   }
   if (c.num_labels < 1 || c.num_labels > ModelLimits::vocab_size)
@@ -622,12 +650,35 @@ ReadConfig read_config(const std::string& text) {
   return r;
 }
 
+namespace {
+
+// A causal model's task classes (GPT2ForSequenceClassification, LlamaForTokenClassification, ...:
+// modeling_gpt2.py / modeling_llama.py run a `score` or `qa_outputs` head on the base model) are not
+// language models: loaded as one, the folder would give the tied head's vocabulary logits where
+// transformers gives the task's. Refused unless the caller asks for the base model ('none': what
+// AutoModelForCausalLM.from_pretrained makes of such a folder, the task head left unread).
+void refuse_causal_task_class(const Architecture& a, const ModelConfig& c, const std::string& head_request) {
+  if (!a.causal || head_request != "auto") return;
+  for (const char* suffix : {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}) {
+    const std::string tail = suffix;
+    const std::string& cls = c.architecture_class;
+    if (cls.size() > tail.size() && cls.compare(cls.size() - tail.size(), tail.size(), tail) == 0)
+      fail(ErrorKind::Shape, std::string(kConfig) + ": architectures[0] '" + cls + "' is a task model of model_type " +
+                                 a.model_type + ", whose head this library does not run (it runs " + a.model_type +
+                                 " as a language model); head: 'none' loads its base model with the language-model "
+                                 "head, as AutoModelForCausalLM does");
+  }
+}
+
+}  // namespace
+
 CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
                                const std::vector<std::pair<std::string, std::int64_t>>& sizes,
                                const std::uint8_t* header_bytes, std::size_t n, std::uint64_t file_size,
                                const std::string& head_request) {
   const std::string file = kWeightsFile;
   const std::size_t task = chosen_task_head(a, c, head_request);
+  refuse_causal_task_class(a, c, head_request);
   if (task != kNoHead && std::string(a.heads[task].name) == "question-answering" && c.num_labels != 2)
     fail(ErrorKind::Range, std::string(kConfig) + ": the question-answering head has two outputs (start, end); " +
                                "id2label / num_labels give " + std::to_string(c.num_labels));

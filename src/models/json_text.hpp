@@ -1,5 +1,6 @@
-// json_text.hpp - JSON text from a user's file parsed with bounds: nlohmann/json's parser with a
-// callback that counts the values and levels as it reads, so that a small hostile file cannot
+// json_text.hpp - JSON text from a user's file parsed with bounds: nlohmann/json's SAX parser
+// building the document while it counts the values and levels as it reads (in time linear in the
+// text), so that a small hostile file cannot
 // grow the wasm heap (which never shrinks) by the document it describes (a header of 98 MB with
 // one shape of 50 million dims took 3.4 GiB), and a NUL byte, which nlohmann's lexer takes for
 // the end of the input (the rest unread), is refused.
@@ -14,8 +15,9 @@
 namespace aw {
 
 struct JsonBounds {
-  std::size_t max_values;  // values of every kind, containers included
-  std::size_t max_depth;   // levels of nested arrays and objects
+  std::size_t max_values;    // values of every kind, containers included
+  std::size_t max_depth;     // levels of nested arrays and objects
+  bool unique_keys = false;  // a key twice in one object is an Error (else the last one wins)
 };
 
 // The JSON text [first, first + n) of `what` (a file, named in the errors: "model.safetensors:

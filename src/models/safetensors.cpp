@@ -148,7 +148,8 @@ __attribute__((noinline)) json parse_header_json(const std::uint8_t* header, std
   json root;
   try {
     // bounds far above any checkpoint's (thousands of tensors of ~10 values each)
-    root = parse_json_text(reinterpret_cast<const char*>(header), n, {std::size_t{1} << 18, 8}, file + ": header");
+    root =
+        parse_json_text(reinterpret_cast<const char*>(header), n, {std::size_t{1} << 18, 8, true}, file + ": header");
   } catch (const json::exception& e) {
     bad(file + ": bad header JSON (" + std::to_string(n) + " bytes): " + e.what() +
         " (safetensors: InvalidHeaderDeserialization)");

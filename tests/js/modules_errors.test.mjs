@@ -137,7 +137,7 @@ test('parameters: wrong shape or dtype when set, and when changed in place befor
       m.outProjBias = randomTensor([7], r);
     },
     Error,
-    /MultiheadAttention.outProj: bias \(bias\) must have shape \[8\], got \[7\]/,
+    /MultiheadAttention.outProj: bias must have shape \[8\], got \[7\]/,
   );
   throwsLike(
     () => {

@@ -184,6 +184,85 @@ test('embed(texts): mean pooling over the mask (and L2 normalisation), cls pooli
   model.dispose();
 });
 
+/** A sentence-transformers Pooling module's config.json (models/Pooling.py's keys) with the given modes on. */
+function poolingConfig(...modes) {
+  const keys = {
+    cls: 'pooling_mode_cls_token',
+    mean: 'pooling_mode_mean_tokens',
+    max: 'pooling_mode_max_tokens',
+    mean_sqrt_len: 'pooling_mode_mean_sqrt_len_tokens',
+  };
+  const config = { word_embedding_dimension: 16 };
+  for (const [mode, key] of Object.entries(keys)) config[key] = modes.includes(mode);
+  return config;
+}
+
+test("embed follows the Pooling module's config.json, and refuses modules it does not compute", async () => {
+  const fx = await loadFixture('bert-bf16');
+  const utf8 = (x) => new TextEncoder().encode(JSON.stringify(x));
+  const module = (idx, type, path) => ({ idx, name: String(idx), path, type: `sentence_transformers.models.${type}` });
+  const modules = [module(0, 'Transformer', ''), module(1, 'Pooling', '1_Pooling')];
+  const texts = [S1, 'bank'];
+  const plain = await A.loadPretrained(fx.dir);
+  const folder = (extra) => A.loadPretrained({ ...fx.files, 'modules.json': utf8(modules), ...extra });
+  // CLS pooling (BAAI/bge-*'s): embed's default is the first token, as encode's
+  const cls = await folder({ '1_Pooling/config.json': utf8(poolingConfig('cls')) });
+  assert.equal(cls.sentenceTransformers.pooling, 'cls');
+  assert.deepEqual(Array.from(cls.embed(texts).data), Array.from(plain.embed(texts, { pooling: 'cls' }).data));
+  assert.notDeepEqual(Array.from(cls.embed(texts).data), Array.from(plain.embed(texts).data));
+  assert.deepEqual(Array.from(cls.embed(texts, { pooling: 'mean' }).data), Array.from(plain.embed(texts).data));
+  cls.dispose();
+  // the same from a folder on disk: 1_Pooling/config.json is read one folder down
+  const dir = join(fx.dir, '..', `${fx.dir.split('/').pop()}-st-cls`);
+  const { mkdirSync, writeFileSync, rmSync } = await import('node:fs');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, '1_Pooling'), { recursive: true });
+  for (const [name, bytes] of Object.entries(fx.files)) writeFileSync(join(dir, name), bytes);
+  writeFileSync(join(dir, 'modules.json'), utf8(modules));
+  writeFileSync(join(dir, '1_Pooling', 'config.json'), utf8(poolingConfig('cls')));
+  const onDisk = await A.loadPretrained(dir);
+  assert.equal(onDisk.sentenceTransformers.pooling, 'cls');
+  onDisk.dispose();
+  rmSync(dir, { recursive: true });
+  // the Pooling module's config not given: embed asks for `pooling` rather than guess
+  const unknown = await folder({});
+  assert.equal(unknown.sentenceTransformers.pooling, null);
+  assert.throws(() => unknown.embed(texts), {
+    name: 'Error',
+    message: /1_Pooling\/config\.json.*pass pooling: 'mean' or 'cls'/,
+  });
+  assert.deepEqual(Array.from(unknown.embed(texts, { pooling: 'mean' }).data), Array.from(plain.embed(texts).data));
+  unknown.dispose();
+  // modes and modules embed does not compute: refused, naming them (forward still runs)
+  for (const [label, extra, message] of [
+    ['max pooling', { '1_Pooling/config.json': utf8(poolingConfig('max')) }, /pooling_mode_max_tokens/],
+    [
+      'two modes at once (concatenated by Pooling.forward)',
+      { '1_Pooling/config.json': utf8(poolingConfig('cls', 'mean')) },
+      /pooling_mode_cls_token \+ pooling_mode_mean_tokens/,
+    ],
+    [
+      'a Dense module (LaBSE, distiluse-*)',
+      {
+        '1_Pooling/config.json': utf8(poolingConfig('mean')),
+        'modules.json': utf8([...modules, module(2, 'Dense', '2_Dense')]),
+      },
+      /modules\.json\[2\]: sentence_transformers\.models\.Dense \(2_Dense\)/,
+    ],
+  ]) {
+    const model = await folder(extra);
+    assert.equal(model.sentenceTransformers.unsupported.length, 1, label);
+    assert.throws(() => model.embed(texts, { pooling: 'mean' }), { name: 'Error', message }, label);
+    assert.deepEqual(
+      Array.from(model.forward({ inputIds: [[101, 2924, 102]] }).lastHiddenState.data),
+      Array.from(plain.forward({ inputIds: [[101, 2924, 102]] }).lastHiddenState.data),
+      label,
+    );
+    model.dispose();
+  }
+  plain.dispose();
+});
+
 test("embed in a sentence-transformers folder: its max_seq_length, modules.json's Normalize, do_lower_case", async () => {
   const fx = await loadFixture('bert-bf16');
   const utf8 = (x) => new TextEncoder().encode(JSON.stringify(x));
@@ -201,9 +280,16 @@ test("embed in a sentence-transformers folder: its max_seq_length, modules.json'
     ...cased,
     'sentence_bert_config.json': utf8({ max_seq_length: 8, do_lower_case: true }),
     'modules.json': utf8(modules),
+    '1_Pooling/config.json': utf8(poolingConfig('mean')),
   });
   assert.equal(plain.sentenceTransformers, null);
-  assert.deepEqual(st.sentenceTransformers, { maxSeqLength: 8, normalize: true, doLowerCase: true });
+  assert.deepEqual(st.sentenceTransformers, {
+    maxSeqLength: 8,
+    normalize: true,
+    doLowerCase: true,
+    pooling: 'mean',
+    unsupported: [],
+  });
   const text = S1; // more than 8 tokens
   assert.ok(plain.tokenizer.encode(text).inputIds.length > 8);
   // SentenceTransformer.encode: cut to max_seq_length, mean pooling, then Normalize
@@ -234,6 +320,8 @@ test("embed in a sentence-transformers folder: its max_seq_length, modules.json'
     maxSeqLength: long.maxPositions,
     normalize: false,
     doLowerCase: false,
+    pooling: 'mean', // no modules.json: sentence-transformers builds mean pooling
+    unsupported: [],
   });
   long.dispose();
   // without max_seq_length, the model's and its tokenizer's maximum (Transformer.py's default)

@@ -301,6 +301,136 @@ test('bad config.json: invalid JSON, another model_type, absurd sizes refused be
   assert.equal(A.memoryStats().heapBytes, heap, 'absurd sizes are refused before anything is allocated');
 });
 
+test('config.json fields transformers reads otherwise than their default: refused, not computed another way', async () => {
+  const fixtures = Object.fromEntries(
+    await Promise.all(
+      ['bert-f32', 'gpt2-tiny', 'llama-tiny', 'qwen2-tiny'].map(async (n) => [n, await loadFixture(n)]),
+    ),
+  );
+  const edited = (name, change) => ({
+    ...fixtures[name].files,
+    'config.json': utf8({ ...fixtures[name].config, ...change }),
+  });
+  for (const [name, change, kind, pattern] of [
+    // BertEmbeddings adds positions only `if position_embedding_type == "absolute"`: None adds none
+    ['bert-f32', { position_embedding_type: null }, Error, /position_embedding_type null is not supported/],
+    // GPT-2's eager attention scales only `if scale_attn_weights`
+    ['gpt2-tiny', { scale_attn_weights: null }, Error, /scale_attn_weights null is not supported/],
+    // a causal model's task classes: the tied LM head would give vocabulary logits, not the task's
+    [
+      'gpt2-tiny',
+      { architectures: ['GPT2ForSequenceClassification'] },
+      Error,
+      /architectures\[0\] 'GPT2ForSequenceClassification' is a task model of model_type gpt2/,
+    ],
+    [
+      'qwen2-tiny',
+      { architectures: ['Qwen2ForTokenClassification'] },
+      Error,
+      /'Qwen2ForTokenClassification' is a task model of model_type qwen2/,
+    ],
+    // transformers 4.x takes `type`, 5 `rope_type`: two that disagree are not guessed between
+    [
+      'llama-tiny',
+      { rope_scaling: { type: 'linear', rope_type: 'default', factor: 4 } },
+      Error,
+      /rope_scaling: rope_type 'default' and type 'linear' disagree/,
+    ],
+    ['llama-tiny', { partial_rotary_factor: 0.5 }, Error, /partial_rotary_factor 0\.5 is not supported \(only 1\.0\)/],
+    [
+      'qwen2-tiny',
+      { layer_types: ['full_attention', 'sliding_attention'] },
+      Error,
+      /layer_types\[1\] 'sliding_attention' is not supported/,
+    ],
+    ['qwen2-tiny', { layer_types: 'full_attention' }, TypeError, /layer_types must be a list/],
+  ])
+    await rejects(edited(name, change), kind, pattern, `${name} ${JSON.stringify(change)}`);
+  // what stays accepted: the defaults spelled out, every layer full attention, and the task
+  // class's base model asked for by head: 'none' (AutoModelForCausalLM's reading of the folder)
+  for (const [name, change, options] of [
+    ['llama-tiny', { partial_rotary_factor: 1, rope_scaling: { type: 'linear', rope_type: 'linear', factor: 2 } }],
+    ['qwen2-tiny', { layer_types: ['full_attention', 'full_attention'] }],
+    ['bert-f32', { position_embedding_type: 'absolute' }],
+    ['gpt2-tiny', { architectures: ['GPT2ForSequenceClassification'] }, { head: 'none' }],
+  ]) {
+    const model = await A.loadPretrained(edited(name, change), options);
+    model.dispose();
+  }
+  assertHealthy('config fields');
+});
+
+test(
+  'hostile JSON and files: linear-time parses, duplicate keys and names, bounded messages and headers',
+  { timeout: 120_000 },
+  async () => {
+    // 300,000 empty objects (2.1 MB of config.json, within its 2^20 values): nlohmann's callback
+    // parser rescanned the enclosing array after each object (100,000 took 46 s, these ~7 min); the
+    // linear parse takes a second or two. The timeout above is that difference, not a speed figure.
+    const objects = `[${new Array(300000).fill('{}').join(',')}]`;
+    const config = JSON.stringify(good.config).replace(/}$/, `, "junk": ${objects}}`);
+    const model = await A.loadPretrained(folder({ 'config.json': utf8(config) }));
+    model.dispose();
+    // a key twice in the header: named (it was reported as a hole before another tensor)
+    const { header, data } = splitFile(good.files['model.safetensors']);
+    const [first] = inOrder(header)[0];
+    const text = JSON.stringify(header).replace(/}$/, `, ${JSON.stringify(first)}: ${JSON.stringify(header[first])}}`);
+    await rejects(
+      folder({ 'model.safetensors': joinFile(null, data, undefined, utf8(text)) }),
+      Error,
+      new RegExp(`model\\.safetensors: header: the key '${first.replace(/\./g, '\\.')}' appears twice in one object`),
+      'a duplicate tensor',
+    );
+    // a message quoting a hostile value is cut (a shape of 200,000 dims was a 600 KB message)
+    const long = structuredClone(header);
+    long[first].shape = new Array(200000).fill(1);
+    await assert.rejects(
+      A.loadPretrained(folder({ 'model.safetensors': joinFile(long, data) })),
+      (e) => e.message.length < 4200 && /characters cut/.test(e.message),
+    );
+    assertHealthy('a long message');
+    // a header longer than loadPretrained reads (the format allows 100 MB), refused before it is read
+    const bigHeader = new Uint8Array(8 + 17 * 2 ** 20);
+    new DataView(bigHeader.buffer).setUint32(0, 17 * 2 ** 20, true);
+    await rejects(
+      folder({ 'model.safetensors': bigHeader }),
+      RangeError,
+      /model\.safetensors: a header of 17825792 bytes, more than the 16 MiB loadPretrained reads/,
+      'a 17 MiB header',
+    );
+    // integers past any size: a RangeError, not "must be an integer"
+    await rejects(
+      folder({ 'config.json': utf8(JSON.stringify(good.config).replace(/"dim":\s*\d+/, '"dim": 9007199254740993')) }),
+      RangeError,
+      /config\.json: dim 9007199254740993 is out of range/,
+      'dim 2^53 + 1',
+    );
+    await rejects(
+      folder({
+        'config.json': utf8(JSON.stringify(good.config).replace(/}$/, ', "num_labels": 18446744073709551615}')),
+      }),
+      RangeError,
+      /config\.json: num_labels 18446744073709551615 is not in \[1, 4000000\]/,
+      'num_labels 2^64 - 1 (it read as -1)',
+    );
+    // a list of files with two of one name; a Blob-shaped source whose reads fail: the file named
+    const files = Object.entries(good.files).map(([n, b]) => new File([b], n));
+    await rejects(
+      [...files, new File([good.files['config.json']], 'config.json')],
+      Error,
+      /the list of files has two named config\.json/,
+      'two config.json',
+    );
+    const failing = { size: 100, slice: () => null };
+    await rejects(
+      folder({ 'model.safetensors': failing }),
+      Error,
+      /model\.safetensors: reading bytes \[0, 8\) failed/,
+      'slice() gives null',
+    );
+  },
+);
+
 test('missing files: a .bin (pickle) checkpoint, a sharded one, no config.json', async () => {
   await rejects(
     folder({ 'model.safetensors': undefined, 'pytorch_model.bin': new Uint8Array(64) }),

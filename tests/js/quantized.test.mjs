@@ -160,7 +160,7 @@ test('Linear with a q8 weight: forward, shape checks, stateDict / loadStateDict'
   assert.equal(lin.stateDict().weight, wq);
   assert.throws(
     () => (lin.weight = A.quantize(A.rand(5, 7))),
-    /^Error: Linear: weight \(weight\) must have shape \[5, 6\], got \[5, 7\] \(int8\)/,
+    /^Error: Linear: weight must have shape \[5, 6\], got \[5, 7\] \(int8\)/,
   );
   const other = new A.Linear({ inFeatures: 6, outFeatures: 5 });
   other.loadStateDict({ weight: wq, bias: lin.bias });

@@ -3,6 +3,8 @@
 // explicit dispose() (the pool's Workers are unref'd), and dispose() ends them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { init } from 'attention-wasm';
 import { rng, randomTensor } from './reference/index.mjs';
 
@@ -125,4 +127,37 @@ test('dispose() ends the threads; the instance then runs on one thread with the 
   assertSameBytes(A.scaledDotProductAttention(q, q, q).output, before, 'after dispose');
   A.dispose(); // idempotent
   single.dispose(); // nothing to do for the single-thread build
+});
+
+test("a threaded instance's memory is freed once it is disposed and dropped, or dropped alone", async () => {
+  // The glue's main thread kept an Atomics.waitAsync pending on its mailbox for ever, and that
+  // promise held the module and its shared memory (src/bindings/thread_mailbox.js): each
+  // init({ threads }) of a long-lived process kept its heap. gc() as --expose-gc gives it.
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc');
+  const q = randomTensor([1, 2, 200, 16], rng(44)); // large enough to run on the pool
+  const refs = [];
+  for (const disposed of [true, false]) {
+    let A = await init({ threads: 2 });
+    A.scaledDotProductAttention(q, q, q);
+    refs.push({ disposed, ref: new WeakRef(A.raw) });
+    if (disposed) A.dispose();
+    A = null;
+  }
+  // a dropped instance's pool is ended by a finalizer after one collection, its module collected
+  // at the next. deref() keeps its target alive to the end of the current job: each collection
+  // runs in a job of its own, after the one that looked.
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
+  for (let i = 0; i < 100; i++) {
+    await tick();
+    gc();
+    await tick();
+    if (refs.every((r) => r.ref.deref() === undefined)) break;
+  }
+  for (const { disposed, ref } of refs)
+    assert.equal(
+      ref.deref(),
+      undefined,
+      `the module of an instance ${disposed ? 'disposed and ' : ''}dropped is collected`,
+    );
 });
