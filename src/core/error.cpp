@@ -11,6 +11,9 @@ std::string respell(const std::string& marked, const std::function<std::string(c
   for (std::size_t i = 0; i < marked.size(); ++i) {
     const std::size_t end = marked[i] == kNameBegin ? marked.find(kNameEnd, i) : std::string::npos;
     if (end == std::string::npos) {
+      // no name can end after a begin with no end: the rest as it is (a text of n begins from a
+      // file, such as a tensor name, would otherwise be searched n times to its end)
+      if (marked[i] == kNameBegin) return out.append(marked, i, std::string::npos);
       out += marked[i];
       continue;
     }

@@ -161,11 +161,14 @@ export async function init(options = {}, platform = browserPlatform) {
  * expected.
  */
 async function instantiate(create, moduleArg, file) {
-  // what the glue prints while it starts (its own report of a failure, repeated by the Error below)
-  // is held back; afterwards it goes to the console as the glue's default would send it
+  // the glue's own report of a failure to start, which the Error below repeats, is held back;
+  // everything else it prints (a fallback from streaming compilation, a Worker's error) goes to
+  // the console as the glue's default would send it
   let starting = true;
   moduleArg.printErr = (...args) => {
-    if (!starting) console.error(...args);
+    const text = args.join(' ');
+    if (starting && /^(failed to asynchronously prepare wasm: |Aborted\()/.test(text)) return;
+    console.error(...args);
   };
   try {
     return await create(moduleArg);

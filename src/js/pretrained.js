@@ -368,24 +368,41 @@ function shippedHint(source) {
 }
 
 // sentence-transformers' module types (modules.json), and the Pooling module's modes in the order
-// Pooling.forward concatenates them (models/Pooling.py): embed computes one mode, 'cls' or 'mean'.
+// Pooling.forward concatenates them (models/Pooling.py): [config key, pooling_mode string, default].
+// embed computes one mode, 'cls' or 'mean'.
 const ST = 'sentence_transformers.models.';
 const POOLING_MODES = [
-  ['pooling_mode_cls_token', 'cls'],
-  ['pooling_mode_max_tokens', 'max'],
-  ['pooling_mode_mean_tokens', 'mean'],
-  ['pooling_mode_mean_sqrt_len_tokens', 'mean_sqrt_len'],
-  ['pooling_mode_weightedmean_tokens', 'weightedmean'],
-  ['pooling_mode_lasttoken', 'lasttoken'],
+  ['pooling_mode_cls_token', 'cls', false],
+  ['pooling_mode_max_tokens', 'max', false],
+  ['pooling_mode_mean_tokens', 'mean', true],
+  ['pooling_mode_mean_sqrt_len_tokens', 'mean_sqrt_len_tokens', false],
+  ['pooling_mode_weightedmean_tokens', 'weightedmean', false],
+  ['pooling_mode_lasttoken', 'lasttoken', false],
 ];
 
-/** The Pooling module's mode from its folder's config.json: 'cls' | 'mean', or what embed cannot compute. */
+/** Python's truth of a JSON value (Pooling's flags are tested with `if`). */
+const truthy = (v) =>
+  !(v === null || v === false || v === 0 || v === '' || (typeof v === 'object' && Object.keys(v).length === 0));
+
+/**
+ * The Pooling module's mode from its folder's config.json, as Pooling(**config) sets it: a
+ * `pooling_mode` string chooses one mode; else each flag as given, or its default (mean pooling on,
+ * the others off). { pooling: 'cls' | 'mean' }, or { unsupported } naming what embed cannot compute.
+ */
 async function poolingMode(files, name) {
   const c = await files.json(name);
   if (c === null || typeof c !== 'object' || Array.isArray(c)) throw new Error(`${name}: expected a JSON object`);
-  const on = POOLING_MODES.filter(([key]) => c[key] === true).map(([key, mode]) => ({ key, mode }));
-  if (on.length === 1 && (on[0].mode === 'cls' || on[0].mode === 'mean')) return { pooling: on[0].mode };
-  const what = on.length ? on.map((m) => m.key).join(' + ') : 'no pooling mode';
+  let on;
+  if (c.pooling_mode !== undefined && c.pooling_mode !== null) {
+    const mode = typeof c.pooling_mode === 'string' ? c.pooling_mode.toLowerCase() : null;
+    if (!POOLING_MODES.some(([, m]) => m === mode))
+      throw new Error(
+        `${name}: pooling_mode must be one of ${POOLING_MODES.map(([, m]) => `'${m}'`).join(', ')}, got ${JSON.stringify(c.pooling_mode)}`,
+      );
+    on = POOLING_MODES.filter(([, m]) => m === mode);
+  } else on = POOLING_MODES.filter(([key, , fallback]) => (key in c ? truthy(c[key]) : fallback));
+  if (on.length === 1 && (on[0][1] === 'cls' || on[0][1] === 'mean')) return { pooling: on[0][1] };
+  const what = on.length ? on.map(([key]) => key).join(' + ') : 'no pooling mode';
   return { unsupported: `${name}: ${what} (embed computes one of pooling_mode_cls_token, pooling_mode_mean_tokens)` };
 }
 

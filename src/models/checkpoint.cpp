@@ -145,6 +145,9 @@ void read_rope(const json& config, double theta_fallback, ModelConfig& c) {
       if (value.is_object())
         fail(ErrorKind::Shape, where + "." + name + ": rotary parameters per layer type are not supported");
     c.rope_theta = number_field(s, "rope_theta", c.rope_theta, where + ".");
+    // transformers 5 keeps partial_rotary_factor here too (RotaryEmbeddingConfigMixin)
+    if (const auto f = s.find("partial_rotary_factor"); f != s.end() && !f->is_null() && *f != json(1.0))
+      fail(ErrorKind::Shape, where + ".partial_rotary_factor " + f->dump() + " is not supported (only 1.0)");
   }
   c.rope_scaling = rope_scaling_of(s, where);
 }
@@ -665,8 +668,9 @@ void refuse_causal_task_class(const Architecture& a, const ModelConfig& c, const
     if (cls.size() > tail.size() && cls.compare(cls.size() - tail.size(), tail.size(), tail) == 0)
       fail(ErrorKind::Shape, std::string(kConfig) + ": architectures[0] '" + cls + "' is a task model of model_type " +
                                  a.model_type + ", whose head this library does not run (it runs " + a.model_type +
-                                 " as a language model); head: 'none' loads its base model with the language-model "
-                                 "head, as AutoModelForCausalLM does");
+                                 " as a language model); head: 'none' loads it as a language model, as "
+                                 "AutoModelForCausalLM does, where its language-model head is tied to the embeddings "
+                                 "or in the file");
   }
 }
 

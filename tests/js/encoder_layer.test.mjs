@@ -132,7 +132,7 @@ test('loadStateDict by torch name; bad input names the argument and shapes', () 
       layer.norm2.bias = new Tensor(new Float32Array(3));
     },
     Error,
-    /TransformerEncoderLayer\.norm2: bias \(bias\) must have shape \[4\], got \[3\]/,
+    /TransformerEncoderLayer\.norm2: bias must have shape \[4\], got \[3\]/,
   );
   throwsLike(
     () => new A.TransformerEncoderLayer({ dModel: 6, nhead: 4 }),

@@ -233,6 +233,28 @@ test("embed follows the Pooling module's config.json, and refuses modules it doe
   });
   assert.deepEqual(Array.from(unknown.embed(texts, { pooling: 'mean' }).data), Array.from(plain.embed(texts).data));
   unknown.dispose();
+  // Pooling(**config)'s defaults and its pooling_mode string: a config with only the CLS flag
+  // pools CLS and mean (concatenated), one without flags means, pooling_mode chooses one
+  for (const [config, want] of [
+    [{ word_embedding_dimension: 16 }, 'mean'],
+    [{ word_embedding_dimension: 16, pooling_mode: 'CLS' }, 'cls'],
+    [{ word_embedding_dimension: 16, pooling_mode: 'mean', pooling_mode_cls_token: true }, 'mean'],
+    [{ word_embedding_dimension: 16, pooling_mode_cls_token: 1, pooling_mode_mean_tokens: 0 }, 'cls'],
+  ]) {
+    const model = await folder({ '1_Pooling/config.json': utf8(config) });
+    assert.equal(model.sentenceTransformers.pooling, want, JSON.stringify(config));
+    model.dispose();
+  }
+  const both = await folder({
+    '1_Pooling/config.json': utf8({ word_embedding_dimension: 16, pooling_mode_cls_token: true }),
+  });
+  assert.deepEqual(both.sentenceTransformers.unsupported, [
+    '1_Pooling/config.json: pooling_mode_cls_token + pooling_mode_mean_tokens (embed computes one of pooling_mode_cls_token, pooling_mode_mean_tokens)',
+  ]);
+  both.dispose();
+  await assert.rejects(folder({ '1_Pooling/config.json': utf8({ pooling_mode: 'median' }) }), {
+    message: /1_Pooling\/config\.json: pooling_mode must be one of 'cls', 'max', 'mean'.*got "median"/,
+  });
   // modes and modules embed does not compute: refused, naming them (forward still runs)
   for (const [label, extra, message] of [
     ['max pooling', { '1_Pooling/config.json': utf8(poolingConfig('max')) }, /pooling_mode_max_tokens/],
