@@ -512,6 +512,8 @@ export class AttentionWasm {
   /**
    * Ends the threaded build's worker threads (a no-op for the single-thread build); the instance
    * keeps working on one thread. Not needed for Node to exit: the workers do not keep it alive.
+   * A threaded instance dropped without it has its threads ended once it is garbage-collected;
+   * either way its wasm memory is then freed with it.
    */
   dispose(): void;
   /** The same as `dispose()` (where the runtime has `Symbol.dispose`): `using A = await init(...)`. */
