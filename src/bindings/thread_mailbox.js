@@ -18,7 +18,7 @@ addToLibrary({
       wait.value.then(checkMailbox);
       var waitingAsync = pthread_ptr + {{{ C_STRUCTS.pthread.waiting_async }}};
       Atomics.store(HEAP32, {{{ getHeapOffset('waitingAsync', 'i32') }}}, 1);
-      if (!ENVIRONMENT_IS_PTHREAD) {
+      if (!ENVIRONMENT_IS_PTHREAD && !Module['awCloseMailbox']) {
         Module['awCloseMailbox'] = () => {
           Module['awMailboxClosed'] = true;
           // senders (none are left) would post a message instead of notifying

@@ -444,7 +444,7 @@ async function sentenceSettings(files, maxLength) {
         continue;
       }
       if (type === `${ST}Pooling` && typeof m.path === 'string') {
-        const name = m.path ? `${m.path.replace(/\/+$/, '')}/config.json` : 'config.json';
+        const name = `${m.path.replace(/\/+$/, '')}/config.json`;
         if (!m.path || !files.has(name)) continue; // not given: embed asks for `pooling`
         const mode = await poolingMode(files, name);
         if (mode.pooling) settings.pooling = mode.pooling;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,10 @@ std::string describe(const json& v) {
   if (v.is_number()) return "number " + v.dump();
   if (v.is_boolean()) return "boolean " + v.dump();
   return v.type_name();
+}
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 // An integer field: a JSON integer (or a float that is one, as JS reads 768.0), else TypeError.
@@ -378,11 +383,8 @@ std::vector<std::string> head_names(const Architecture& a, const char* name) {
   const std::size_t given = names.size();
   for (std::size_t i = 0; i < given; ++i) {
     const std::string& n = names[i];
-    const auto ends_with = [&](const std::string& tail) {
-      return n.size() >= tail.size() && n.compare(n.size() - tail.size(), tail.size(), tail) == 0;
-    };
-    if (ends_with("LayerNorm.weight")) names.push_back(n.substr(0, n.size() - 6) + "gamma");
-    if (ends_with("LayerNorm.bias")) names.push_back(n.substr(0, n.size() - 4) + "beta");
+    if (ends_with(n, "LayerNorm.weight")) names.push_back(n.substr(0, n.size() - 6) + "gamma");
+    if (ends_with(n, "LayerNorm.bias")) names.push_back(n.substr(0, n.size() - 4) + "beta");
   }
   return names;
 }
@@ -428,12 +430,9 @@ std::string layer_name(const char* pattern, std::int64_t layer) {
 std::vector<std::string> accepted_names(const Architecture& a, const std::string& name) {
   const std::string prefix = std::string(a.prefix) + ".";
   std::vector<std::string> names = {prefix + name, name};
-  const auto ends_with = [&](const std::string& tail) {
-    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
-  };
-  if (ends_with("LayerNorm.weight") || ends_with("LayerNorm.bias")) {
-    const std::string old =
-        ends_with(".weight") ? name.substr(0, name.size() - 6) + "gamma" : name.substr(0, name.size() - 4) + "beta";
+  if (ends_with(name, "LayerNorm.weight") || ends_with(name, "LayerNorm.bias")) {
+    const std::string old = ends_with(name, ".weight") ? name.substr(0, name.size() - 6) + "gamma"
+                                                       : name.substr(0, name.size() - 4) + "beta";
     names.push_back(prefix + old);
     names.push_back(old);
   }
@@ -662,10 +661,9 @@ namespace {
 // AutoModelForCausalLM.from_pretrained makes of such a folder, the task head left unread).
 void refuse_causal_task_class(const Architecture& a, const ModelConfig& c, const std::string& head_request) {
   if (!a.causal || head_request != "auto") return;
+  const std::string& cls = c.architecture_class;
   for (const char* suffix : {"ForSequenceClassification", "ForTokenClassification", "ForQuestionAnswering"}) {
-    const std::string tail = suffix;
-    const std::string& cls = c.architecture_class;
-    if (cls.size() > tail.size() && cls.compare(cls.size() - tail.size(), tail.size(), tail) == 0)
+    if (cls != suffix && ends_with(cls, suffix))
       fail(ErrorKind::Shape, std::string(kConfig) + ": architectures[0] '" + cls + "' is a task model of model_type " +
                                  a.model_type + ", whose head this library does not run (it runs " + a.model_type +
                                  " as a language model); head: 'none' loads it as a language model, as "
