@@ -61,7 +61,7 @@ function hiddenPlots(s, i) {
 
 /**
  * Builds the explorer after `after`; returns { show(sentences), clear() }. Its parts are drawn in
- * tasks of their own after E4.6's lines (the views, then the plots; the head view and the model
+ * tasks of their own after E4.6's lines (the token list, the views, then the plots; the head view and the model
  * view's maps after them: attention-views.js), none long at 512 tokens.
  */
 export function modelExplorer(after) {
@@ -113,8 +113,12 @@ export function modelExplorer(after) {
     tokenSelect.replaceChildren(...s.tokens.map((t, i) => new Option(`${i}: ${t}`, String(i))));
     const first = s.masks ? s.masks[0] : Math.max(0, s.index);
     tokenSelect.value = String(tokenSelect.dataset.chosen === 'true' && keep < L ? keep : first);
-    views.show(sourceOf(s));
-    later(drawHidden);
+    // the views in a task of their own: at 512 tokens, building the token list's options and the
+    // model view in one task took 30-60 ms on a busy 2-core machine
+    later(() => {
+      views.show(sourceOf(s));
+      later(drawHidden);
+    });
   }
 
   sentenceSelect.addEventListener('change', () => {
