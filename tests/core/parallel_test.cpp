@@ -1,8 +1,11 @@
 // The thread pool behind the ops (core/parallel.hpp): every task runs exactly once, worker
-// indices stay below thread_count(), nested calls run serially, and a job started right after
-// the threads are created is not missed by threads that start late. Natively the pool has real
+// indices stay below thread_count(), two tasks run at the same time on two threads, nested calls
+// run serially, and a job started right after the threads are created is not missed by threads
+// that start late. Natively the pool has real
 // threads; in the single-thread wasm build it is a loop and the same tests hold.
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -39,6 +42,31 @@ TEST_CASE("parallel_for runs every task once, on workers below thread_count()") 
     }
   }
 }
+
+#if AW_THREADS
+TEST_CASE("with 2 threads, two tasks run at the same time, on two threads") {
+  // Each task waits (up to 10 s) until the other has started: a pool that ran its tasks one
+  // after the other on the caller would time out here, where every other test still passes.
+  Threads threads(2);
+  std::atomic<int> started{0};
+  std::atomic<bool> met[2] = {false, false};
+  std::thread::id ids[2];
+  std::size_t workers[2] = {9, 9};
+  aw::parallel_for(2, [&](std::size_t t, std::size_t worker) {
+    ids[t] = std::this_thread::get_id();
+    workers[t] = worker;
+    started.fetch_add(1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    met[t] = started.load() == 2;
+  });
+  CHECK(met[0].load());
+  CHECK(met[1].load());
+  CHECK(ids[0] != ids[1]);
+  CHECK(workers[0] != workers[1]);
+  CHECK(workers[0] + workers[1] == 1);  // workers 0 (the caller) and 1
+}
+#endif
 
 TEST_CASE("a job right after the threads start is seen by all of them") {
   for (int round = 0; round < 200; ++round) {

@@ -17,6 +17,7 @@ import { rng, numel } from './reference/index.mjs';
 const { init, Tensor } = process.env.AW_DIST
   ? await import(pathToFileURL(`${process.env.AW_DIST}/node.js`).href)
   : await import('attention-wasm');
+if (process.env.AW_DIST) console.log(`# boundary tests against the build in AW_DIST=${process.env.AW_DIST}`);
 const A = await init();
 
 const random = rng(12345);

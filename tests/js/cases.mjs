@@ -12,6 +12,7 @@
 import * as ref from './reference/index.mjs';
 import { taskCases } from './task_cases.mjs';
 import { causalCases } from './causal_cases.mjs';
+import { MT19937 } from '../../src/js/mt19937.js';
 
 /** A shape that broadcasts to `target`: some leading dims dropped, some dims set to 1. */
 function broadcastable(r, target) {
@@ -517,7 +518,15 @@ export const functions = {
           A.manualSeed(seed);
           return A.rand(2);
         },
-        check: (out) => (out.data.length === 2 ? null : 'wrong'),
+        // torch's CPU generator: the same uniforms as the JS MT19937 (itself checked against
+        // C++11's mt19937 in mt19937.test.mjs) seeded alike
+        check: (out) => {
+          const g = new MT19937(seed);
+          const want = [g.uniform(), g.uniform()];
+          return out.data.length === 2 && out.data[0] === want[0] && out.data[1] === want[1]
+            ? null
+            : `rand(2) after manualSeed(${seed}) gave ${Array.from(out.data)}, torch's generator ${want}`;
+        },
       };
     },
     invalid(r) {

@@ -59,9 +59,16 @@ function standIn(code) {
   return STAND_INS[named];
 }
 
-/** The `// -> text` comments of a program, in order, with a trailing `...` cut off. */
+/**
+ * The `// -> text` comments of a program, in order: each is a whole line of the output, or its
+ * beginning where the comment ends in `...` ({ text, prefix }).
+ */
 function expectedOutputs(code) {
-  return Array.from(code.matchAll(/\/\/ -> (.*)$/gm), (m) => m[1].trim().replace(/\s*\.\.\.$/, ''));
+  return Array.from(code.matchAll(/\/\/ -> (.*)$/gm), (m) => {
+    const text = m[1].trim();
+    const prefix = /\s*\.\.\.$/.test(text);
+    return { text: prefix ? text.replace(/\s*\.\.\.$/, '') : text, prefix };
+  });
 }
 
 test("the README's programs run and print what their `// ->` comments say", async () => {
@@ -85,14 +92,16 @@ test("the README's programs run and print what their `// ->` comments say", asyn
       encoding: 'utf8',
     });
     assert.equal(r.status, 0, `README.md:${line} (${name}) failed:\n${r.stderr}`);
+    // each comment is a line of the output, in order (lines no comment shows may come between)
+    const printed = r.stdout.split('\n');
     let from = 0;
-    for (const want of expectedOutputs(code)) {
-      const at = r.stdout.indexOf(want, from);
+    for (const { text, prefix } of expectedOutputs(code)) {
+      const at = printed.findIndex((l, i) => i >= from && (prefix ? l.startsWith(text) : l === text));
       assert.ok(
         at >= 0,
-        `README.md:${line} (${name}) should print "${want}" (after offset ${from}), printed:\n${r.stdout}`,
+        `README.md:${line} (${name}) should print the line "${text}"${prefix ? '...' : ''} (after line ${from}), printed:\n${r.stdout}`,
       );
-      from = at + want.length;
+      from = at + 1;
     }
   }
 });

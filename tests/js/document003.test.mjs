@@ -91,5 +91,4 @@ test('E3.3 scores [2, 4, 4] and softmax [0.0, 0.5, 0.5]; E3.4 output 1', () => {
   assertClose(w, exact, 1e-6, 'exact weights');
   const exactOut = [0, 1, 2].map((j) => exact.reduce((s, p, i) => s + p * values.get(i, j), 0));
   assertClose(r.output.data.slice(0, 3), exactOut, 1e-5, 'output 1');
-  assertClose(r.output.data.slice(0, 3), [1.9366, 6.6831, 1.5951], 1e-4, 'output 1 printed');
 });

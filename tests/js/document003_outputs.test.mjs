@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import { Tensor } from 'attention-wasm';
 import { library } from './helpers.mjs';
-import { assertNear, assertPrinted, matmulFlat, softmaxRow } from './reference/index.mjs';
+import { assertNear, matmulFlat, softmaxRow } from './reference/index.mjs';
 
 const A = await library();
 const inputs = [
@@ -53,7 +53,4 @@ test('E3.5 outputs 2 and 3 (steps 4-7 repeated) agree with float64', () => {
     );
     assertNear({ data: output.data.slice(i * 3, i * 3 + 3), shape: [3] }, { data: out, shape: [3] }, `output ${i + 1}`);
   }
-  // As torch prints them (4 decimals), for the reader:
-  assertPrinted(output.data.slice(3, 6), [2.0, 7.964, 0.054], 4, 'output 2 printed');
-  assertPrinted(output.data.slice(6, 9), [1.9997, 7.7599, 0.3584], 4, 'output 3 printed');
 });

@@ -8,14 +8,14 @@
 // >= 2,000 invalid calls. AW_FUZZ_SEED picks another seed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { library } from './helpers.mjs';
+import { library, countFromEnv } from './helpers.mjs';
 import { functions, canary, snapshot, sameBytes } from './cases.mjs';
 import { compare, makeRandom } from './reference/index.mjs';
 
 const full = process.env.AW_FUZZ === 'full';
-const VALID = Number(process.env.AW_FUZZ_VALID ?? (full ? 10000 : 2000));
-const INVALID = Number(process.env.AW_FUZZ_INVALID ?? (full ? 2000 : 500));
-const SEED = Number(process.env.AW_FUZZ_SEED ?? 20240601);
+const VALID = countFromEnv('AW_FUZZ_VALID', full ? 10000 : 2000);
+const INVALID = countFromEnv('AW_FUZZ_INVALID', full ? 2000 : 500);
+const SEED = countFromEnv('AW_FUZZ_SEED', 20240601, 0);
 const A = await library();
 const names = Object.keys(functions);
 // calls per round: entries may ask for a larger share (`weight`, default 1)

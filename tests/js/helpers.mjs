@@ -9,3 +9,16 @@ export async function library() {
   shared ??= await init();
   return shared;
 }
+
+/**
+ * A count from the environment variable `name` (`fallback` when unset): an integer >= min, or
+ * the test file stops with an error naming the variable (a typo must not turn a test into zero
+ * iterations that pass).
+ */
+export function countFromEnv(name, fallback, min = 1) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < min) throw new RangeError(`${name}=${raw}: expected an integer >= ${min}`);
+  return n;
+}

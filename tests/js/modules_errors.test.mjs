@@ -259,7 +259,10 @@ test('SDPA traps: Hq % H != 0 with enableGqa, masks that do not broadcast', () =
 
 test('the module keeps working after many errors, with the same result', () => {
   for (let i = 0; i < 2000; i++) {
-    assert.throws(() => m.forward(x, x, x, { attnMask: new Tensor(new Uint8Array(30), [5, 6]) }));
+    assert.throws(() => m.forward(x, x, x, { attnMask: new Tensor(new Uint8Array(30), [5, 6]) }), {
+      name: 'Error',
+      message: /^MultiheadAttention\.forward: attnMask must have shape \(L, S\) = \[5, 5\]/,
+    });
   }
   const after = m.forward(x, x, x);
   assert.deepEqual(Array.from(after.output.data), Array.from(before.output.data));

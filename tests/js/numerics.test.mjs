@@ -46,8 +46,38 @@ test('matmul and linear: NaN and Inf propagate as IEEE (and as torch)', () => {
   assertMatches(lin, ref.linear(a, b, t([0, -Infinity], [2])), 'linear special');
 });
 
+/**
+ * Whether row `row` of (2, L, E) q against (2, S, E) k has a winning key that float32 cannot get
+ * wrong: its float64 score beats every other visible key's by 40 plus four times the bound on a
+ * float32 score's error (E roundings of products as large as the row's largest), so its weight
+ * is 1 to within e^-40 whichever way the scores round.
+ */
+function clearWinner(q, k, { attnMask, isCausal }, row, L, S, E) {
+  const b = Math.floor(row / L),
+    i = row % L,
+    sc = 1 / Math.sqrt(E);
+  const scores = [];
+  let bound = 0;
+  for (let j = 0; j < S; j++) {
+    if ((isCausal && j > i) || attnMask?.data[i * S + j] === -Infinity) continue;
+    let dot = 0,
+      mag = 0;
+    for (let e = 0; e < E; e++) {
+      const p = q.data[(b * L + i) * E + e] * k.data[(b * S + j) * E + e];
+      dot += p;
+      mag += Math.abs(p);
+    }
+    scores.push(sc * dot);
+    bound = Math.max(bound, E * 2 ** -23 * sc * mag);
+  }
+  if (scores.length < 2) return scores.length === 1;
+  scores.sort((x, y) => y - x);
+  return scores[0] - scores[1] > 40 + 4 * bound;
+}
+
 test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match float64', () => {
   const r = ref.makeRandom(9);
+  let clear = 0; // rows at x1e4 compared with float64
   for (const scale of [1, 100, 1e4]) {
     for (const [L, S, E] of [
       [3, 5, 4],
@@ -61,24 +91,34 @@ test('SDPA: large logits (x100, x1e4) and -inf masks give no NaN, and match floa
       const mask = r.tensor([L, S], 1);
       for (let i = 0; i < mask.data.length; i++) if (r.chance(0.4)) mask.data[i] = -Infinity;
       for (const opts of [{}, { attnMask: mask }, { isCausal: true }]) {
+        const what = `x${scale} ${L}x${S}x${E} ${Object.keys(opts)}`;
         const out = A.scaledDotProductAttention(q, k, v, { ...opts, returnWeights: true });
-        assert.ok(!out.output.data.some(Number.isNaN), `x${scale} ${L}x${S}x${E} ${Object.keys(opts)}`);
-        const want = ref.sdpa(q, k, v, opts).output;
+        assert.ok(!out.output.data.some(Number.isNaN), what);
+        const want = ref.sdpa(q, k, v, opts);
         // A score of size 1e8 in float32 carries an absolute error of ~10 (relative 1e-7):
-        // after exp that is any weight between 0 and 1, so huge logits are only checked for
-        // being finite, summing to 0 or 1, and matching where the winner is clear.
+        // after exp that is any weight between 0 and 1, so huge logits are checked for summing
+        // to 1 (to 0 only where every key is masked), and row by row where the winner is clear.
         if (scale <= 100)
-          assertMatches(out.output, want, `sdpa x${scale} ${L}x${S}x${E} ${Object.keys(opts)}`, {
-            rel: scale === 1 ? 1e-5 : 1e-3,
-            abs: 1e-5,
-          });
+          assertMatches(out.output, want.output, `sdpa ${what}`, { rel: scale === 1 ? 1e-5 : 1e-3, abs: 1e-5 });
         for (let row = 0; row < 2 * L; row++) {
-          const sum = out.weights.data.slice(row * S, (row + 1) * S).reduce((a, b) => a + b, 0);
-          assert.ok(Math.abs(sum - 1) < 1e-5 || sum === 0, `row ${row} sums to ${sum}`);
+          const ours = out.weights.data.slice(row * S, (row + 1) * S);
+          const sum = ours.reduce((a, b) => a + b, 0);
+          const masked = want.weights.data.slice(row * S, (row + 1) * S).every((w) => w === 0);
+          if (masked) assert.equal(sum, 0, `${what}: row ${row} has every key masked`);
+          else assert.ok(Math.abs(sum - 1) < 1e-5, `${what}: row ${row} sums to ${sum}`);
+          if (scale > 100 && !masked && clearWinner(q, k, opts, row, L, S, E)) {
+            clear++;
+            for (let d = 0; d < 3; d++) {
+              const got = out.output.data[row * 3 + d],
+                w = want.output.data[row * 3 + d];
+              assert.ok(Math.abs(got - w) <= 1e-5 * Math.abs(w) + 1e-6, `${what}: row ${row} [${d}] ${got} vs ${w}`);
+            }
+          }
         }
       }
     }
   }
+  assert.ok(clear >= 100, `rows with a clear winner at x1e4 compared: ${clear}`);
 });
 
 test('SDPA: a fully masked row gives zeros, other rows are unaffected', () => {

@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { library } from './helpers.mjs';
-import { loadFixture, S1 } from './fixtures.mjs';
+import { loadFixture, S1, S2 } from './fixtures.mjs';
 import { softmaxRow } from './reference/index.mjs';
 import { E0 } from '../web/oracles.mjs';
 
@@ -35,8 +35,16 @@ test("README: the E4.6 Node program prints the three 'bank' lines", async () => 
   const D = model.hiddenSize,
     round = (x) => Math.round(x * 100) / 100;
   assert.deepEqual(numbers(lines[2]), Array.from(model.wordEmbeddings([2924]).data.subarray(0, 5), round));
-  const te = model.forward(model.tokenizer.encode(S1)).lastHiddenState.data;
-  assert.deepEqual(numbers(lines[3]), Array.from(te.subarray(11 * D, 11 * D + 5), round));
+  for (const [line, sentence] of [
+    [lines[3], S1],
+    [lines[4], S2],
+  ]) {
+    const encoded = model.tokenizer.encode(sentence);
+    const bank = encoded.tokens.indexOf('bank');
+    assert.ok(bank > 0, `'bank' is a token of ${sentence}`);
+    const te = model.forward(encoded).lastHiddenState.data;
+    assert.deepEqual(numbers(line), Array.from(te.subarray(bank * D, bank * D + 5), round), sentence);
+  }
   model.dispose();
 });
 

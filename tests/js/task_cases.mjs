@@ -1,9 +1,9 @@
 // The task helpers' entries of the table in cases.mjs (fuzz, errors, leaks): model.fillMask,
 // classify, rerank, tagTokens and answer on the tiny fixtures with each head, loaded once into
 // the test file's module (helpers.mjs' library()). Valid calls: random texts of the fixtures'
-// vocabulary; fillMask and classify are checked against the float64 reference of the head and
-// the pipeline (reference/heads.mjs), the others against their invariants (the exact answers are
-// in heads.test.mjs). Invalid calls: each documented bad input, with the error type and message.
+// vocabulary; fillMask, classify are checked against the float64 reference of the head and
+// the pipeline (reference/heads.mjs), rerank's scores against the reference too, tagTokens and
+// answer against their invariants (the exact answers are in heads.test.mjs). Invalid calls: each documented bad input, with the error type and message.
 import { library } from './helpers.mjs';
 import { loadFixture } from './fixtures.mjs';
 import { referenceHead, referenceFillMask, referenceClassify } from './reference/index.mjs';
@@ -229,11 +229,19 @@ export const taskCases = {
         run: () => models['bert-rerank'].rerank(query, passages, topK === undefined ? undefined : { topK }),
         check(got) {
           if (got.length !== (topK ?? passages.length)) return `${got.length} results`;
+          const tok = models['bert-rerank'].tokenizer;
           for (let i = 0; i < got.length; i++) {
             const { index, score, text } = got[i];
             if (passages[index] !== text) return `result ${i}: text of passage ${index}`;
             if (!(score > 0 && score < 1)) return `result ${i}: score ${score} is not a sigmoid`;
             if (i && got[i - 1].score < score) return 'not sorted';
+            // the float64 reference: CrossEncoder's sigmoid of the one logit of (query, passage)
+            const encoding = tok.encode(query, { textPair: text, truncation: true });
+            const [want] = referenceClassify(
+              referenceLogits('bert-rerank', encoding).logits,
+              fixtures['bert-rerank'].config,
+            );
+            if (!close(score, want.score)) return `result ${i}: score ${score}, the reference's ${want.score}`;
           }
           return new Set(got.map((g) => g.index)).size === got.length ? null : 'a passage twice';
         },

@@ -14,12 +14,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadTokenizer } from 'attention-wasm';
 import { loadFixture } from './fixtures.mjs';
+import { countFromEnv } from './helpers.mjs';
 import { pipelineJson } from './fixtures/pipelines.mjs';
 import { makeRandom } from './reference/random.mjs';
 
 const child = fileURLToPath(new URL('./tokenizer_mutation_child.mjs', import.meta.url));
 const BOUND_MS = 30000; // a hang detector, far above the ~0.3 s a case takes
-const RANDOM_EDITS = Number(process.env.AW_MUTATIONS ?? 24);
+const RANDOM_EDITS = countFromEnv('AW_MUTATIONS', 24);
 
 const bertJson = JSON.parse(new TextDecoder().decode((await loadFixture('distilbert-f32')).files['tokenizer.json']));
 const llamaJson = pipelineJson('llama3', ['Ġbank', 'Ġriver']);

@@ -215,8 +215,6 @@ TEST_CASE("softmax: hand-checked values", "[kernels][softmax]") {
     CHECK(y[i] == Approx(want[i]).epsilon(1e-6));
     CHECK(y_ref[i] == Approx(want[i]).epsilon(1e-6));
   }
-  CHECK(y[0] == Approx(0.0634).margin(5e-5));
-  CHECK(y[1] == Approx(0.4683).margin(5e-5));
 }
 
 TEST_CASE("softmax: empty shapes write nothing", "[kernels][softmax]") {

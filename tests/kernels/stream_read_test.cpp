@@ -1,6 +1,6 @@
 // Tests for src/kernels/stream_read: xsimd against the scalar reference and float64 over every
-// SIMD tail (and past four vectors, the kernel's step), misaligned; exact on integers; NaN and inf
-// as a sum gives them.
+// SIMD tail (every length to 130, past two of the kernel's four-vector steps), misaligned; exact on integers; NaN and
+// inf as a sum gives them.
 #include "kernels/stream_read.hpp"
 
 #include "kernels/kernel_test_util.hpp"
@@ -11,10 +11,13 @@ TEST_CASE("stream_read_sum: xsimd == reference == float64", "[kernels][stream_re
   std::mt19937 rng(20250301);
   // float32 sums of n terms: a rounding per term, relative to sum |x_i|
   constexpr Tolerance tight{1e-5, 1e-7}, loose{1e-5, 1e-7};
+  // every remainder of the kernel's step (four vectors: 16 floats in wasm, up to 64 natively),
+  // then longer sums
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 130; ++n) lengths.push_back(n);
+  lengths.push_back(1000);
   for (std::size_t offset : offsets)
-    for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(3), std::size_t(4), std::size_t(5),
-                          std::size_t(15), std::size_t(16), std::size_t(17), std::size_t(33), std::size_t(63),
-                          std::size_t(64), std::size_t(65), std::size_t(129), std::size_t(1000)}) {
+    for (std::size_t n : lengths) {
       CAPTURE(offset, n);
       const Buffer x = normal_buffer(rng, n, offset, 1.0f, 0.25f);
       const float simd = aw::kernels::stream_read_sum(x.data(), n);
