@@ -351,7 +351,8 @@ export class CausalLM {
     handle,
     { opened, configJson, generationConfig, tokenizer, where, residentBytes, ignoredTensors, dtype },
   ) {
-    this.A = A;
+    // the library instance, not enumerable: console.log and JSON.stringify show the model's own fields
+    Object.defineProperty(this, 'A', { value: A });
     this.handle = handle;
     /** 'causal-lm' (encoders: 'encoder') */
     this.kind = 'causal-lm';
@@ -628,6 +629,12 @@ export class CausalLM {
       [Symbol.asyncIterator]() {
         take('for await');
         return run;
+      },
+      // a plain for...of: say what to write instead of V8's "is not iterable"
+      [Symbol.iterator]() {
+        throw new TypeError(
+          `${fn}: a generation is iterated with for await (const step of lm.generate(...)), or awaited whole with all()`,
+        );
       },
       all() {
         if (whole !== null) return whole;

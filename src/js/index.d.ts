@@ -389,7 +389,7 @@ export interface MultiheadAttention extends Module<Tensor | QuantizedTensor> {
   ): MultiheadAttentionResult;
 }
 
-/** torch.nn.LayerNorm over the last dimension, as a parameter holder (weight 1, bias 0 initially). */
+/** torch.nn.LayerNorm over the last dimension (weight 1, bias 0 initially). */
 export interface LayerNorm extends Module {
   readonly features: number;
   /** Read-only: a TransformerEncoderLayer normalises with its layerNormEps. */
@@ -398,6 +398,8 @@ export interface LayerNorm extends Module {
   weight: Tensor;
   /** (features) or null */
   bias: Tensor | null;
+  /** (..., features) -> (..., features): {@link AttentionWasm.layerNorm} with this module's parameters and eps. */
+  forward(input: TensorLike): Tensor;
 }
 
 /** Options of `new A.TransformerEncoderLayer({...})` (torch.nn.TransformerEncoderLayer's arguments). */
@@ -714,7 +716,11 @@ export interface InitOptions {
    * of the build that `simd` and `threads` select: dist/attention_wasm[_relaxed][_mt].wasm.
    */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where to find the .wasm in a browser: `(path, prefix) => url`. */
+  /**
+   * Where to find the .wasm in a browser: `(path, prefix) => url`, asked with the chosen build's
+   * own file name (e.g. `attention_wasm_relaxed.wasm`) and the script's folder; without it the
+   * .wasm is fetched from beside the script (a bundle's: copy dist/*.wasm there).
+   */
   locateFile?: (path: string, prefix: string) => string;
 }
 
@@ -745,12 +751,18 @@ export interface ModelFile extends ModelFileBlob {
 export interface ModelFileList extends ArrayLike<ModelFile> {
   item(index: number): ModelFile | null;
 }
+/** A `URL` (of a folder: `file:`), as {@link ModelSource} takes it in Node. */
+export interface FileUrl {
+  readonly href: string;
+  readonly protocol: string;
+  readonly pathname: string;
+}
 /**
- * A Hugging Face model folder: a path (Node), a `FileList`, `File[]`, or an object of files by
- * name (`config.json`, `model.safetensors`, `tokenizer.json`, `vocab.txt`, ...).
+ * A Hugging Face model folder: a path or a `file:` URL (Node), a `FileList`, `File[]`, or an
+ * object of files by name (`config.json`, `model.safetensors`, `tokenizer.json`, `vocab.txt`, ...).
  */
 export type ModelSource =
-  string | ModelFileList | readonly ModelFile[] | Record<string, ModelFileBlob | ArrayBuffer | Uint8Array>;
+  string | FileUrl | ModelFileList | readonly ModelFile[] | Record<string, ModelFileBlob | ArrayBuffer | Uint8Array>;
 
 export interface LoadPretrainedOptions {
   /**

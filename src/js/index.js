@@ -40,7 +40,9 @@ const droppedThreaded = new FinalizationRegistry(endThreads);
 export class AttentionWasm {
   /** @param {object} raw the Emscripten module */
   constructor(raw) {
-    this.raw = raw;
+    // the Emscripten module, not enumerable (console.log of the library would print its heap views)
+    Object.defineProperty(this, 'raw', { value: raw });
+    delete raw.wasmBinary; // compiled: the bytes read for it are not needed again
     if (raw.PThread) droppedThreaded.register(this, raw, this);
     // the bindings spell the names in their messages as this API does
     raw._setApiNames(Object.entries(JS_NAMES).flat());
@@ -49,6 +51,11 @@ export class AttentionWasm {
 
   memoryStats() {
     return call(this, '_memoryStats');
+  }
+
+  /** What console.log shows in Node. */
+  [Symbol.for('nodejs.util.inspect.custom')]() {
+    return `AttentionWasm { simd: '${this.buildInfo().simd}', threads: ${this.threads} }`;
   }
 
   buildInfo() {
@@ -134,7 +141,17 @@ export async function init(options = {}, platform = browserPlatform) {
   } = optionsArg(options, ['simd', 'threads', 'wasmBinary', 'locateFile'], 'init');
   const n = requestedThreads(threads, platform.cores);
   const flavour = chooseSimd(simd);
-  if (n > 1 && sharedMemoryAvailable()) {
+  const threaded = n > 1 && sharedMemoryAvailable();
+  const { locateFile } = moduleOptions;
+  if (locateFile !== undefined) {
+    if (typeof locateFile !== 'function') {
+      throw new TypeError(`init: locateFile must be a function (path, prefix) => url, got ${describe(locateFile)}`);
+    }
+    // asked for the build's own .wasm by name (the glue, shared by both builds, names the SIMD128 one)
+    const file = wasmFileName(flavour, threaded);
+    moduleOptions.locateFile = (path, prefix) => locateFile(path.endsWith('.wasm') ? file : path, prefix);
+  }
+  if (threaded) {
     if (!platform.threaded) {
       throw new Error(
         `init: threads: ${JSON.stringify(threads)} needs the threaded build, which the 'attention-wasm' ` +
@@ -152,6 +169,16 @@ export async function init(options = {}, platform = browserPlatform) {
   return new AttentionWasm(
     await instantiate(createAttentionWasm, { ...files, ...moduleOptions }, wasmFileName(flavour, false)),
   );
+}
+
+/** Where the glue fetches `file` from: the caller's locateFile, else beside this script (a bundle's). */
+function wasmUrl(moduleArg, file) {
+  try {
+    const beside = new URL('.', import.meta.url).href;
+    return moduleArg.locateFile ? String(moduleArg.locateFile(file, beside)) : new URL(file, beside).href;
+  } catch {
+    return `'${file}' beside the script`;
+  }
 }
 
 /**
@@ -175,7 +202,12 @@ async function instantiate(create, moduleArg, file) {
   } catch (e) {
     moduleArg.PThread?.terminateAllThreads(); // the factory's Module is moduleArg itself
     moduleArg.awCloseMailbox?.();
-    const given = moduleArg.wasmBinary === undefined ? '' : `; wasmBinary must be the bytes of ${file}`;
+    const given =
+      moduleArg.wasmBinary === undefined
+        ? `; ${file} was looked for at ${wasmUrl(moduleArg, file)}: serve dist/*.wasm from there (a bundler that ` +
+          "does not copy them needs it done: the package's docs/bundlers.md), or pass init({ locateFile }) or " +
+          '{ wasmBinary }'
+        : `; wasmBinary must be the bytes of ${file}`;
     // the glue's advice to its own developers ("Build with -sASSERTIONS ...") means nothing here
     const reason = String(e?.message ?? e).replace(/\.? Build with -sASSERTIONS for more info\.?/, '');
     throw new Error(`init: the wasm module could not be instantiated (${reason})${given}`, { cause: e });

@@ -18,6 +18,27 @@ function nodeFs(fn) {
   return fs;
 }
 
+/**
+ * A folder given as a file: URL (a URL object, or a string starting 'file:'), as Node's fs
+ * takes it: its path (node:url's fileURLToPath); anything else as it is.
+ */
+function filePath(source, fn) {
+  const isUrl = typeof URL === 'function' && source instanceof URL;
+  if (!(isUrl || (typeof source === 'string' && /^file:/i.test(source)))) return source;
+  const url = globalThis.process?.getBuiltinModule?.('node:url');
+  if (!url)
+    throw new TypeError(
+      `${fn}: a file: URL needs Node (>= 20.16); in a browser pass a FileList, File[] or { name: Blob }`,
+    );
+  if (isUrl && source.protocol !== 'file:')
+    throw new TypeError(`${fn}: only local folders are read, nothing is downloaded; got the URL ${source.href}`);
+  try {
+    return url.fileURLToPath(source);
+  } catch (e) {
+    throw new TypeError(`${fn}: ${String(source)} is not a file: URL of a folder (${e.message})`);
+  }
+}
+
 /** The name of a file inside the folder: a dropped folder's File has 'folder/sub/x.json'. */
 function relativeName(file) {
   const path = file.webkitRelativePath || file.name;
@@ -204,10 +225,11 @@ export class ModelFiles {
 
 /**
  * Opens a model folder. `fn` names the calling function in messages.
- * @param {string | FileList | File[] | Record<string, Blob | ArrayBuffer | Uint8Array>} source
+ * @param {string | URL | FileList | File[] | Record<string, Blob | ArrayBuffer | Uint8Array>} source
  */
 export async function openModelFiles(source, fn) {
   const sources = new Map();
+  source = filePath(source, fn);
   if (typeof source === 'string') {
     const fs = nodeFs(fn);
     let stat;

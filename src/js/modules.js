@@ -272,7 +272,8 @@ export function moduleClasses(lib) {
     }
   }
 
-  // A parameter holder (weight 1, bias 0): the normalisation runs inside TransformerEncoderLayer's C++ forward.
+  // torch.nn.LayerNorm (weight 1, bias 0); inside a TransformerEncoderLayer its parameters are read
+  // by the layer's C++ forward.
   class LayerNorm extends Module {
     constructor(options) {
       super();
@@ -287,6 +288,14 @@ export function moduleClasses(lib) {
       settings(this, { features, eps });
       this._param('weight', 'weight', () => [features], filled([features], 1));
       this._param('bias', 'bias', () => [features], bias ? filled([features], 0) : null, true);
+    }
+
+    forward(input) {
+      return lib.layerNorm(input, [this.features], {
+        weight: this.weight,
+        bias: this.bias ?? undefined,
+        eps: this.eps,
+      });
     }
   }
 

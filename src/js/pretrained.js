@@ -62,7 +62,8 @@ export class PretrainedModel {
     handle,
     { config, model, tokenizer, where, hasPooler, residentBytes, ignoredTensors, dtype, head, numLabels, sentence },
   ) {
-    this.A = A;
+    // the library instance, not enumerable: console.log and JSON.stringify show the model's own fields
+    Object.defineProperty(this, 'A', { value: A });
     this.handle = handle;
     /** 'encoder' (causal language models: 'causal-lm', src/js/causal-lm.js) */
     this.kind = 'encoder';

@@ -185,8 +185,16 @@ export function shapeArg(shape, where) {
  */
 export function optionsArg(options, allowed, fn) {
   if (options === undefined || options === null) return {};
+  // torch's positional arguments (a mask, a dim) passed where this API takes them by name
+  const byName = `: torch's positional arguments are options here, passed by name ({ ${allowed.join(', ')} })`;
   if (!isOptionsObject(options)) {
-    throw new TypeError(`${fn}: options must be an object, got ${describe(options)}`);
+    const hint = typeof options === 'number' || typeof options === 'boolean' ? byName : '';
+    throw new TypeError(`${fn}: options must be an object, got ${describe(options)}${hint}`);
+  }
+  if (!allowed.includes('data') && 'data' in options && 'shape' in options) {
+    throw new TypeError(
+      `${fn}: options must be an object, got a tensor (${describe(options)} of shape ${shapeString(options.shape)})${byName}`,
+    );
   }
   const copy = {};
   for (const key of Object.keys(options)) {

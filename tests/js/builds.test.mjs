@@ -97,6 +97,28 @@ test('init: an unknown option is a TypeError; a wasmBinary of another build reje
   assert.equal(run(program("{ simd: 'simd128' }"), { ATTENTION_WASM_SIMD: 'fma' }), 'resolved');
 });
 
+test("the browser entry point: locateFile is asked for the chosen build's own .wasm; one that is not there names where it was looked for", async () => {
+  // (in Node the browsers' glue fetches the .wasm, which Node's fetch cannot do from a file: the
+  // page and consumer tests load it in browsers)
+  const { init: browserInit } = await import('../../dist/index.js');
+  for (const simd of relaxedSimdSupported() ? ['relaxed', 'simd128'] : ['simd128']) {
+    const file = simd === 'relaxed' ? 'attention_wasm_relaxed.wasm' : 'attention_wasm.wasm';
+    const asked = [];
+    const locateFile = (path) => (asked.push(path), `/nowhere/${path}`);
+    await assert.rejects(browserInit({ simd, locateFile }), {
+      name: 'Error',
+      message: new RegExp(
+        `^init: the wasm module could not be instantiated \\(.*\\); ${file} was looked for at /nowhere/${file}: serve dist/\\*\\.wasm from there .*docs/bundlers\\.md.*or pass init\\(\\{ locateFile \\}\\) or \\{ wasmBinary \\}$`,
+      ),
+    });
+    assert.ok(asked.length > 0 && asked.every((p) => p === file), `locateFile was asked for ${asked}`);
+  }
+  await assert.rejects(browserInit({ locateFile: 'dist/' }), {
+    name: 'TypeError',
+    message: 'init: locateFile must be a function (path, prefix) => url, got string',
+  });
+});
+
 // A workload in a child process: its build and its outputs.
 const child = fileURLToPath(new URL('./builds_child.mjs', import.meta.url));
 function runChild(nodeFlags, env = {}) {

@@ -1118,7 +1118,11 @@ export const functions = {
               TypeError,
               /^topk: unknown option 'descending' \(allowed: dim, largest, sorted\)$/,
             ],
-            [[1, 3], TypeError, /^topk: options must be an object, got number$/],
+            [
+              [1, 3],
+              TypeError,
+              /^topk: options must be an object, got number: .*passed by name \(\{ dim, largest, sorted \}\)$/,
+            ],
           ]);
           return { label: `topk ${json(args)}`, run: (A) => A.topk(x, ...args), type, message };
         }

@@ -236,6 +236,19 @@ test("lm.generate: a string prompt's errors are lm.generate's, naming the prompt
       name: 'RangeError',
       message: /^lm\.generate: prompt has \d+ characters, more than tokenizer\.maxInputChars/,
     });
+    // a plain for...of says to use for await, and leaves the generation to be taken
+    const generation = lm.generate('the bank', { maxNewTokens: 2, eosTokenId: null });
+    assert.throws(
+      () => {
+        for (const step of generation) assert.fail(`a step ${step}`);
+      },
+      {
+        name: 'TypeError',
+        message:
+          'lm.generate: a generation is iterated with for await (const step of lm.generate(...)), or awaited whole with all()',
+      },
+    );
+    assert.equal((await generation.all()).newIds.length, 2);
     // still working
     assert.equal((await lm.generate('the bank', { maxNewTokens: 2, eosTokenId: null }).all()).newIds.length, 2);
   }

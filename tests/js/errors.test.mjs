@@ -281,3 +281,28 @@ test('an allocation that fails inside the module becomes a RangeError and the mo
   const out = A.scaledDotProductAttention(f([64, 8]), f([64, 8]), f([64, 8], 2));
   assert.ok(out.output.data.every((x) => Math.abs(x - 2) < 1e-6));
 });
+
+test("torch's positional arguments passed where options go: the error says to pass them by name, and which", () => {
+  const x = new Tensor(new Float32Array(24).fill(0.5), [2, 3, 4]),
+    mask = new Tensor(new Float32Array(9), [3, 3]);
+  const byName = (names) => `: torch's positional arguments are options here, passed by name ({ ${names} })`;
+  assert.throws(() => A.scaledDotProductAttention(x, x, x, mask), {
+    name: 'TypeError',
+    message: `scaledDotProductAttention: options must be an object, got a tensor (Tensor of shape [3, 3])${byName(
+      'attnMask, dropoutP, isCausal, scale, enableGqa, returnWeights, returnIntermediates',
+    )}`,
+  });
+  assert.throws(() => A.layerNorm(x, [4], { data: new Float32Array(4), shape: [4] }), {
+    name: 'TypeError',
+    message: `layerNorm: options must be an object, got a tensor (Object of shape [4])${byName('weight, bias, eps')}`,
+  });
+  assert.throws(() => A.softmax(x, -1), {
+    name: 'TypeError',
+    message: `softmax: options must be an object, got number${byName('dim')}`,
+  });
+  assert.throws(() => A.softmax(x, 'dim'), {
+    name: 'TypeError',
+    message: 'softmax: options must be an object, got string',
+  });
+  assert.deepEqual(A.softmax(x, { dim: -1 }).shape, [2, 3, 4]); // and the module answers
+});

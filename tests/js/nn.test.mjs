@@ -266,3 +266,21 @@ test('the module keeps working after many errors', () => {
     'add after errors',
   );
 });
+
+test('nn.LayerNorm.forward: its weight, bias and eps, as torch.nn.LayerNorm, vs float64', () => {
+  const x = randomTensor([3, 4, 6], random);
+  const w = randomTensor([6], random),
+    b = randomTensor([6], random);
+  const ln = new A.LayerNorm({ features: 6, eps: 1e-3 });
+  assertClose(ln.forward(x), f64.layerNorm(x, 1, undefined, undefined, 1e-3), 2e-6, 'initial: weight 1, bias 0');
+  ln.weight = w;
+  ln.bias = b;
+  assertClose(ln.forward(x), f64.layerNorm(x, 1, w, b, 1e-3), 4e-6, 'set weight and bias');
+  const noBias = new A.LayerNorm({ features: 6, bias: false });
+  noBias.weight = w;
+  assertClose(noBias.forward(x), f64.layerNorm(x, 1, w), 4e-6, 'bias: false');
+  assert.throws(() => ln.forward(randomTensor([2, 5], random)), {
+    name: 'Error',
+    message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, 6\]\), got input \[2, 5\]/,
+  });
+});

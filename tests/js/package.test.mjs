@@ -33,6 +33,13 @@ test('npm pack -> install into an empty project -> import and compute', () => {
       'LICENSE',
       'NOTICE',
       'CHANGELOG.md',
+      // the README's links to docs/ resolve in the installed package
+      ...new Set(
+        Array.from(
+          readFileSync(new URL('../../README.md', import.meta.url), 'utf8').matchAll(/\]\((docs\/[\w.-]+\.md)/g),
+          (m) => m[1],
+        ),
+      ),
     ]) {
       assert.ok(files.includes(f), `the tarball lacks ${f}: ${files.join(', ')}`);
     }

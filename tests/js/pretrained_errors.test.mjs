@@ -822,3 +822,28 @@ test('every error a model call raises names the JS arguments: no snake_case name
   bert.dispose();
   assertHealthy('model messages');
 });
+
+test('a folder as a file: URL (URL object or string) loads as its path does; other URLs are refused', async () => {
+  const { pathToFileURL } = await import('node:url');
+  const { loadTokenizer } = await import('attention-wasm');
+  const fx = await loadFixture('distilbert-f32');
+  const byPath = await A.loadPretrained(fx.dir);
+  const ids = byPath.tokenizer.encode(S1);
+  const want = byPath.forward(ids).lastHiddenState.data;
+  for (const source of [pathToFileURL(fx.dir), pathToFileURL(fx.dir).href]) {
+    const model = await A.loadPretrained(source);
+    assert.deepEqual(model.forward(ids).lastHiddenState.data, want, String(source));
+    model.dispose();
+    assert.deepEqual((await loadTokenizer(source)).encode(S1).inputIds, ids.inputIds);
+  }
+  byPath.dispose();
+  await assert.rejects(A.loadPretrained(new URL('https://huggingface.co/distilbert-base-uncased')), {
+    name: 'TypeError',
+    message:
+      'loadPretrained: only local folders are read, nothing is downloaded; got the URL https://huggingface.co/distilbert-base-uncased',
+  });
+  await assert.rejects(A.loadPretrained('file:///nonexistent/folder'), {
+    name: 'Error',
+    message: /^loadPretrained: there is no folder \/nonexistent\/folder: only local folders are read/,
+  });
+});
