@@ -727,8 +727,9 @@ export interface InitOptions {
 /**
  * Reads safetensors bytes (8-byte little-endian header length, JSON header
  * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (file order; data in
- * fresh Float32Arrays). F32, F16 and BF16 (widened exactly); other dtypes throw a TypeError
- * naming the tensor. The file is validated as the format's reference implementation does
+ * fresh arrays). F32, F16 and BF16 as Float32Array (widened exactly); BOOL and U8 as Uint8Array;
+ * the other integer dtypes as Int32Array (a value beyond int32: RangeError); other dtypes throw a
+ * TypeError naming the tensor. The file is validated as the format's reference implementation does
  * (huggingface/safetensors, tensor.rs).
  * @throws Error naming the rule and the tensor: a truncated file, a header length past the end or
  *   over 100,000,000 bytes, header JSON that is not UTF-8 or not of the format's schema, an

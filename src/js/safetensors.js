@@ -217,10 +217,47 @@ export function halfToFloat(h) {
 
 const FN = 'loadSafetensors';
 
+/** The integer dtypes loadSafetensors reads: bytes per element, and how to read one. */
+const INT_DTYPES = Object.freeze({
+  BOOL: [1, (v, i) => v.getUint8(i)],
+  U8: [1, (v, i) => v.getUint8(i)],
+  I8: [1, (v, i) => v.getInt8(i)],
+  I16: [2, (v, i) => v.getInt16(2 * i, true)],
+  U16: [2, (v, i) => v.getUint16(2 * i, true)],
+  I32: [4, (v, i) => v.getInt32(4 * i, true)],
+  U32: [4, (v, i) => v.getUint32(4 * i, true)],
+  I64: [8, (v, i) => v.getBigInt64(8 * i, true)],
+  U64: [8, (v, i) => v.getBigUint64(8 * i, true)],
+});
+
+/**
+ * count little-endian elements of an integer dtype at bytes: BOOL and U8 as a Uint8Array (a mask,
+ * as the library takes one), the others as an Int32Array (indices, as the library takes them),
+ * where every value fits in int32, else null (then `where` names the first value that does not).
+ */
+function decodeInts(dtype, bytes, count, where) {
+  const [, read] = INT_DTYPES[dtype];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = dtype === 'BOOL' || dtype === 'U8' ? new Uint8Array(count) : new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    const v = read(view, i);
+    const n = typeof v === 'bigint' ? (v >= -(2n ** 31n) && v < 2n ** 31n ? Number(v) : null) : v;
+    if (n === null || (out instanceof Int32Array && (n < -(2 ** 31) || n >= 2 ** 31))) {
+      throw new RangeError(
+        `${where}: element ${i} = ${v} of ${dtype} does not fit the Int32Array the library reads integer tensors into`,
+      );
+    }
+    out[i] = n;
+  }
+  return out;
+}
+
 /**
  * Parses safetensors bytes into a Map name -> Tensor (in file order). F32, F16 and BF16 tensors
- * become float32 (F16/BF16 widened exactly); another dtype is a TypeError naming the tensor.
- * Every tensor's data is a fresh JS-owned Float32Array.
+ * become float32 (F16/BF16 widened exactly); the integer dtypes (BOOL, U8: Uint8Array; I8, I16,
+ * I32, U16, U32, I64, U64: Int32Array, every value within int32, as position_ids and masks are)
+ * keep their values; another dtype is a TypeError naming the tensor. Every tensor's data is a
+ * fresh JS-owned array.
  * @param {Uint8Array|ArrayBuffer} bytes
  */
 export function loadSafetensors(bytes) {
@@ -246,17 +283,23 @@ export function loadSafetensors(bytes) {
       if (e instanceof Error) e.message = `${FN}: ${e.message}`;
       throw e;
     }
-    if (!FLOAT_DTYPES.includes(t.dtype)) {
+    if (!FLOAT_DTYPES.includes(t.dtype) && !Object.hasOwn(INT_DTYPES, t.dtype)) {
       throw new TypeError(
-        `${FN}: tensor '${t.name}' has dtype ${t.dtype}; only F32, F16 and BF16 are read (the library computes in float32)`,
+        `${FN}: tensor '${t.name}' has dtype ${t.dtype}; read are F32, F16 and BF16 (as float32) and the integer dtypes (the library computes in float32)`,
       );
     }
   }
   for (const t of tensors) {
     const numel = t.shape.reduce((a, b) => a * b, 1);
+    const data = bytes.subarray(dataStart + t.begin, dataStart + t.end);
     out.set(
       t.name,
-      new Tensor(decodeFloats(t.dtype, bytes.subarray(dataStart + t.begin, dataStart + t.end), numel), t.shape),
+      new Tensor(
+        FLOAT_DTYPES.includes(t.dtype)
+          ? decodeFloats(t.dtype, data, numel)
+          : decodeInts(t.dtype, data, numel, `${FN}: tensor '${t.name}'`),
+        t.shape,
+      ),
     );
   }
   return out;

@@ -7,7 +7,7 @@
 namespace aw {
 
 Tensor embedding(const std::int32_t* ids, const Shape& ids_shape, const TensorRef& weight) {
-  const std::string where = "embedding: input " + shape_str(ids_shape) + ", weight " + shape_str(weight.shape);
+  const std::string where = "input " + shape_str(ids_shape) + ", weight " + shape_str(weight.shape);
   if (weight.shape.size() != 2)
     fail(ErrorKind::Shape, "embedding: weight must be 2-D (num_embeddings, embedding_dim), got " + where);
   const std::size_t count = checked_numel(ids_shape, "embedding: input");

@@ -93,7 +93,7 @@ const cases = [
     'embedding index out of range',
     () => A.embedding([0, 7], f([4, 3])),
     RangeError,
-    /^embedding: index 7 \(input position 1\) is out of range \[0, 4\) for embedding: input \[2\], weight \[4, 3\]$/,
+    /^embedding: index 7 \(input position 1\) is out of range \[0, 4\) for input \[2\], weight \[4, 3\]$/,
   ],
   [
     'rand byte count overflows',
@@ -156,7 +156,7 @@ const cases = [
     'embedding 1-D weight',
     () => A.embedding([0], f([4])),
     Error,
-    /^embedding: weight must be 2-D \(num_embeddings, embedding_dim\), got embedding: input \[1\], weight \[4\]$/,
+    /^embedding: weight must be 2-D \(num_embeddings, embedding_dim\), got input \[1\], weight \[4\]$/,
   ],
   [
     'sdpa key E',

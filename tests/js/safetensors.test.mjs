@@ -133,15 +133,76 @@ test('F16 and BF16 are widened to float32 exactly (subnormals, infinities, NaN, 
   assert.equal(t.get('h').data.constructor, Float32Array);
 });
 
+test('integer dtypes: BOOL and U8 as Uint8Array, the others as Int32Array, values kept; beyond int32 a RangeError', () => {
+  // a BERT checkpoint's position_ids buffer (I64), and one tensor of each integer dtype
+  const values = {
+    BOOL: [1, 0, 1],
+    U8: [0, 200, 255],
+    I8: [-128, 0, 127],
+    I16: [-32768, 7, 32767],
+    U16: [0, 40000, 65535],
+    I32: [-(2 ** 31), 0, 2 ** 31 - 1],
+    U32: [0, 5, 2 ** 31 - 1],
+    I64: [-(2 ** 31), 511, 2 ** 31 - 1],
+    U64: [0, 1, 2 ** 31 - 1],
+  };
+  const size = { BOOL: 1, U8: 1, I8: 1, I16: 2, U16: 2, I32: 4, U32: 4, I64: 8, U64: 8 };
+  const header = {};
+  const parts = [];
+  let at = 0;
+  for (const [dtype, vs] of Object.entries(values)) {
+    const bytes = new Uint8Array(size[dtype] * vs.length);
+    const view = new DataView(bytes.buffer);
+    vs.forEach((v, i) => {
+      if (size[dtype] === 8) view[dtype === 'I64' ? 'setBigInt64' : 'setBigUint64'](8 * i, BigInt(v), true);
+      else if (size[dtype] === 4) view[dtype === 'I32' ? 'setInt32' : 'setUint32'](4 * i, v, true);
+      else if (size[dtype] === 2) view[dtype === 'I16' ? 'setInt16' : 'setUint16'](2 * i, v, true);
+      else view[dtype === 'I8' ? 'setInt8' : 'setUint8'](i, v);
+    });
+    header[dtype.toLowerCase()] = { dtype, shape: [vs.length], data_offsets: [at, at + bytes.length] };
+    parts.push(bytes);
+    at += bytes.length;
+  }
+  const data = new Uint8Array(at);
+  parts.reduce((o, p) => (data.set(p, o), o + p.length), 0);
+  const t = A.loadSafetensors(rawFile(header, data));
+  for (const [dtype, vs] of Object.entries(values)) {
+    const got = t.get(dtype.toLowerCase());
+    assert.equal(got.data.constructor, dtype === 'BOOL' || dtype === 'U8' ? Uint8Array : Int32Array, dtype);
+    assert.deepEqual(Array.from(got.data), vs, dtype);
+    assert.deepEqual(got.shape, [3]);
+  }
+  for (const [dtype, v] of [
+    ['I64', 2 ** 31],
+    ['U32', 2 ** 31],
+    ['U64', 2 ** 40],
+    ['I64', -(2 ** 31) - 1],
+  ]) {
+    const bytes = new Uint8Array(size[dtype]);
+    const view = new DataView(bytes.buffer);
+    if (size[dtype] === 8) view[dtype === 'I64' ? 'setBigInt64' : 'setBigUint64'](0, BigInt(v), true);
+    else view.setUint32(0, v, true);
+    throwsLike(
+      () => A.loadSafetensors(rawFile({ big: { dtype, shape: [1], data_offsets: [0, bytes.length] } }, bytes)),
+      RangeError,
+      new RegExp(`^loadSafetensors: tensor 'big': element 0 = ${v} of ${dtype} does not fit the Int32Array`),
+    );
+  }
+});
+
 test('other dtypes: TypeError naming the tensor and dtype; a dtype the format does not define: Error', () => {
-  const ints = rawFile(
+  const floats = rawFile(
     {
       ok: { dtype: 'F32', shape: [1], data_offsets: [0, 4] },
-      ids: { dtype: 'I64', shape: [2], data_offsets: [4, 20] },
+      wide: { dtype: 'F64', shape: [2], data_offsets: [4, 20] },
     },
     new Uint8Array(20),
   );
-  throwsLike(() => A.loadSafetensors(ints), TypeError, /tensor 'ids' has dtype I64; only F32, F16 and BF16 are read/);
+  throwsLike(
+    () => A.loadSafetensors(floats),
+    TypeError,
+    /tensor 'wide' has dtype F64; read are F32, F16 and BF16 \(as float32\) and the integer dtypes/,
+  );
   throwsLike(
     () => A.loadSafetensors(rawFile({ x: { dtype: 'F12', shape: [1], data_offsets: [0, 2] } }, new Uint8Array(2))),
     Error,
@@ -285,12 +346,13 @@ test("the reference implementation's rules (safetensors/src/tensor.rs), each an 
       label,
     );
   }
-  // the format's own example (tensor.rs doc test): a valid file, of a dtype not read
+  // the format's own example (tensor.rs doc test): a valid file, of I32 zeros
   const example = new TextEncoder().encode('{"test":{"dtype":"I32","shape":[2,2],"data_offsets":[0,16]}}');
   const file = new Uint8Array(8 + example.length + 16);
   new DataView(file.buffer).setUint32(0, example.length, true);
   file.set(example, 8);
-  throwsLike(() => A.loadSafetensors(file), TypeError, /tensor 'test' has dtype I32/);
+  const test = A.loadSafetensors(file).get('test');
+  assert.deepEqual([test.data.constructor, Array.from(test.data), test.shape], [Int32Array, [0, 0, 0, 0], [2, 2]]);
 });
 
 test('MultiheadAttention.loadStateDict from safetensors by torch name, round trip through stateDict', () => {

@@ -1,12 +1,18 @@
 // The task helpers' entries of the table in cases.mjs (fuzz, errors, leaks): model.fillMask,
 // classify, rerank, tagTokens and answer on the tiny fixtures with each head, loaded once into
 // the test file's module (helpers.mjs' library()). Valid calls: random texts of the fixtures'
-// vocabulary; fillMask, classify are checked against the float64 reference of the head and
-// the pipeline (reference/heads.mjs), rerank's scores against the reference too, tagTokens and
-// answer against their invariants (the exact answers are in heads.test.mjs). Invalid calls: each documented bad input, with the error type and message.
+// vocabulary, each result checked against its invariants and against the float64 reference of
+// the head and of transformers' pipeline (reference/heads.mjs; heads.test.mjs has fixed cases).
+// Invalid calls: each documented bad input, with the error type and message.
 import { library } from './helpers.mjs';
 import { loadFixture } from './fixtures.mjs';
-import { referenceHead, referenceFillMask, referenceClassify } from './reference/index.mjs';
+import {
+  referenceHead,
+  referenceFillMask,
+  referenceClassify,
+  referenceTokenClassification,
+  referenceAnswer,
+} from './reference/index.mjs';
 
 const NAMES = ['distilbert-mlm', 'bert-seq', 'bert-rerank', 'bert-tok', 'distilbert-qa'];
 const fixtures = {},
@@ -291,13 +297,41 @@ export const taskCases = {
         label: `tagTokens "${text}" ${aggregation}`,
         run: () => models['bert-tok'].tagTokens(text, { aggregation, ignoreLabels }),
         check(got) {
-          const labels = models['bert-tok'].labels;
+          const model = models['bert-tok'],
+            tok = model.tokenizer;
+          const labels = model.labels;
           for (const e of got) {
             if (!(e.start >= 0 && e.start <= e.end && e.end <= text.length)) return `offsets [${e.start}, ${e.end})`;
             if (!(e.score > 0 && e.score <= 1)) return `score ${e.score}`;
             const label = aggregation === 'none' ? e.entity : e.entityGroup;
             if (!labels.some((l) => l === label || l.slice(2) === label)) return `label ${label}`;
             if (!ignoreLabels && label === 'O') return "an 'O' token kept";
+          }
+          // the float64 reference of the token-classification pipeline, entity by entity
+          const encoding = tok.encode(text, { truncation: true, returnOffsets: true });
+          const want = referenceTokenClassification(
+            {
+              logits: referenceLogits('bert-tok', encoding).logits,
+              K: labels.length,
+              sentence: text,
+              tokens: encoding.tokens,
+              inputIds: encoding.inputIds,
+              specialTokensMask: encoding.sequenceIds.map((s) => (s === null ? 1 : 0)),
+              offsets: encoding.offsets,
+              unkId: tok.unkId,
+              config: fixtures['bert-tok'].config,
+              tokensToString: (t) => tok.convertTokensToString(t),
+            },
+            { aggregation, ...(ignoreLabels ? { ignoreLabels } : {}) },
+          );
+          if (got.length !== want.length) return `${got.length} entities, the reference ${want.length}`;
+          for (let i = 0; i < want.length; i++) {
+            const { score, entity_group: group, ...rest } = want[i];
+            const { score: gotScore, ...gotRest } = got[i];
+            const wantRest = group === undefined ? rest : { entityGroup: group, ...rest };
+            if (JSON.stringify(gotRest) !== JSON.stringify(wantRest))
+              return `entity ${i}: ${JSON.stringify(gotRest)}, the reference ${JSON.stringify(wantRest)}`;
+            if (!close(gotScore, score)) return `entity ${i}: score ${gotScore}, the reference ${score}`;
           }
           return null;
         },
@@ -361,6 +395,43 @@ export const taskCases = {
             if (!(a.score > 0 && a.score <= 1 + 1e-9)) return `score ${a.score}`;
           }
           for (let i = 1; i < list.length; i++) if (list[i - 1].score < list[i].score) return 'not sorted';
+          // the float64 reference of the question-answering pipeline over the same windows
+          const tok = models['distilbert-qa'].tokenizer;
+          const maxSeqLength = options.maxSeqLength ?? Math.min(tok.maxLength, 384);
+          const first = tok.encode(question, {
+            textPair: context,
+            truncation: 'only_second',
+            maxLength: maxSeqLength,
+            stride: options.docStride ?? Math.min(Math.floor(maxSeqLength / 2), 128),
+            returnOverflowingTokens: true,
+            returnOffsets: true,
+          });
+          const windows = [first, ...first.overflowing].map((e) => {
+            const ref = referenceLogits('distilbert-qa', e);
+            return {
+              start: ref.startLogits,
+              end: ref.endLogits,
+              pMask: e.sequenceIds.map((s, i) => (s === 1 || e.inputIds[i] === tok.tokenToId('[CLS]') ? 0 : 1)),
+              offsets: e.offsets,
+              wordIds: e.wordIds,
+              sequenceIds: e.sequenceIds,
+            };
+          });
+          // less the spans that score 0, which the pipeline's top-k can return where topK is more
+          // than the context's spans (which of them: numpy's argpartition among ties) and
+          // tasks.js's bestSpans leaves out
+          const want = referenceAnswer(windows, context, {
+            topK: options.topK ?? 1,
+            maxAnswerLength: options.maxAnswerLength ?? 15,
+          }).filter((a) => a.score > 0);
+          if (list.length !== want.length) return `${list.length} answers, the reference ${want.length}`;
+          for (let i = 0; i < want.length; i++) {
+            if (!close(list[i].score, want[i].score))
+              return `answer ${i}: score ${list[i].score}, the reference ${want[i].score}`;
+            const tie = (j) => j >= 0 && j < want.length && close(want[i].score, want[j].score);
+            if (!tie(i - 1) && !tie(i + 1) && (list[i].start !== want[i].start || list[i].end !== want[i].end))
+              return `answer ${i}: [${list[i].start}, ${list[i].end}), the reference [${want[i].start}, ${want[i].end})`;
+          }
           return null;
         },
       };
