@@ -7,7 +7,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -45,6 +47,23 @@ test('usage.ts type-checks under --strict, resolved as Node does (nodenext)', ()
 
 test('usage.ts type-checks under --strict, resolved as a bundler does', () => {
   typecheck('--module', 'esnext', '--moduleResolution', 'bundler');
+});
+
+test("the three entry points' types resolve under moduleResolution node10 (typesVersions), as older CommonJS projects have it", () => {
+  // node10 reads node_modules (no self-reference, no exports): a project with the package installed
+  const dir = mkdtempSync(join(tmpdir(), 'aw-node10-'));
+  try {
+    mkdirSync(join(dir, 'node_modules'));
+    symlinkSync(root, join(dir, 'node_modules', 'attention-wasm'), 'dir');
+    copyFileSync(fileURLToPath(new URL('./types/node10.ts', import.meta.url)), join(dir, 'node10.ts'));
+    const options = { strict: true, noEmit: true, target: 'es2022', module: 'commonjs', moduleResolution: 'node10' };
+    const config = { compilerOptions: { ...options, lib: ['es2022'], types: [] }, files: ['node10.ts'] };
+    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(config));
+    const r = spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `tsc (node10) failed:\n${r.stdout}${r.stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // Every value the declarations export (classes, functions, constants) is exported by both entry
