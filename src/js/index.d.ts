@@ -309,7 +309,7 @@ export interface Module<P extends Tensor | QuantizedTensor = Tensor> {
    *   unexpected keys when strict; nothing is changed then.
    */
   loadStateDict(
-    tensors: StateDict<TensorLike | P>,
+    tensors: StateDict<TensorLike | P | SafetensorsTensor>,
     options?: LoadStateDictOptions,
   ): { missingKeys: string[]; unexpectedKeys: string[] };
 }
@@ -478,10 +478,11 @@ export class AttentionWasm {
   /**
    * Reads a safetensors file (`safetensors.torch.save_file` output) into name -> Tensor, e.g. for
    * `module.loadStateDict(A.loadSafetensors(bytes))`. The same as the package's `loadSafetensors`.
-   * @throws TypeError for a dtype other than F32, F16, BF16 (naming the tensor and dtype) or
-   *   non-byte input; Error for a file that breaks the format (see {@link loadSafetensors}).
+   * @throws TypeError for a dtype other than the float and integer ones read (naming the tensor
+   *   and dtype) or non-byte input; RangeError for an integer beyond int32; Error for a file that
+   *   breaks the format (see {@link loadSafetensors}).
    */
-  readonly loadSafetensors: (bytes: Uint8Array | ArrayBuffer) => Map<string, Tensor>;
+  readonly loadSafetensors: (bytes: Uint8Array | ArrayBuffer) => Map<string, SafetensorsTensor>;
   /** `torch.nn.Linear`: `new A.Linear({ inFeatures, outFeatures, bias })`. */
   readonly Linear: new (options: { inFeatures: number; outFeatures: number; bias?: boolean }) => Linear;
   /**
@@ -727,8 +728,8 @@ export interface InitOptions {
 /**
  * Reads safetensors bytes (8-byte little-endian header length, JSON header
  * `{name: {dtype, shape, data_offsets}}`, data) into a Map name -> Tensor (file order; data in
- * fresh arrays). F32, F16 and BF16 as Float32Array (widened exactly); BOOL and U8 as Uint8Array;
- * the other integer dtypes as Int32Array (a value beyond int32: RangeError); other dtypes throw a
+ * fresh arrays). F32, F16 and BF16 as Float32Array (widened exactly); BOOL as Uint8Array (a mask);
+ * the integer dtypes as Int32Array (a value beyond int32: RangeError); other dtypes throw a
  * TypeError naming the tensor. The file is validated as the format's reference implementation does
  * (huggingface/safetensors, tensor.rs).
  * @throws Error naming the rule and the tensor: a truncated file, a header length past the end or
@@ -736,7 +737,14 @@ export interface InitOptions {
  *   unknown dtype, data_offsets that leave holes, overlap or run past the data, dtype x shape
  *   that is not the tensor's byte length, bytes after the last tensor.
  */
-export function loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, Tensor>;
+export function loadSafetensors(bytes: Uint8Array | ArrayBuffer): Map<string, SafetensorsTensor>;
+
+/**
+ * A tensor {@link loadSafetensors} reads: float32 (F32, F16, BF16), a boolean mask (BOOL), or the
+ * values of an integer dtype. `loadStateDict` takes the map; a parameter given integer data
+ * is a TypeError naming it.
+ */
+export type SafetensorsTensor = Tensor | Tensor<Uint8Array> | Tensor<Int32Array>;
 
 /** A file of a model folder as browsers give it (a `File` or `Blob`). */
 export interface ModelFileBlob {

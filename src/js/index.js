@@ -42,7 +42,6 @@ export class AttentionWasm {
   constructor(raw) {
     // the Emscripten module, not enumerable (console.log of the library would print its heap views)
     Object.defineProperty(this, 'raw', { value: raw });
-    delete raw.wasmBinary; // compiled: the bytes read for it are not needed again
     if (raw.PThread) droppedThreaded.register(this, raw, this);
     // the bindings spell the names in their messages as this API does
     raw._setApiNames(Object.entries(JS_NAMES).flat());
@@ -143,7 +142,9 @@ export async function init(options = {}, platform = browserPlatform) {
   const flavour = chooseSimd(simd);
   const threaded = n > 1 && sharedMemoryAvailable();
   const { locateFile } = moduleOptions;
-  if (locateFile !== undefined) {
+  if (locateFile === null)
+    delete moduleOptions.locateFile; // as the glue takes it: none
+  else if (locateFile !== undefined) {
     if (typeof locateFile !== 'function') {
       throw new TypeError(`init: locateFile must be a function (path, prefix) => url, got ${describe(locateFile)}`);
     }
@@ -202,12 +203,16 @@ async function instantiate(create, moduleArg, file) {
   } catch (e) {
     moduleArg.PThread?.terminateAllThreads(); // the factory's Module is moduleArg itself
     moduleArg.awCloseMailbox?.();
+    // the .wasm not found where the glue fetched it (not a page's policy refusing wasm, say)
+    const notFetched = /fetch|URL|both async and sync|404|not found/i.test(String(e?.message ?? e));
     const given =
-      moduleArg.wasmBinary === undefined
-        ? `; ${file} was looked for at ${wasmUrl(moduleArg, file)}: serve dist/*.wasm from there (a bundler that ` +
-          "does not copy them needs it done: the package's docs/bundlers.md), or pass init({ locateFile }) or " +
-          '{ wasmBinary }'
-        : `; wasmBinary must be the bytes of ${file}`;
+      moduleArg.wasmBinary !== undefined
+        ? `; wasmBinary must be the bytes of ${file}`
+        : notFetched
+          ? `; ${file} was looked for at ${wasmUrl(moduleArg, file)}: serve dist/*.wasm from there (a bundler ` +
+            "that does not copy them needs it done: the package's docs/bundlers.md), or pass init({ locateFile }) " +
+            'or { wasmBinary }'
+          : '';
     // the glue's advice to its own developers ("Build with -sASSERTIONS ...") means nothing here
     const reason = String(e?.message ?? e).replace(/\.? Build with -sASSERTIONS for more info\.?/, '');
     throw new Error(`init: the wasm module could not be instantiated (${reason})${given}`, { cause: e });

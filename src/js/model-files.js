@@ -19,23 +19,29 @@ function nodeFs(fn) {
 }
 
 /**
- * A folder given as a file: URL (a URL object, or a string starting 'file:'), as Node's fs
- * takes it: its path (node:url's fileURLToPath); anything else as it is.
+ * A folder given as a URL (a URL object, of this realm or another, as Node's fs recognises one by
+ * its href and protocol; or a string starting 'file://'): its path (node:url's fileURLToPath).
+ * Anything else as it is ('file:x' without the slashes is a relative path, as fs reads it).
  */
 function filePath(source, fn) {
-  const isUrl = typeof URL === 'function' && source instanceof URL;
-  if (!(isUrl || (typeof source === 'string' && /^file:/i.test(source)))) return source;
+  const isUrl =
+    source !== null &&
+    typeof source === 'object' &&
+    typeof source.href === 'string' &&
+    typeof source.protocol === 'string';
+  if (!(isUrl || (typeof source === 'string' && /^file:\/\//i.test(source)))) return source;
+  const href = isUrl ? source.href : source;
+  if (isUrl && source.protocol !== 'file:')
+    throw new TypeError(`${fn}: only local folders are read, nothing is downloaded; got the URL ${href}`);
   const url = globalThis.process?.getBuiltinModule?.('node:url');
   if (!url)
     throw new TypeError(
       `${fn}: a file: URL needs Node (>= 20.16); in a browser pass a FileList, File[] or { name: Blob }`,
     );
-  if (isUrl && source.protocol !== 'file:')
-    throw new TypeError(`${fn}: only local folders are read, nothing is downloaded; got the URL ${source.href}`);
   try {
-    return url.fileURLToPath(source);
+    return url.fileURLToPath(href);
   } catch (e) {
-    throw new TypeError(`${fn}: ${String(source)} is not a file: URL of a folder (${e.message})`);
+    throw new TypeError(`${fn}: ${href} is not a file: URL of a folder (${e.message})`);
   }
 }
 

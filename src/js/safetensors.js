@@ -231,14 +231,14 @@ const INT_DTYPES = Object.freeze({
 });
 
 /**
- * count little-endian elements of an integer dtype at bytes: BOOL and U8 as a Uint8Array (a mask,
- * as the library takes one), the others as an Int32Array (indices, as the library takes them),
- * where every value fits in int32, else null (then `where` names the first value that does not).
+ * count little-endian elements of an integer dtype at bytes: BOOL as a Uint8Array (a boolean
+ * mask, as the library takes one: any non-zero byte is true), the others as an Int32Array (their
+ * values, as indices are held); a value beyond int32 is a RangeError (`where` names the tensor).
  */
 function decodeInts(dtype, bytes, count, where) {
   const [, read] = INT_DTYPES[dtype];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = dtype === 'BOOL' || dtype === 'U8' ? new Uint8Array(count) : new Int32Array(count);
+  const out = dtype === 'BOOL' ? new Uint8Array(count) : new Int32Array(count);
   for (let i = 0; i < count; i++) {
     const v = read(view, i);
     const n = typeof v === 'bigint' ? (v >= -(2n ** 31n) && v < 2n ** 31n ? Number(v) : null) : v;
@@ -254,9 +254,9 @@ function decodeInts(dtype, bytes, count, where) {
 
 /**
  * Parses safetensors bytes into a Map name -> Tensor (in file order). F32, F16 and BF16 tensors
- * become float32 (F16/BF16 widened exactly); the integer dtypes (BOOL, U8: Uint8Array; I8, I16,
- * I32, U16, U32, I64, U64: Int32Array, every value within int32, as position_ids and masks are)
- * keep their values; another dtype is a TypeError naming the tensor. Every tensor's data is a
+ * become float32 (F16/BF16 widened exactly); BOOL a boolean mask (Uint8Array); the integer dtypes
+ * (U8, I8, I16, U16, I32, U32, I64, U64) an Int32Array of their values, each within int32 (as
+ * position_ids are); another dtype is a TypeError naming the tensor. Every tensor's data is a
  * fresh JS-owned array.
  * @param {Uint8Array|ArrayBuffer} bytes
  */

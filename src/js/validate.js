@@ -185,15 +185,19 @@ export function shapeArg(shape, where) {
  */
 export function optionsArg(options, allowed, fn) {
   if (options === undefined || options === null) return {};
-  // torch's positional arguments (a mask, a dim) passed where this API takes them by name
-  const byName = `: torch's positional arguments are options here, passed by name ({ ${allowed.join(', ')} })`;
+  // a positional argument (torch's mask or dim, transformers' skip_special_tokens) where this API
+  // takes it by name: which names it could be
+  const byName = (names) =>
+    names.length ? `: positional arguments go in the options object, by name ({ ${names.join(', ')} })` : '';
   if (!isOptionsObject(options)) {
-    const hint = typeof options === 'number' || typeof options === 'boolean' ? byName : '';
+    const hint = typeof options === 'number' || typeof options === 'boolean' ? byName(allowed) : '';
     throw new TypeError(`${fn}: options must be an object, got ${describe(options)}${hint}`);
   }
-  if (!allowed.includes('data') && 'data' in options && 'shape' in options) {
+  if (!allowed.includes('data') && Object.hasOwn(options, 'data') && Object.hasOwn(options, 'shape')) {
+    // a tensor: only the options that take one are named (a model's mask goes in its input instead)
+    const shape = options.shape;
     throw new TypeError(
-      `${fn}: options must be an object, got a tensor (${describe(options)} of shape ${shapeString(options.shape)})${byName}`,
+      `${fn}: options must be an object, got a tensor (${describe(options)} of shape ${shapeString(shape)})${byName(allowed.filter((k) => /(^m|M)ask$|^weight$|^bias$/.test(k)))}`,
     );
   }
   const copy = {};

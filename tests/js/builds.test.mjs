@@ -113,6 +113,11 @@ test("the browser entry point: locateFile is asked for the chosen build's own .w
     });
     assert.ok(asked.length > 0 && asked.every((p) => p === file), `locateFile was asked for ${asked}`);
   }
+  // null is no locateFile, as the glue takes it
+  await assert.rejects(browserInit({ simd: 'simd128', locateFile: null }), {
+    name: 'Error',
+    message: /^init: the wasm module could not be instantiated \(.*\); attention_wasm\.wasm was looked for at file:/,
+  });
   await assert.rejects(browserInit({ locateFile: 'dist/' }), {
     name: 'TypeError',
     message: 'init: locateFile must be a function (path, prefix) => url, got string',

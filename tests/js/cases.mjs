@@ -1121,7 +1121,7 @@ export const functions = {
             [
               [1, 3],
               TypeError,
-              /^topk: options must be an object, got number: .*passed by name \(\{ dim, largest, sorted \}\)$/,
+              /^topk: options must be an object, got number: .*by name \(\{ dim, largest, sorted \}\)$/,
             ],
           ]);
           return { label: `topk ${json(args)}`, run: (A) => A.topk(x, ...args), type, message };

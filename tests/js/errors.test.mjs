@@ -282,19 +282,17 @@ test('an allocation that fails inside the module becomes a RangeError and the mo
   assert.ok(out.output.data.every((x) => Math.abs(x - 2) < 1e-6));
 });
 
-test("torch's positional arguments passed where options go: the error says to pass them by name, and which", () => {
+test('positional arguments passed where options go: the error says to pass them by name, and which', () => {
   const x = new Tensor(new Float32Array(24).fill(0.5), [2, 3, 4]),
     mask = new Tensor(new Float32Array(9), [3, 3]);
-  const byName = (names) => `: torch's positional arguments are options here, passed by name ({ ${names} })`;
+  const byName = (names) => `: positional arguments go in the options object, by name ({ ${names} })`;
   assert.throws(() => A.scaledDotProductAttention(x, x, x, mask), {
     name: 'TypeError',
-    message: `scaledDotProductAttention: options must be an object, got a tensor (Tensor of shape [3, 3])${byName(
-      'attnMask, dropoutP, isCausal, scale, enableGqa, returnWeights, returnIntermediates',
-    )}`,
+    message: `scaledDotProductAttention: options must be an object, got a tensor (Tensor of shape [3, 3])${byName('attnMask')}`,
   });
   assert.throws(() => A.layerNorm(x, [4], { data: new Float32Array(4), shape: [4] }), {
     name: 'TypeError',
-    message: `layerNorm: options must be an object, got a tensor (Object of shape [4])${byName('weight, bias, eps')}`,
+    message: `layerNorm: options must be an object, got a tensor (Object of shape [4])${byName('weight, bias')}`,
   });
   assert.throws(() => A.softmax(x, -1), {
     name: 'TypeError',
@@ -304,5 +302,13 @@ test("torch's positional arguments passed where options go: the error says to pa
     name: 'TypeError',
     message: 'softmax: options must be an object, got string',
   });
+  // a tensor where no option takes one: no names (a model's mask goes in its input, not its options)
+  assert.throws(() => A.softmax(x, mask), {
+    name: 'TypeError',
+    message: 'softmax: options must be an object, got a tensor (Tensor of shape [3, 3])',
+  });
+  // options that inherit data and shape are options (their own keys are what is read)
+  const inherited = Object.assign(Object.create({ data: 1, shape: [1] }), { dim: 0 });
+  assert.deepEqual(A.softmax(x, inherited).shape, [2, 3, 4]);
   assert.deepEqual(A.softmax(x, { dim: -1 }).shape, [2, 3, 4]); // and the module answers
 });

@@ -830,7 +830,9 @@ test('a folder as a file: URL (URL object or string) loads as its path does; oth
   const byPath = await A.loadPretrained(fx.dir);
   const ids = byPath.tokenizer.encode(S1);
   const want = byPath.forward(ids).lastHiddenState.data;
-  for (const source of [pathToFileURL(fx.dir), pathToFileURL(fx.dir).href]) {
+  // a URL of another realm (a polyfill, a test environment's) is known by its href and protocol
+  const foreign = { href: pathToFileURL(fx.dir).href, protocol: 'file:', pathname: pathToFileURL(fx.dir).pathname };
+  for (const source of [pathToFileURL(fx.dir), pathToFileURL(fx.dir).href, foreign]) {
     const model = await A.loadPretrained(source);
     assert.deepEqual(model.forward(ids).lastHiddenState.data, want, String(source));
     model.dispose();
@@ -845,5 +847,10 @@ test('a folder as a file: URL (URL object or string) loads as its path does; oth
   await assert.rejects(A.loadPretrained('file:///nonexistent/folder'), {
     name: 'Error',
     message: /^loadPretrained: there is no folder \/nonexistent\/folder: only local folders are read/,
+  });
+  // 'file:' without '//' is a relative path, as fs reads it
+  await assert.rejects(A.loadPretrained('file:nonexistent'), {
+    name: 'Error',
+    message: /^loadPretrained: there is no folder file:nonexistent: only local folders are read/,
   });
 });

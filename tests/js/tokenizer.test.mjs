@@ -240,7 +240,7 @@ test("decode: ids as number[] or Int32Array, [] is '' (transformers), an id with
   assert.throws(() => bert.decode(ids, true), {
     name: 'TypeError',
     message:
-      "tokenizer.decode: options must be an object, got boolean: torch's positional arguments are options here, passed by name ({ skipSpecialTokens })",
+      'tokenizer.decode: options must be an object, got boolean: positional arguments go in the options object, by name ({ skipSpecialTokens })',
   });
 });
 

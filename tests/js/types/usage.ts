@@ -8,6 +8,7 @@ import {
   QuantizedTensor,
   formatTensor,
   loadSafetensors,
+  type SafetensorsTensor,
   AttentionWasm,
   type TensorLike,
   type MaskLike,
@@ -292,9 +293,13 @@ norm.loadStateDict({ weight: A.quantize(A.rand(8, 8)) });
 const { missingKeys, unexpectedKeys } = layer.loadStateDict(state, { strict: false });
 const fromMap: StateDict = new Map<string, TensorLike>([['weight', A.rand(2, 3)]]);
 linear.loadStateDict(fromMap);
-const loaded: Map<string, Tensor> = loadSafetensors(new Uint8Array(16));
+const loaded: Map<string, SafetensorsTensor> = loadSafetensors(new Uint8Array(16));
 mha.loadStateDict(A.loadSafetensors(new ArrayBuffer(16)));
 linear.loadStateDict(loaded);
+const positionIds = loaded.get('embeddings.position_ids'); // an I64 buffer: its values
+const firstPosition: number | undefined = positionIds?.data instanceof Int32Array ? positionIds.data[0] : undefined;
+// @ts-expect-error: a tensor of the file may hold integers, not only floats
+const onlyFloats: Map<string, Tensor> = loadSafetensors(new Uint8Array(16));
 
 // tensor helpers: any element type in, the same out; topk's indices are int32
 const tT: Tensor = A.transpose(t, 0, 1);
