@@ -939,8 +939,9 @@ export class TextTokenizer {
   readonly vocabSize: number;
   /**
    * `tokenizer(text, text_pair)`: the ids with the special tokens, the tokens, the attention mask.
-   * @throws RangeError for a text with no tokens (empty), longer than maxInputChars, or longer
-   *   than maxLength without `truncation`; TypeError for a non-string or an unknown option
+   * An empty text (or only spaces) gives the special tokens alone (`[CLS] [SEP]`), as transformers.
+   * @throws RangeError for a text longer than maxInputChars, or longer than maxLength without
+   *   `truncation`; TypeError for a non-string or an unknown option
    */
   encode(text: string, options?: EncodeOptions): EncodedText;
   /** `tokenizer(texts, text_pairs, padding=True)`: rows of texts or of `[text, textPair]`. */
@@ -1268,8 +1269,8 @@ export class PretrainedModel {
    * text: `embed('a text')` is `[1, hiddenSize]`.
    * @throws Error when the folder had no tokenizer, or its sentence-transformers modules are ones
    *   embed does not compute (`sentenceTransformers.unsupported`) or its Pooling module's config
-   *   was not given and `pooling` is not either; RangeError for an empty text, or one longer
-   *   than the model's maximum without `truncation`
+   *   was not given and `pooling` is not either; RangeError for a text longer than the model's
+   *   maximum without `truncation` (an empty text embeds `[CLS] [SEP]`, as sentence-transformers)
    */
   embed(texts: string | readonly string[], options?: EmbedOptions): Tensor<Float32Array, 2>;
   /**
@@ -1309,8 +1310,9 @@ export class PretrainedModel {
    * transformers' question-answering pipeline: the span of `context` that answers `question`,
    * widened to whole words, with its character offsets; a long context is read in overlapping
    * windows, `batchSize` (default 4) per padded batch.
-   * @throws Error without the question-answering head; RangeError when the question leaves no
-   *   more than docStride tokens of context in a window
+   * @throws Error without the question-answering head; RangeError for a question or context with
+   *   no tokens (the pipeline's "cannot be empty"), or when the question leaves no more than
+   *   docStride tokens of context in a window
    */
   answer(question: string, context: string, options?: AnswerOptions & { topK?: undefined }): Answer | null;
   answer(question: string, context: string, options: AnswerOptions & { topK: number }): Answer[];

@@ -632,6 +632,16 @@ export const taskMethods = {
       tokenizer.specialTokenCount;
     const q = count(question, 'question'),
       c = count(context, 'context');
+    // the pipeline's "`question` cannot be empty" (QuestionAnsweringArgumentHandler), and context's
+    for (const [n, t, what] of [
+      [q, question, 'question'],
+      [c, context, 'context'],
+    ]) {
+      if (n === 0)
+        throw new RangeError(
+          `${fn}: the ${what} has no tokens (${t.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
+        );
+    }
     const room = maxSeqLength - q - tokenizer.pairSpecialTokenCount;
     if (q + c + tokenizer.pairSpecialTokenCount > maxSeqLength && room <= docStride) {
       throw new RangeError(

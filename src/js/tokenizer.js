@@ -788,7 +788,8 @@ export class TextTokenizer {
     const processed = this.hf.post_processor?.(A, B, true) ?? { tokens: A, tokens_pair: B };
     const out = processed.tokens;
     const typed = processed.token_type_ids;
-    if (b && !out.some((t) => t?.sequence === 1)) return { items: [...out, ...(processed.tokens_pair ?? B)] };
+    // (an empty second text has no marker either way: the template's own output and types stand)
+    if (b?.length && !out.some((t) => t?.sequence === 1)) return { items: [...out, ...(processed.tokens_pair ?? B)] };
     return { items: out, types: typed };
   }
 
@@ -801,13 +802,9 @@ export class TextTokenizer {
       );
     }
     this.#begin();
-    const tokens = this.hf.tokenize(text);
-    if (tokens.length === 0) {
-      throw new RangeError(
-        `${fn}: the ${what} has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
-      );
-    }
-    return tokens;
+    // an empty text (or only spaces) has no tokens: the encoding is the special tokens alone, as
+    // transformers' tokenizer('') gives [CLS] [SEP]
+    return this.hf.tokenize(text);
   }
 
   /** A token's id as the library's encode gives it: an added token's, the vocabulary's, else [UNK]'s. */
@@ -822,7 +819,7 @@ export class TextTokenizer {
    * tokenizer(text, text_pair). A result longer than maxLength is a RangeError unless
    * `truncation`: true or 'longest_first' (cut the longer text first), 'only_first' or
    * 'only_second' (tokenizers' truncation strategies); a text with no tokens (empty, or only
-   * spaces) is a RangeError. With `returnOverflowingTokens`, what truncation cuts is not lost:
+   * spaces) gives the special tokens alone, as transformers does. With `returnOverflowingTokens`, what truncation cuts is not lost:
    * `overflowing` holds the further windows over the truncated text, each overlapping the one
    * before by `stride` tokens (tokenizers' Encoding::truncate with a stride; the
    * question-answering pipeline's windows over a long context).

@@ -164,12 +164,18 @@ test('too long: RangeError unless { truncation: true }, which keeps the first to
   assert.equal(tok.encodeBatch([S1, long], { truncation: true }).inputIds[1].length, 512);
 });
 
-test('empty text, wrong types: clear errors', async () => {
-  assert.throws(() => tok.encode(''), {
-    name: 'RangeError',
-    message: 'tokenizer.encode: the text has no tokens (an empty string)',
-  });
-  assert.throws(() => tok.encode('   \n'), { name: 'RangeError', message: /no tokens \(only spaces/ });
+test("empty text is the special tokens alone (transformers: tokenizer('') = [CLS] [SEP]); wrong types: clear errors", async () => {
+  for (const empty of ['', '   \n']) {
+    const e = tok.encode(empty, { returnOffsets: true });
+    assert.deepEqual(e.tokens, ['[CLS]', '[SEP]'], JSON.stringify(empty));
+    assert.deepEqual(e.inputIds, [101, 102]);
+    assert.deepEqual(e.attentionMask, [1, 1]);
+    assert.deepEqual(e.offsets, [
+      [0, 0],
+      [0, 0],
+    ]);
+    assert.deepEqual(e.wordIds, [null, null]);
+  }
   assert.throws(() => tok.encode(42), {
     name: 'TypeError',
     message: 'tokenizer.encode: text must be a string, got number',
@@ -272,14 +278,19 @@ test("loadTokenizer's options: a misspelt one is a TypeError naming it and the a
 test("encodeBatch's errors name the element by its index in the caller's texts", () => {
   // the batched helpers (model.embed, classify, rerank) give it a part of their inputs at a time
   // and add the part's start to this index; texts[i] is the wording they rely on
-  const texts = Array.from({ length: 40 }, (_, i) => (i === 35 ? '' : 'a bank'));
+  const long = 'a '.repeat(600);
+  const texts = Array.from({ length: 40 }, (_, i) => (i === 35 ? long : 'a bank'));
   assert.throws(() => tok.encodeBatch(texts), {
     name: 'RangeError',
-    message: 'tokenizer.encodeBatch: texts[35]: the text has no tokens (an empty string)',
+    message: /^tokenizer\.encodeBatch: texts\[35\]: the text has 602 tokens, more than the model's maximum of 512/,
   });
-  const pairs = texts.map((t) => t || 'a');
+  const pairs = texts.map((t) => (t === long ? 'a' : t));
   assert.throws(() => tok.encodeBatch(pairs, { textPairs: texts }), {
     name: 'RangeError',
-    message: 'tokenizer.encodeBatch: texts[35]: the textPair has no tokens (an empty string)',
+    message: /^tokenizer\.encodeBatch: texts\[35\]: the pair has 604 tokens, more than the model's maximum of 512/,
   });
+  // an empty text among them is [CLS] [SEP], padded as any other
+  const withEmpty = tok.encodeBatch(['a bank', '']);
+  assert.deepEqual(withEmpty.inputIds[1], [101, 102, 0, 0]);
+  assert.deepEqual(withEmpty.attentionMask[1], [1, 1, 0, 0]);
 });

@@ -293,10 +293,11 @@ test('bad arguments: clear errors naming them', () => {
     name: 'TypeError',
     message: 'tokenizer.encode: textPair must be a string, got number',
   });
-  assert.throws(() => bert.encode('a', { textPair: '' }), {
-    name: 'RangeError',
-    message: 'tokenizer.encode: the textPair has no tokens (an empty string)',
-  });
+  // an empty second text: [CLS] a [SEP] [SEP], the last [SEP] of type 1 (transformers' tokenizer('a', ''))
+  const emptyPair = bert.encode('a', { textPair: '' });
+  assert.deepEqual(emptyPair.tokens, ['[CLS]', 'a', '[SEP]', '[SEP]']);
+  assert.deepEqual(emptyPair.tokenTypeIds, [0, 0, 0, 1]);
+  assert.deepEqual(bert.encode('', { textPair: 'b' }).tokenTypeIds, [0, 0, 1, 1]);
   assert.throws(() => bert.encode('a', { truncation: 'longest' }), {
     name: 'TypeError',
     message: /truncation must be a boolean or one of 'longest_first', 'only_first', 'only_second', got 'longest'/,

@@ -80,7 +80,7 @@ test('E4.6 without files: both sentences tokenized with the shipped vocabulary, 
   await b.page.waitForFunction(() => document.querySelector('[data-example="E4.6"] p.error').textContent);
   assert.equal(
     await card().locator('p.error').first().innerText(),
-    'sentence 1: tokenizer.encode: the text has no tokens (an empty string)',
+    'sentence 1: the text has no tokens (an empty string)',
   );
   // too long: the page truncates nothing, so its message says to shorten the text (not the API's option)
   await card().locator('[name=s1]').fill('bank '.repeat(600));

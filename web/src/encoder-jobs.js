@@ -15,13 +15,21 @@ function current() {
 /** A library message for the page, which truncates nothing: the hint to pass { truncation: true } becomes "shorten it". */
 export const forThePage = (message) => message.replace(/ \(pass \{ truncation: true \}[^)]*\)/, ': shorten it');
 
-/** tokenizer.encode(text), its error prefixed with what the text is ("sentence 2: ..."). */
+/**
+ * tokenizer.encode(text), its error prefixed with what the text is ("sentence 2: ..."). A text
+ * with no tokens (empty, or only spaces: the special tokens alone) is refused here: the page's
+ * examples look for a word in it, or continue it.
+ */
 export function encode(tokenizer, text, what) {
+  let enc;
   try {
-    return tokenizer.encode(text);
+    enc = tokenizer.encode(text);
   } catch (e) {
     throw new Error(`${what}: ${forThePage(e.message)}`);
   }
+  if (enc.inputIds.length === tokenizer.specialTokenCount)
+    throw new Error(`${what}: the text has no tokens (${text.length ? 'only spaces' : 'an empty string'})`);
+  return enc;
 }
 
 /** Row i of a tensor whose last dimension is the model's width: (..., L, D) -> (D). */
