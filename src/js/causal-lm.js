@@ -666,17 +666,24 @@ export class CausalLM {
    * @private A string prompt's ids, as tokenizer.encode gives them (special tokens added), with
    * the prompt's own errors: the limit is the model's maxPositions, checked by generate (not the
    * tokenizer's maximum, whose advice, truncation, is not an option of generate), and the
-   * tokenizer's other refusals (no tokens, too many characters) are given under generate's name.
+   * tokenizer's other refusals (too many characters) are given under generate's name. An empty
+   * prompt is the tokenizer's special tokens alone: Llama's <s>, from which generation starts (the
+   * text-generation pipeline allows empty prompts); GPT-2's none, a RangeError.
    */
   encodePrompt(prompt, fn) {
-    if (prompt.length === 0) throw new RangeError(`${fn}: the prompt has no tokens (an empty string)`);
+    let ids;
     try {
-      return Array.from(this.tokenizer.encode(prompt, { maxLength: Infinity }).inputIds);
+      ids = Array.from(this.tokenizer.encode(prompt, { maxLength: Infinity }).inputIds);
     } catch (e) {
       if (!(e instanceof Error) || !e.message.startsWith('tokenizer.encode: ')) throw e;
       const message = e.message.slice('tokenizer.encode: '.length).replace(/^(the )?text\b/, '$1prompt');
       throw new e.constructor(`${fn}: ${message}`, { cause: e });
     }
+    if (ids.length === 0)
+      throw new RangeError(
+        `${fn}: the prompt has no tokens (${prompt.length ? 'only characters the tokenizer drops' : 'an empty string'})`,
+      );
+    return ids;
   }
 
   /**

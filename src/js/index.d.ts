@@ -939,7 +939,9 @@ export class TextTokenizer {
   readonly vocabSize: number;
   /**
    * `tokenizer(text, text_pair)`: the ids with the special tokens, the tokens, the attention mask.
-   * An empty text (or only spaces) gives the special tokens alone (`[CLS] [SEP]`), as transformers.
+   * An empty text gives the post-processor's special tokens alone (BERT `[CLS] [SEP]`, Llama `<s>`,
+   * GPT-2 none; WordPiece also drops a text of spaces), as transformers; an empty `textPair` is no
+   * pair (transformers' single call: `tokenizer('a', '')` is `[CLS] a [SEP]`), unlike in encodeBatch.
    * @throws RangeError for a text longer than maxInputChars, or longer than maxLength without
    *   `truncation`; TypeError for a non-string or an unknown option
    */
@@ -1310,9 +1312,9 @@ export class PretrainedModel {
    * transformers' question-answering pipeline: the span of `context` that answers `question`,
    * widened to whole words, with its character offsets; a long context is read in overlapping
    * windows, `batchSize` (default 4) per padded batch.
-   * @throws Error without the question-answering head; RangeError for a question or context with
-   *   no tokens (the pipeline's "cannot be empty"), or when the question leaves no more than
-   *   docStride tokens of context in a window
+   * @throws Error without the question-answering head; RangeError for an empty question or
+   *   context (the pipeline's "cannot be empty"; a context of spaces has no answer: null or []),
+   *   or when the question leaves no more than docStride tokens of context in a window
    */
   answer(question: string, context: string, options?: AnswerOptions & { topK?: undefined }): Answer | null;
   answer(question: string, context: string, options: AnswerOptions & { topK: number }): Answer[];
@@ -1545,7 +1547,7 @@ export class CausalLM {
    * Generates after a prompt (text, tokenized as `tokenizer.encode` does, or one row of ids): an
    * async iterable of steps, one per new token, that ends at EOS (the EOS step included),
    * `maxNewTokens`, a `stop` string or an aborted `signal`. Greedy unless `doSample`.
-   * @throws RangeError for a prompt with no tokens, a prompt over maxPositions (a string prompt's
+   * @throws RangeError for a prompt with no tokens (GPT-2's `''`; Llama's `''` is `<s>`), a prompt over maxPositions (a string prompt's
    *   token count named) or prompt + maxNewTokens past it, an id out of the vocabulary, option
    *   values out of range (seed outside [0, 2^53)), and a generation_config.json sampling value
    *   that is not valid for an option left out; TypeError for an unknown option or one of the

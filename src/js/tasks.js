@@ -414,7 +414,7 @@ function padded(encodings, padId) {
  * The sequence classifier's logits of each input ([text, textPair?]), batchSize at a time; an
  * input's error names it as `element(index)` and its texts by `names`.
  */
-function sequenceLogits(model, inputs, fn, { truncation, batchSize, element, names = {} }) {
+function sequenceLogits(model, inputs, fn, { truncation, batchSize, element, names = {}, emptyPairIsPair = false }) {
   const rows = [];
   for (let start = 0; start < inputs.length; start += batchSize) {
     const part = inputs.slice(start, start + batchSize);
@@ -423,7 +423,9 @@ function sequenceLogits(model, inputs, fn, { truncation, batchSize, element, nam
       names,
       () =>
         model.tokenizer.encodeBatch(
-          part.map(([t, pair]) => (pair === undefined ? t : [t, pair])),
+          // the pipeline tokenizes each input alone, where an empty second text is no pair;
+          // CrossEncoder (rerank) tokenizes its pairs in one batched call, where it is one
+          part.map(([t, pair]) => (pair === undefined || (pair === '' && !emptyPairIsPair) ? t : [t, pair])),
           { truncation },
         ),
       (i) => element(start + i),
@@ -542,6 +544,7 @@ export const taskMethods = {
         batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
         element: (i) => `passages[${i}]`,
         names: { text: 'query', textPair: 'passage' },
+        emptyPairIsPair: true,
       },
     );
     const ranked = logits.map((row, index) => ({
@@ -632,16 +635,15 @@ export const taskMethods = {
       tokenizer.specialTokenCount;
     const q = count(question, 'question'),
       c = count(context, 'context');
-    // the pipeline's "`question` cannot be empty" (QuestionAnsweringArgumentHandler), and context's
-    for (const [n, t, what] of [
-      [q, question, 'question'],
-      [c, context, 'context'],
+    // the pipeline's "`question` cannot be empty" (QuestionAnsweringArgumentHandler: an empty
+    // string; one of spaces runs), and context's; a context with no tokens has no answer
+    for (const [t, what] of [
+      [question, 'question'],
+      [context, 'context'],
     ]) {
-      if (n === 0)
-        throw new RangeError(
-          `${fn}: the ${what} has no tokens (${t.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
-        );
+      if (t.length === 0) throw new RangeError(`${fn}: the ${what} has no tokens (an empty string)`);
     }
+    if (c === 0) return o.topK === undefined ? null : [];
     const room = maxSeqLength - q - tokenizer.pairSpecialTokenCount;
     if (q + c + tokenizer.pairSpecialTokenCount > maxSeqLength && room <= docStride) {
       throw new RangeError(

@@ -802,8 +802,8 @@ export class TextTokenizer {
       );
     }
     this.#begin();
-    // an empty text (or only spaces) has no tokens: the encoding is the special tokens alone, as
-    // transformers' tokenizer('') gives [CLS] [SEP]
+    // an empty text has no tokens (nor, in WordPiece, one of only spaces): the encoding is the
+    // post-processor's special tokens alone, as transformers' tokenizer('') gives [CLS] [SEP]
     return this.hf.tokenize(text);
   }
 
@@ -818,8 +818,9 @@ export class TextTokenizer {
    * sequenceIds?, wordIds?, overflowing? } with the special tokens, as transformers'
    * tokenizer(text, text_pair). A result longer than maxLength is a RangeError unless
    * `truncation`: true or 'longest_first' (cut the longer text first), 'only_first' or
-   * 'only_second' (tokenizers' truncation strategies); a text with no tokens (empty, or only
-   * spaces) gives the special tokens alone, as transformers does. With `returnOverflowingTokens`, what truncation cuts is not lost:
+   * 'only_second' (tokenizers' truncation strategies); a text with no tokens (empty; in WordPiece
+   * also only spaces) gives the post-processor's special tokens alone (BERT [CLS] [SEP], Llama
+   * <s>, GPT-2 none), as transformers does, and an empty textPair is no pair (as its single call). With `returnOverflowingTokens`, what truncation cuts is not lost:
    * `overflowing` holds the further windows over the truncated text, each overlapping the one
    * before by `stride` tokens (tokenizers' Encoding::truncate with a stride; the
    * question-answering pipeline's windows over a long context).
@@ -827,6 +828,15 @@ export class TextTokenizer {
    * @param {{ textPair?: string, truncation?: boolean | string, maxLength?: number, returnOffsets?: boolean, stride?: number, returnOverflowingTokens?: boolean }} [options]
    */
   encode(text, options) {
+    return this.#encodeOne(text, options, false);
+  }
+
+  /**
+   * encode's work. An empty textPair: no pair in transformers' single call (`tokenizer('a', '')`
+   * is `[CLS] a [SEP]`: its fast tokenizer drops a falsy pair), a pair in its batched call
+   * (`tokenizer(['a'], [''])` is `[CLS] a [SEP] [SEP]`), which encodeBatch is.
+   */
+  #encodeOne(text, options, emptyPairIsPair) {
     const fn = 'tokenizer.encode';
     const o = optionsArg(
       options,
@@ -852,7 +862,7 @@ export class TextTokenizer {
       );
     if (stride > 0 && !overflow)
       throw new TypeError(`${fn}: stride needs returnOverflowingTokens: true (it is the overlap of the windows)`);
-    const pair = o.textPair !== undefined && o.textPair !== null;
+    const pair = o.textPair !== undefined && o.textPair !== null && (emptyPairIsPair || o.textPair !== '');
     const chars = text?.length + (pair ? o.textPair?.length : 0);
     if (pair && typeof text === 'string' && typeof o.textPair === 'string' && chars > this.maxInputChars) {
       throw new RangeError(
@@ -1054,7 +1064,7 @@ export class TextTokenizer {
     const encoded = texts.map((t, i) => {
       const [text, textPair] = Array.isArray(t) && t.length === 2 ? t : [t, textPairs?.[i]];
       try {
-        return this.encode(text, { ...rest, textPair });
+        return this.#encodeOne(text, { ...rest, textPair }, true);
       } catch (e) {
         e.message = e.message.replace('tokenizer.encode:', `${fn}: texts[${i}]:`);
         throw e;

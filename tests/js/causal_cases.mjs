@@ -751,9 +751,10 @@ export const causalCases = {
           );
         },
         () =>
+          // GPT-2's empty prompt has no tokens (Llama's is <s>, from which generation starts)
           bad(
-            "lm.generate('')",
-            () => lm.generate(''),
+            "gpt2.generate('')",
+            () => gpt2.lm.generate(''),
             RangeError,
             new RegExp(`${g}the prompt has no tokens \\(an empty string\\)`),
           ),

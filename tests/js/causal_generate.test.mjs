@@ -227,10 +227,12 @@ test("lm.generate: a string prompt's errors are lm.generate's, naming the prompt
       name: 'RangeError',
       message: /^lm\.generate: the prompt's \d+ tokens \+ maxNewTokens \d+ are more than the model's maxPositions/,
     });
-    assert.throws(() => lm.generate(''), {
-      name: 'RangeError',
-      message: 'lm.generate: the prompt has no tokens (an empty string)',
-    });
+    // (an empty prompt: GPT-2's has no tokens, Llama's is <s>: the test below)
+    if (name === 'gpt2-tiny')
+      assert.throws(() => lm.generate(''), {
+        name: 'RangeError',
+        message: 'lm.generate: the prompt has no tokens (an empty string)',
+      });
     const long = 'x'.repeat(lm.tokenizer.maxInputChars + 1);
     assert.throws(() => lm.generate(long), {
       name: 'RangeError',
@@ -507,4 +509,22 @@ test("lm.generate: options left out take generation_config.json's do_sample, tem
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("lm.generate(''): Llama's empty prompt is <s>, and the generation starts there (the pipeline allows empty prompts); GPT-2's has no tokens", async () => {
+  const A = await library();
+  const llama = await A.loadPretrained((await loadFixture('llama-tiny')).dir);
+  const bos = llama.tokenizer.encode('').inputIds;
+  assert.deepEqual(bos, [1]);
+  const fromEmpty = await llama.generate('', { maxNewTokens: 3, eosTokenId: null }).all();
+  const fromIds = await llama.generate(bos, { maxNewTokens: 3, eosTokenId: null }).all();
+  assert.deepEqual(fromEmpty.ids, fromIds.ids);
+  assert.equal(fromEmpty.ids.length, 4);
+  llama.dispose();
+  const gpt2 = await A.loadPretrained((await loadFixture('gpt2-tiny')).dir);
+  assert.throws(() => gpt2.generate(''), {
+    name: 'RangeError',
+    message: 'lm.generate: the prompt has no tokens (an empty string)',
+  });
+  gpt2.dispose();
 });

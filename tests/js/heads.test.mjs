@@ -622,3 +622,23 @@ test('bad inputs: each a clear Error naming the argument, the module still worki
   await new Promise((r) => setTimeout(r, 0));
   assert.ok(A.memoryStats().allocatedBytes <= baseline + 64 * 1024, 'the models are freed');
 });
+
+test("empty texts as transformers' pipelines take them: an empty second text is no pair in classify, a pair in rerank; answer's context of spaces has no answer", async () => {
+  const seq = await A.loadPretrained((await loadFixture('bert-seq')).dir);
+  // the text-classification pipeline tokenizes each input alone: tokenizer('the river bank', '')
+  assert.deepEqual(seq.classify({ text: 'the river bank', textPair: '' }), seq.classify('the river bank'));
+  const rerank = await A.loadPretrained((await loadFixture('bert-rerank')).dir);
+  // CrossEncoder tokenizes its pairs in one call: ('q', '') is [CLS] q [SEP] [SEP]
+  const fx = await loadFixture('bert-rerank');
+  const [{ score }] = rerank.rerank('the river bank', ['']);
+  const encoding = rerank.tokenizer.encodeBatch([['the river bank', '']]);
+  assert.deepEqual(encoding.tokens[0].slice(-2), ['[SEP]', '[SEP]']);
+  const one = { inputIds: encoding.inputIds[0], tokenTypeIds: encoding.tokenTypeIds[0] };
+  const want = referenceClassify(referenceOf(fx, rerank, one).logits, fx.config)[0].score;
+  assert.ok(Math.abs(score - want) <= 1e-5 * Math.max(1, Math.abs(want)), `${score} vs ${want}`);
+  const qa = await A.loadPretrained((await loadFixture('distilbert-qa')).dir);
+  assert.equal(qa.answer('where?', '   '), null);
+  assert.deepEqual(qa.answer('where?', '   ', { topK: 2 }), []);
+  assert.equal(typeof qa.answer('   ', 'a man fishing by the river bank').answer, 'string'); // a question of spaces runs
+  for (const m of [seq, rerank, qa]) m.dispose();
+});

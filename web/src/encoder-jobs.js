@@ -28,7 +28,9 @@ export function encode(tokenizer, text, what) {
     throw new Error(`${what}: ${forThePage(e.message)}`);
   }
   if (enc.inputIds.length === tokenizer.specialTokenCount)
-    throw new Error(`${what}: the text has no tokens (${text.length ? 'only spaces' : 'an empty string'})`);
+    throw new Error(
+      `${what}: the text has no tokens (${text.length ? 'only spaces or characters the tokenizer drops' : 'an empty string'})`,
+    );
   return enc;
 }
 
