@@ -17,6 +17,7 @@ import {
   referenceClassify,
   referenceTokenClassification,
   referenceAnswer,
+  referenceAnswerWindows,
 } from './reference/index.mjs';
 
 const A = await library();
@@ -399,29 +400,10 @@ for (const name of ['distilbert-qa', 'bert-qa']) {
       ['Where?', { topK: 2, maxSeqLength: 24, docStride: 5, batchSize: 1 }],
       ['Where does Wolfgang live?', { topK: 3, maxSeqLength: 20, docStride: 4, batchSize: 3 }],
     ]) {
-      const maxSeqLength = options.maxSeqLength ?? Math.min(tok.maxLength, 384);
-      const stride = options.docStride ?? Math.min(Math.floor(maxSeqLength / 2), 128);
-      const first = tok.encode(question, {
-        textPair: context,
-        truncation: 'only_second',
-        maxLength: maxSeqLength,
-        stride,
-        returnOverflowingTokens: true,
-        returnOffsets: true,
-      });
-      const encodings = [first, ...first.overflowing];
+      const { encodings, windows } = referenceAnswerWindows(tok, question, context, options, (e) =>
+        referenceOf(fx, model, e),
+      );
       assert.ok(encodings.length > 1, 'the context takes several windows');
-      const windows = encodings.map((e) => {
-        const ref = referenceOf(fx, model, e);
-        return {
-          start: ref.startLogits,
-          end: ref.endLogits,
-          pMask: e.sequenceIds.map((s, i) => (s === 1 || e.inputIds[i] === tok.tokenToId('[CLS]') ? 0 : 1)),
-          offsets: e.offsets,
-          wordIds: e.wordIds,
-          sequenceIds: e.sequenceIds,
-        };
-      });
       const want = referenceAnswer(windows, context, {
         topK: options.topK ?? 1,
         maxAnswerLength: options.maxAnswerLength ?? 15,

@@ -12,6 +12,7 @@ import {
   referenceClassify,
   referenceTokenClassification,
   referenceAnswer,
+  referenceAnswerWindows,
 } from './reference/index.mjs';
 
 const NAMES = ['distilbert-mlm', 'bert-seq', 'bert-rerank', 'bert-tok', 'distilbert-qa'];
@@ -397,26 +398,9 @@ export const taskCases = {
           for (let i = 1; i < list.length; i++) if (list[i - 1].score < list[i].score) return 'not sorted';
           // the float64 reference of the question-answering pipeline over the same windows
           const tok = models['distilbert-qa'].tokenizer;
-          const maxSeqLength = options.maxSeqLength ?? Math.min(tok.maxLength, 384);
-          const first = tok.encode(question, {
-            textPair: context,
-            truncation: 'only_second',
-            maxLength: maxSeqLength,
-            stride: options.docStride ?? Math.min(Math.floor(maxSeqLength / 2), 128),
-            returnOverflowingTokens: true,
-            returnOffsets: true,
-          });
-          const windows = [first, ...first.overflowing].map((e) => {
-            const ref = referenceLogits('distilbert-qa', e);
-            return {
-              start: ref.startLogits,
-              end: ref.endLogits,
-              pMask: e.sequenceIds.map((s, i) => (s === 1 || e.inputIds[i] === tok.tokenToId('[CLS]') ? 0 : 1)),
-              offsets: e.offsets,
-              wordIds: e.wordIds,
-              sequenceIds: e.sequenceIds,
-            };
-          });
+          const { windows } = referenceAnswerWindows(tok, question, context, options, (e) =>
+            referenceLogits('distilbert-qa', e),
+          );
           // less the spans that score 0, which the pipeline's top-k can return where topK is more
           // than the context's spans (which of them: numpy's argpartition among ties) and
           // tasks.js's bestSpans leaves out

@@ -358,6 +358,38 @@ export function referenceSpans({ start, end, pMask }, { topK = 1, maxAnswerLengt
 }
 
 /**
+ * The windows of `context` beside `question` as the question-answering pipeline makes them
+ * (tokenizer(question, context, truncation='only_second', max_length, stride,
+ * return_overflowing_tokens)), each with its start / end logits (`logitsOf(encoding)`) and p_mask
+ * ([CLS] and the context allowed): { encodings, windows } for referenceAnswer.
+ */
+export function referenceAnswerWindows(tok, question, context, { maxSeqLength, docStride } = {}, logitsOf) {
+  const maxLength = maxSeqLength ?? Math.min(tok.maxLength, 384);
+  const first = tok.encode(question, {
+    textPair: context,
+    truncation: 'only_second',
+    maxLength,
+    stride: docStride ?? Math.min(Math.floor(maxLength / 2), 128),
+    returnOverflowingTokens: true,
+    returnOffsets: true,
+  });
+  const encodings = [first, ...first.overflowing];
+  const cls = tok.tokenToId('[CLS]');
+  const windows = encodings.map((e) => {
+    const ref = logitsOf(e);
+    return {
+      start: ref.startLogits,
+      end: ref.endLogits,
+      pMask: e.sequenceIds.map((s, i) => (s === 1 || e.inputIds[i] === cls ? 0 : 1)),
+      offsets: e.offsets,
+      wordIds: e.wordIds,
+      sequenceIds: e.sequenceIds,
+    };
+  });
+  return { encodings, windows };
+}
+
+/**
  * QuestionAnsweringPipeline.postprocess over a question's windows: each window's best
  * pre_topk = top_k * 2 + 10 spans (align_to_words: some become the same answer) mapped
  * to characters of the context (get_indices with align_to_words: from the start of the start
