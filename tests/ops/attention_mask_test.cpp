@@ -9,12 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-namespace {
+#include "ops/check_error.hpp"
 
-// A result's values as a std::vector, to compare with one.
-std::vector<float> values(const aw::Tensor& t) { return {t.data.begin(), t.data.end()}; }
-
-}  // namespace
+using op_test::values;
 
 TEST_CASE("ops: additive_mask in both polarities keeps the shape, 0 or -inf", "[ops][attention_mask]") {
   const std::vector<std::uint8_t> bits{1, 0, 0, 1, 1, 0};

@@ -1,11 +1,14 @@
-// Shared by the op tests: an argument check's aw::Error, its kind and its exact message.
+// Shared by the op tests: an argument check's aw::Error, its kind and its exact message; a
+// result's values as a std::vector.
 #pragma once
 
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/tensor.hpp"
 
 namespace op_test {
 
@@ -20,5 +23,8 @@ void check_error(F&& f, aw::ErrorKind kind, const std::string& message) {
     CHECK(std::string(e.what()) == message);
   }
 }
+
+// A result's values as a std::vector, to compare with one.
+inline std::vector<float> values(const aw::Tensor& t) { return {t.data.begin(), t.data.end()}; }
 
 }  // namespace op_test

@@ -7,12 +7,9 @@
 
 #include <vector>
 
-namespace {
+#include "ops/check_error.hpp"
 
-// A result's values as a std::vector, to compare with one.
-std::vector<float> values(const aw::Tensor& t) { return {t.data.begin(), t.data.end()}; }
-
-}  // namespace
+using op_test::values;
 
 TEST_CASE("ops: rand and randn after manual_seed are the seeded generator's stream, across calls", "[ops][random]") {
   for (const bool normal : {false, true}) {

@@ -12,12 +12,7 @@
 #include "core/error.hpp"
 #include "ops/check_error.hpp"
 
-namespace {
-
-// A result's values as a std::vector, to compare with one.
-std::vector<float> values(const aw::Tensor& t) { return {t.data.begin(), t.data.end()}; }
-
-}  // namespace
+using op_test::values;
 
 using op_test::check_error;
 
