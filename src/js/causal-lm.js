@@ -575,8 +575,8 @@ export class CausalLM {
         throw new RangeError(`${fn}: prompt has ${prompt.length} rows: generate takes one sequence (ids, or [ids])`);
       const row = batch ? prompt[0] : prompt;
       promptIds = tokenIdList(row, `${fn}: prompt`);
+      if (promptIds.length === 0) throw new RangeError(`${fn}: the prompt has no tokens (an empty list of ids)`);
     }
-    if (promptIds.length === 0) throw new RangeError(`${fn}: the prompt has no tokens`);
     const P = this.config.maxPositions;
     if (promptIds.length > P)
       throw new RangeError(`${fn}: the prompt has ${promptIds.length} tokens, more than the model's maxPositions ${P}`);

@@ -217,17 +217,17 @@ export function halfToFloat(h) {
 
 const FN = 'loadSafetensors';
 
-/** The integer dtypes loadSafetensors reads: bytes per element, and how to read one. */
+/** The integer dtypes loadSafetensors reads, and how to read element i of each. */
 const INT_DTYPES = Object.freeze({
-  BOOL: [1, (v, i) => v.getUint8(i)],
-  U8: [1, (v, i) => v.getUint8(i)],
-  I8: [1, (v, i) => v.getInt8(i)],
-  I16: [2, (v, i) => v.getInt16(2 * i, true)],
-  U16: [2, (v, i) => v.getUint16(2 * i, true)],
-  I32: [4, (v, i) => v.getInt32(4 * i, true)],
-  U32: [4, (v, i) => v.getUint32(4 * i, true)],
-  I64: [8, (v, i) => v.getBigInt64(8 * i, true)],
-  U64: [8, (v, i) => v.getBigUint64(8 * i, true)],
+  BOOL: (v, i) => v.getUint8(i),
+  U8: (v, i) => v.getUint8(i),
+  I8: (v, i) => v.getInt8(i),
+  I16: (v, i) => v.getInt16(2 * i, true),
+  U16: (v, i) => v.getUint16(2 * i, true),
+  I32: (v, i) => v.getInt32(4 * i, true),
+  U32: (v, i) => v.getUint32(4 * i, true),
+  I64: (v, i) => v.getBigInt64(8 * i, true),
+  U64: (v, i) => v.getBigUint64(8 * i, true),
 });
 
 /**
@@ -236,18 +236,17 @@ const INT_DTYPES = Object.freeze({
  * values, as indices are held); a value beyond int32 is a RangeError (`where` names the tensor).
  */
 function decodeInts(dtype, bytes, count, where) {
-  const [, read] = INT_DTYPES[dtype];
+  const read = INT_DTYPES[dtype];
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = dtype === 'BOOL' ? new Uint8Array(count) : new Int32Array(count);
   for (let i = 0; i < count; i++) {
-    const v = read(view, i);
-    const n = typeof v === 'bigint' ? (v >= -(2n ** 31n) && v < 2n ** 31n ? Number(v) : null) : v;
-    if (n === null || (out instanceof Int32Array && (n < -(2 ** 31) || n >= 2 ** 31))) {
+    const v = read(view, i); // a number, or a bigint for I64/U64 (compared with numbers exactly)
+    if (v < -(2 ** 31) || v >= 2 ** 31) {
       throw new RangeError(
         `${where}: element ${i} = ${v} of ${dtype} does not fit the Int32Array the library reads integer tensors into`,
       );
     }
-    out[i] = n;
+    out[i] = Number(v);
   }
   return out;
 }
