@@ -29,7 +29,7 @@ namespace {
 
 using emscripten::typed_memory_view;
 
-constexpr std::size_t kStagingBytes = std::size_t{4} << 20;  // one chunk of the file (4 MiB)
+constexpr std::size_t kStagingBytes = std::size_t{1} << 20;  // one chunk of the file (1 MiB)
 
 // A JS number as JS prints it ("928", "2.5"), for messages.
 std::string num(double d) {

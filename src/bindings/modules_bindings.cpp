@@ -107,6 +107,8 @@ val encoder_layer_forward_js(const TensorArgs<18>& t, val q8, double num_heads, 
     EncoderLayerOptions o;
     o.attn = masks.options(num_heads, batch_first, is_causal);
     o.norm_first = norm_first;
+    if (activation != "relu" && activation != "gelu")  // the layer's constructor has refused any other
+      fail(ErrorKind::Range, fn + "activation must be 'relu' or 'gelu', got '" + activation + "'");
     o.activation = activation == "gelu" ? Activation::Gelu : Activation::Relu;
     o.eps = static_cast<float>(eps);
     return tensor_to_js(aw::transformer_encoder_layer(x.ref(), p, o));

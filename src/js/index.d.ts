@@ -346,6 +346,8 @@ export interface MultiheadAttention extends Module<Tensor | QuantizedTensor> {
   readonly headDim: number;
   readonly kdim: number;
   readonly vdim: number;
+  /** torch's `_qkv_same_embed_dim`: kdim and vdim are embedDim (one inProjWeight, else q/k/vProjWeight) */
+  readonly sameEmbedDim: boolean;
   readonly batchFirst: boolean;
   readonly dropout: number;
   /** (3E, E): rows [Wq; Wk; Wv]. Only when kdim == vdim == embedDim (otherwise undefined). */
@@ -472,7 +474,12 @@ export class AttentionWasm {
   /** `torch.nn.TransformerEncoderLayer`: `new A.TransformerEncoderLayer({ dModel, nhead })`. */
   readonly TransformerEncoderLayer: new (options: TransformerEncoderLayerOptions) => TransformerEncoderLayer;
   /** `torch.nn.LayerNorm` parameters: `new A.LayerNorm({ features, eps, bias })`. */
-  readonly LayerNorm: new (options: { features: number; eps?: number; bias?: boolean }) => LayerNorm;
+  readonly LayerNorm: new (options: {
+    features: number;
+    /** > 0 (default 1e-5) */
+    eps?: number;
+    bias?: boolean;
+  }) => LayerNorm;
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
   readonly MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
   /**
@@ -505,8 +512,9 @@ export class AttentionWasm {
     /** How the int8 products run here (see docs/performance.md). */
     int8Product: 'relaxed-dot' | 'relaxed-i16-dot' | 'simd128-dot';
     /**
-     * `i32x4.relaxed_dot_i8x16_i7x16_add(127, -1)` on this engine: 129540 (AVX-VNNI), 65534
-     * (pmaddubsw), -508 (ARM sdot); 0 in the SIMD128 build.
+     * `i32x4.relaxed_dot_i8x16_i7x16_add(127, -1)` on this engine, e.g. 129540 (AVX-VNNI), 65534
+     * (pmaddubsw; 131068 where Node 20's baseline compiler runs it), -508 (ARM sdot); 0 in the
+     * SIMD128 build.
      */
     relaxedDotLowering: number;
   };
@@ -530,8 +538,8 @@ export class AttentionWasm {
    * tensors with or without the checkpoint's prefix; a causal LM's final norm and LM head, other
    * heads not read), and `tokenizer.json` and/or `vocab.txt` (+ `tokenizer_config.json`). The
    * weights are read once, in chunks, into this instance's wasm memory as float32 and stay there
-   * until `model.dispose()`. TypeScript: `loadPretrained<CausalLM>(dir)` for a causal LM (`kind`
-   * tells the two apart at run time).
+   * until `model.dispose()`. TypeScript: `loadPretrained<CausalLM>(dir)` for a causal LM; `kind`
+   * tells the two apart at run time, on `loadPretrained<PretrainedModel | CausalLM>(dir)`.
    * @param source Node: a folder path. Browsers: a `FileList` (a file picker, a dropped folder),
    *   `File[]`, or `{ 'config.json': Blob | ArrayBuffer | Uint8Array, ... }`.
    * @throws Error naming the file and the tensor or config field for a file that is missing, not
@@ -986,6 +994,9 @@ export function loadTokenizer(source: ModelSource, options?: LoadTokenizerOption
  * A padded batch (rows of one length) or one text's ids: `tokenizer.encode(text)`'s and
  * `tokenizer.encodeBatch(texts)`'s results are ForwardInputs as they are.
  */
+/** The keys of O that Options does not have, typed never: a misspelt option of a generic method is an error. */
+export type NoOtherKeys<O, Options> = { [K in Exclude<keyof O, keyof Options>]: never };
+
 export interface ForwardInput {
   /** One text's token ids, or rows of them (a batch padded to one length) */
   inputIds: TokenIds | readonly TokenIds[];
@@ -1258,8 +1269,8 @@ export class PretrainedModel {
    *   for a string (tokenize it first: `model.forward(model.tokenizer.encode(text))`)
    */
   forward<O extends ForwardOptions = {}>(
-    input: TokenIds | ForwardInput,
-    options?: O,
+    input: TokenIds | readonly TokenIds[] | ForwardInput,
+    options?: O & NoOtherKeys<O, ForwardOptions>,
   ): EncoderOutput &
     (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor<Float32Array, 3>[] } : unknown) &
     (O extends { outputAttentions: true } ? { attentions: Tensor<Float32Array, 4>[] } : unknown);
@@ -1293,6 +1304,7 @@ export class PretrainedModel {
     input: readonly (string | TextPairInput | readonly [string, string])[],
     options?: ClassifyOptions,
   ): ClassLabel[][];
+  classify(input: ClassifyInput, options?: ClassifyOptions): ClassLabel[] | ClassLabel[][];
   /**
    * A cross-encoder (a sequence classifier with one label, such as ms-marco-MiniLM) scores each
    * (query, passage) pair: the passages best first.
@@ -1318,6 +1330,7 @@ export class PretrainedModel {
    */
   answer(question: string, context: string, options?: AnswerOptions & { topK?: undefined }): Answer | null;
   answer(question: string, context: string, options: AnswerOptions & { topK: number }): Answer[];
+  answer(question: string, context: string, options?: AnswerOptions): Answer | Answer[] | null;
   /** Frees the weights; later calls throw. Idempotent. */
   dispose(): void;
   /** The same as `dispose()`: `using model = await A.loadPretrained(dir)` frees the weights at the block's end. */
@@ -1342,6 +1355,7 @@ export interface CausalLMConfig {
 }
 
 export interface CausalForwardInput {
+  /** The token ids (one of inputIds and ids is needed: the same field under two names) */
   inputIds?: TokenIds | readonly TokenIds[];
   ids?: TokenIds | readonly TokenIds[];
   /**
@@ -1351,9 +1365,11 @@ export interface CausalForwardInput {
   attentionMask?: TokenIds | readonly TokenIds[] | null;
   /** Default: from the attention mask, cumsum(mask) - 1 (1 at padding), as generate computes them. */
   positionIds?: TokenIds | readonly TokenIds[] | null;
-  tokens?: readonly string[];
-  offsets?: readonly (readonly [number, number])[];
-  sequenceIds?: readonly (0 | 1 | null)[];
+  /** `tokenizer.encode`'s (one text) or `encodeBatch`'s (one row per text) other fields: ignored here */
+  tokens?: readonly string[] | readonly (readonly string[])[];
+  offsets?: readonly (readonly [number, number])[] | readonly (readonly (readonly [number, number])[])[];
+  sequenceIds?: readonly (0 | 1 | null)[] | readonly (readonly (0 | 1 | null)[])[];
+  tokenTypeIds?: TokenIds | readonly TokenIds[] | null;
 }
 
 export interface CausalForwardOptions {
@@ -1427,13 +1443,13 @@ export interface GenerateOptions {
    */
   seed?: number;
   /** Stops after the step whose text completes one of these strings. */
-  stop?: string | readonly string[];
+  stop?: string | readonly string[] | null;
   /** Each step carries the attention of its token in every layer. */
   outputAttentions?: boolean;
   /** Each step carries this many top candidates of its distribution. Default 0. */
   candidates?: number;
   /** An AbortSignal: aborting it ends the generation before the next step. */
-  signal?: { readonly aborted: boolean };
+  signal?: { readonly aborted: boolean } | null;
   /** Overrides the model's eosTokenId (null: no EOS). */
   eosTokenId?: number | readonly number[] | null;
 }
@@ -1538,7 +1554,7 @@ export class CausalLM {
    */
   forward<O extends CausalForwardOptions = {}>(
     input: TokenIds | readonly TokenIds[] | CausalForwardInput,
-    options?: O,
+    options?: O & NoOtherKeys<O, CausalForwardOptions>,
   ): CausalLMOutput &
     (O extends { outputHiddenStates: true } ? { hiddenStates: Tensor[] } : unknown) &
     (O extends { outputAttentions: true } ? { attentions: Tensor[] } : unknown);
@@ -1555,10 +1571,10 @@ export class CausalLM {
    *   no tokenizer, and after `dispose()` (a generation made before it rejects when run)
    */
   generate(
-    prompt: string | TokenIds,
+    prompt: string | TokenIds | readonly [TokenIds],
     options: GenerateOptions & { outputAttentions: true },
   ): Generation<GenerationStepWithAttentions>;
-  generate(prompt: string | TokenIds, options?: GenerateOptions): Generation;
+  generate(prompt: string | TokenIds | readonly [TokenIds], options?: GenerateOptions): Generation;
   /** Frees the weights and the model's caches; later calls throw. Idempotent. */
   dispose(): void;
   /** The same as `dispose()`: `using lm = await A.loadPretrained<CausalLM>(dir)`. */

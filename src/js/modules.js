@@ -13,7 +13,7 @@ import {
   optionsArg,
   boolOption,
   numberOption,
-  integerArg,
+  positiveIntegerOption,
   describe,
   shapeString,
 } from './validate.js';
@@ -76,12 +76,6 @@ function dropoutOption(value, where, fallback) {
   const p = numberOption(value, where) ?? fallback;
   if (p < 0 || p > 1) throw new RangeError(`${where} must be a probability in [0, 1], got ${p}`);
   return p;
-}
-
-function positiveInteger(value, where) {
-  integerArg(value, where);
-  if (value < 1) throw new RangeError(`${where} must be a positive integer, got ${value}`);
-  return value;
 }
 
 /**
@@ -248,8 +242,8 @@ export function moduleClasses(lib) {
       if (options === undefined || options === null)
         throw new TypeError(`${fn}: options {inFeatures, outFeatures} are required`);
       const o = optionsArg(options, ['inFeatures', 'outFeatures', 'bias'], fn);
-      const inFeatures = positiveInteger(o.inFeatures, `${fn}: inFeatures`);
-      const outFeatures = positiveInteger(o.outFeatures, `${fn}: outFeatures`);
+      const inFeatures = positiveIntegerOption(o.inFeatures, `${fn}: inFeatures`);
+      const outFeatures = positiveIntegerOption(o.outFeatures, `${fn}: outFeatures`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       checkWeightSize(outFeatures, inFeatures, `${fn}: outFeatures ${outFeatures} and inFeatures ${inFeatures}`);
       settings(this, { inFeatures, outFeatures });
@@ -280,7 +274,7 @@ export function moduleClasses(lib) {
       const fn = 'LayerNorm';
       if (options === undefined || options === null) throw new TypeError(`${fn}: options {features} are required`);
       const o = optionsArg(options, ['features', 'eps', 'bias'], fn);
-      const features = positiveInteger(o.features, `${fn}: features`);
+      const features = positiveIntegerOption(o.features, `${fn}: features`);
       const eps = numberOption(o.eps, `${fn}: eps`) ?? 1e-5;
       if (!(eps > 0)) throw new RangeError(`${fn}: eps must be positive, got ${eps}`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
@@ -306,13 +300,13 @@ export function moduleClasses(lib) {
       const o = optionsArg(options, ['embedDim', 'numHeads', 'bias', 'kdim', 'vdim', 'batchFirst', 'dropout'], fn);
       if (options === undefined || options === null)
         throw new TypeError(`${fn}: options {embedDim, numHeads} are required`);
-      const embedDim = positiveInteger(o.embedDim, `${fn}: embedDim`);
-      const numHeads = positiveInteger(o.numHeads, `${fn}: numHeads`);
+      const embedDim = positiveIntegerOption(o.embedDim, `${fn}: embedDim`);
+      const numHeads = positiveIntegerOption(o.numHeads, `${fn}: numHeads`);
       if (embedDim % numHeads !== 0) {
         throw new RangeError(`${fn}: embedDim ${embedDim} must be divisible by numHeads ${numHeads}`);
       }
-      const kdim = o.kdim === undefined || o.kdim === null ? embedDim : positiveInteger(o.kdim, `${fn}: kdim`);
-      const vdim = o.vdim === undefined || o.vdim === null ? embedDim : positiveInteger(o.vdim, `${fn}: vdim`);
+      const kdim = o.kdim === undefined || o.kdim === null ? embedDim : positiveIntegerOption(o.kdim, `${fn}: kdim`);
+      const vdim = o.vdim === undefined || o.vdim === null ? embedDim : positiveIntegerOption(o.vdim, `${fn}: vdim`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       // in_proj_weight [3E, E], or q, k and v's own [E, E], [E, kdim], [E, vdim]
       if (kdim === embedDim && vdim === embedDim)
@@ -410,10 +404,10 @@ export function moduleClasses(lib) {
         ],
         fn,
       );
-      const dModel = positiveInteger(o.dModel, `${fn}: dModel`);
-      const nhead = positiveInteger(o.nhead, `${fn}: nhead`);
+      const dModel = positiveIntegerOption(o.dModel, `${fn}: dModel`);
+      const nhead = positiveIntegerOption(o.nhead, `${fn}: nhead`);
       if (dModel % nhead !== 0) throw new RangeError(`${fn}: dModel ${dModel} must be divisible by nhead ${nhead}`);
-      const dimFeedforward = positiveInteger(o.dimFeedforward ?? 2048, `${fn}: dimFeedforward`);
+      const dimFeedforward = positiveIntegerOption(o.dimFeedforward ?? 2048, `${fn}: dimFeedforward`);
       const dropout = dropoutOption(o.dropout, `${fn}: dropout`, 0.1);
       const activation = o.activation ?? 'relu';
       if (activation !== 'relu' && activation !== 'gelu') {

@@ -1,8 +1,8 @@
 // Pretrained models from a Hugging Face model folder: A.loadPretrained(source, { onProgress }).
 //
 // The C++ side reads and validates the checkpoint, once (src/models/checkpoint.cpp: config.json
-// through the architecture's table -- model_type 'distilbert' or 'bert', transformers' defaults
-// --, the safetensors header, each tensor the model needs by the base model's name with or without
+// through the architecture's table -- model_type 'distilbert', 'bert', 'gpt2', 'llama' or 'qwen2',
+// transformers' defaults --, the safetensors header, each tensor the model needs by the base model's name with or without
 // the checkpoint's prefix, its shape and dtype), before it allocates anything. This side only
 // finds the files, streams the bytes of the tensors the model uses into the wasm heap chunk by
 // chunk (converted to float32 there, once) and reports progress. The task head (issue 20) is the
@@ -11,7 +11,7 @@
 // logits and the task helpers of tasks.js (fillMask, classify, rerank, tagTokens, answer) turn
 // them into the pipelines' answers. The weights stay resident until model.dispose().
 import { Tensor, describe } from './tensor.js';
-import { call, unwrap, optionsArg, boolOption } from './validate.js';
+import { call, unwrap, optionsArg, boolOption, positiveIntegerOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
 import { tokenizerFromFiles, modelTokenizer, SHIPPED_TOKENIZERS } from './tokenizer.js';
 import { idRows, flatInts } from './model-input.js';
@@ -251,9 +251,7 @@ export class PretrainedModel {
     const normalize =
       o.normalize === undefined ? (st?.normalize ?? false) : boolOption(o.normalize, `${fn}: normalize`);
     const truncation = o.truncation === undefined ? st !== null : boolOption(o.truncation, `${fn}: truncation`);
-    const batchSize = o.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1)
-      throw new RangeError(`${fn}: batchSize must be a positive integer, got ${batchSize}`);
+    const batchSize = positiveIntegerOption(o.batchSize ?? 32, `${fn}: batchSize`);
     const tokenizer = this.tokenizer; // an Error naming the files when the folder had none
     let list = typeof texts === 'string' ? [texts] : texts;
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => typeof t === 'string')) {
@@ -335,18 +333,13 @@ async function readHeader(raw, files) {
 }
 const MAX_HEADER_BYTES = 16 * 2 ** 20;
 
-/**
- * The bytes of the file read per chunk: only the pages of the wasm staging buffer a chunk fills
- * become resident (in browsers a chunk is also in a Blob read's buffer), which shows in a q8
- * load's peak (0.5x the file is the budget, the int8 weights 0.26x): 1 MiB chunks keep it 3 MiB
- * below 4 MiB ones, at no measurable cost in load time (docs/performance.md).
- */
-const LOAD_CHUNK_BYTES = 1 << 20;
-
 /** Streams the model's byte ranges into its arena; onProgress({loaded, total}) after each chunk. */
 async function streamWeights(raw, opened, files, progress) {
-  const { handle, stagingBytes, dataStart, ranges } = opened;
-  const chunkBytes = Math.min(stagingBytes, LOAD_CHUNK_BYTES);
+  // chunks of the staging buffer's size (1 MiB, model_bindings.cpp): only the pages a chunk fills
+  // become resident (in browsers a chunk is also in a Blob read's buffer), which shows in a q8
+  // load's peak (0.5x the file is the budget, the int8 weights 0.26x): 1 MiB keeps it 3 MiB below
+  // 4 MiB, at no measurable cost in load time (docs/performance.md)
+  const { handle, stagingBytes: chunkBytes, dataStart, ranges } = opened;
   for (const [rangeBegin, rangeEnd] of ranges) {
     for (let begin = rangeBegin; begin < rangeEnd; begin += chunkBytes) {
       const length = Math.min(rangeEnd - begin, chunkBytes);

@@ -11,7 +11,7 @@
 // function it follows; tests/js/reference/heads.mjs is the float64 reference written from the
 // same files, and tests/js/tasks.test.mjs compares the two.
 import { describe } from './tensor.js';
-import { optionsArg, boolOption } from './validate.js';
+import { optionsArg, boolOption, positiveIntegerOption } from './validate.js';
 
 /** The heads a model may have (config.json's architectures[0]: ...ForMaskedLM, ...). */
 export const HEADS = ['masked-lm', 'sequence-classification', 'token-classification', 'question-answering'];
@@ -328,15 +328,6 @@ function text(value, where) {
   return value;
 }
 
-function positiveInteger(value, where, fallback) {
-  if (value === undefined) return fallback;
-  if (!(typeof value === 'number' && Number.isInteger(value) && value >= 1))
-    throw new RangeError(
-      `${where} must be a positive integer, got ${typeof value === 'number' ? value : describe(value)}`,
-    );
-  return value;
-}
-
 /** A classification input: a text, or a pair as { text, textPair } or [text, textPair]. */
 function classificationInput(value, where) {
   if (typeof value === 'string') return [value, undefined];
@@ -451,7 +442,7 @@ export const taskMethods = {
     const truncation = boolOption(o.truncation, `${fn}: truncation`);
     const V = this.vocabSize;
 
-    const topK = positiveInteger(o.topK, `${fn}: topK`, 5);
+    const topK = positiveIntegerOption(o.topK, `${fn}: topK`, 5);
     if (topK > V) throw new RangeError(`${fn}: topK ${topK} is more than the vocabulary's ${V} tokens`);
     const mask = tokenizer.maskToken;
     if (mask === null) throw new Error(`${fn}: the tokenizer has no mask token`);
@@ -495,7 +486,7 @@ export const taskMethods = {
     );
     if (inputs.length === 0) throw new TypeError(`${fn}: input is an empty array`);
     const labels = this.labels;
-    const topK = o.topK === null ? null : positiveInteger(o.topK, `${fn}: topK`, 1);
+    const topK = o.topK === null ? null : positiveIntegerOption(o.topK, `${fn}: topK`, 1);
     const functionToApply =
       o.functionToApply === undefined ? defaultFunction(this.config, labels.length) : o.functionToApply;
     if (!['softmax', 'sigmoid', 'none'].includes(functionToApply))
@@ -504,7 +495,7 @@ export const taskMethods = {
       );
     const scores = sequenceLogits(this, inputs, fn, {
       truncation: o.truncation ?? false,
-      batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
+      batchSize: positiveIntegerOption(o.batchSize, `${fn}: batchSize`, 32),
       element: (i) => (batch ? `input[${i}]` : null), // one input: the message is about it
     });
     const results = scores.map((row) => rankLabels(classificationScores(row, functionToApply), labels, topK));
@@ -532,7 +523,7 @@ export const taskMethods = {
         `${fn} needs a cross-encoder with one output; config.json has ${this.labels.length} labels (${this.labels.join(', ')}): use model.classify for pairs`,
       );
     }
-    const topK = positiveInteger(o.topK, `${fn}: topK`, passages.length);
+    const topK = positiveIntegerOption(o.topK, `${fn}: topK`, passages.length);
     const truncation = o.truncation ?? true;
     const activation = crossEncoderActivation(this.config, `${fn}: ${this.where}`).apply;
     const logits = sequenceLogits(
@@ -541,7 +532,7 @@ export const taskMethods = {
       fn,
       {
         truncation,
-        batchSize: positiveInteger(o.batchSize, `${fn}: batchSize`, 32),
+        batchSize: positiveIntegerOption(o.batchSize, `${fn}: batchSize`, 32),
         element: (i) => `passages[${i}]`,
         names: { text: 'query', textPair: 'passage' },
         emptyPairIsPair: true,
@@ -611,9 +602,13 @@ export const taskMethods = {
     const o = optionsArg(options, ['topK', 'maxAnswerLength', 'maxSeqLength', 'docStride', 'batchSize'], fn);
     text(question, `${fn}: question`);
     text(context, `${fn}: context`);
-    const topK = positiveInteger(o.topK, `${fn}: topK`, 1);
-    const maxAnswerLength = positiveInteger(o.maxAnswerLength, `${fn}: maxAnswerLength`, 15);
-    const maxSeqLength = positiveInteger(o.maxSeqLength, `${fn}: maxSeqLength`, Math.min(tokenizer.maxLength, 384));
+    const topK = positiveIntegerOption(o.topK, `${fn}: topK`, 1);
+    const maxAnswerLength = positiveIntegerOption(o.maxAnswerLength, `${fn}: maxAnswerLength`, 15);
+    const maxSeqLength = positiveIntegerOption(
+      o.maxSeqLength,
+      `${fn}: maxSeqLength`,
+      Math.min(tokenizer.maxLength, 384),
+    );
     if (maxSeqLength > tokenizer.maxLength)
       throw new RangeError(
         `${fn}: maxSeqLength ${maxSeqLength} is more than the model's maximum of ${tokenizer.maxLength} tokens`,
@@ -623,10 +618,10 @@ export const taskMethods = {
         ? Math.min(Math.floor(maxSeqLength / 2), 128)
         : o.docStride === 0
           ? 0
-          : positiveInteger(o.docStride, `${fn}: docStride`);
+          : positiveIntegerOption(o.docStride, `${fn}: docStride`);
     if (docStride > maxSeqLength)
       throw new RangeError(`${fn}: docStride ${docStride} is more than maxSeqLength ${maxSeqLength}`);
-    const batchSize = positiveInteger(o.batchSize, `${fn}: batchSize`, 4);
+    const batchSize = positiveIntegerOption(o.batchSize, `${fn}: batchSize`, 4);
     // the windows of context beside the question (tokenizers' only_second truncation with a
     // stride): none when the question leaves no more than docStride tokens for the context
     const names = { text: 'question', textPair: 'context' };

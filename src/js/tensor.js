@@ -101,11 +101,15 @@ export class Tensor {
    */
   constructor(data, shape) {
     // a genuine typed array (a Proxy of one has no internal slots: describe names it)
-    if (!typedArrayTag(data) || !DTYPES.has(data.constructor)) {
+    const type = ARRAY_TYPES[typedArrayTag(data)];
+    if (!type) {
       throw new TypeError(
         `Tensor: data must be a Float32Array, a Uint8Array (a boolean mask) or an Int32Array (indices), got ${describe(data)}`,
       );
     }
+    // a subclass (Node's Buffer is a Uint8Array) is held as a view of its own kind on the same
+    // memory, as the ops take it: a subclass's slice() or constructor may not copy as theirs do
+    if (data.constructor !== type) data = typedArrayView(data, 0, typedArrayLength(data));
     shape ??= [data.length];
     const numel = checkShape(shape, 'Tensor');
     if (numel !== data.length) {

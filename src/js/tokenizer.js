@@ -1185,9 +1185,14 @@ export async function loadTokenizer(source, options) {
     let positions = Infinity,
       tokenTypeIds = true;
     if (files.has('config.json')) {
+      // the positions as loadPretrained takes them (GPT-2 names them n_positions), and token type
+      // ids for the models that take them: of the model types the library reads, BERT alone
+      // (transformers' tokenizers list token_type_ids in model_input_names for BERT; DistilBERT,
+      // GPT-2, Llama and Qwen2 have none)
       const config = await files.json('config.json');
-      if (Number.isInteger(config?.max_position_embeddings)) positions = config.max_position_embeddings;
-      if (config?.model_type === 'distilbert') tokenTypeIds = false;
+      const P = config?.max_position_embeddings ?? config?.n_positions;
+      if (Number.isInteger(P)) positions = P;
+      if (typeof config?.model_type === 'string') tokenTypeIds = config.model_type === 'bert';
     }
     const tokenizer = await tokenizerFromFiles(files, {
       maxLength: maxLength ?? positions,

@@ -223,6 +223,18 @@ export function numberOption(value, where) {
   return value;
 }
 
+/**
+ * A count or a size: a positive safe integer; left out (undefined), the fallback when there is one.
+ * Not a number is a TypeError, a number that is not a positive integer a RangeError.
+ */
+export function positiveIntegerOption(value, where, fallback) {
+  if (value === undefined && fallback !== undefined) return fallback;
+  if (typeof value !== 'number') throw new TypeError(`${where} must be a positive integer, got ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new RangeError(`${where} must be a positive integer, got ${value}`);
+  return value;
+}
+
 /** A number that is a safe integer (so it converts to int64 exactly). */
 export function integerArg(value, where) {
   if (typeof value !== 'number') throw new TypeError(`${where} must be an integer, got ${describe(value)}`);

@@ -7,6 +7,7 @@
 // a full forward; and the errors of bad inputs, the module working afterwards.
 import test from 'node:test';
 import assert from 'node:assert/strict';
+import { loadTokenizer } from 'attention-wasm';
 import { library } from './helpers.mjs';
 import { streamed } from '../../src/js/causal-lm.js';
 import { CAUSAL_FIXTURES as CAUSAL, loadFixture } from './fixtures.mjs';
@@ -57,6 +58,13 @@ test('lm: loadPretrained gives a causal LM with its sizes, tokenizer and eos', a
     assert.equal(lm.config.maxPositions, c.maxPositions);
     assert.equal(lm.eosTokenId, f.config.eos_token_id);
     assert.ok(lm.tokenizer, `${name}: tokenizer`);
+    // loadTokenizer on the folder gives the model's tokenizer: no token type ids (model_input_names
+    // of GPT-2's, Llama's and Qwen2's tokenizers), the model's positions as its maximum
+    const alone = await loadTokenizer(f.dir);
+    assert.equal(lm.tokenizer.returnsTokenTypeIds, false, name);
+    assert.equal(alone.returnsTokenTypeIds, false, name);
+    assert.equal(alone.maxLength, lm.tokenizer.maxLength, name);
+    assert.deepEqual(alone.encode('hello world'), lm.tokenizer.encode('hello world'), name);
     assert.deepEqual(
       [...lm.ignoredTensors].sort(),
       f.spec.layout === 'original' ? Array.from({ length: c.layers }, (_, i) => `h.${i}.attn.bias`) : [],

@@ -33,12 +33,12 @@ test('constructor: embedDim % numHeads, sizes, types, unknown options', () => {
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: '8', numHeads: 2 }),
     TypeError,
-    /embedDim must be an integer, got string/,
+    /embedDim must be a positive integer, got string/,
   );
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 2.5 }),
     RangeError,
-    /kdim must be an integer, got 2.5/,
+    /kdim must be a positive integer, got 2.5/,
   );
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, heads: 2 }),
@@ -89,7 +89,8 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
     /^MultiheadAttention: embedDim 1048576: a weight \[3145728, 1048576\] of more than 2\^29 floats$/,
   );
   // q, k and v of their own sizes: each within the bound (the largest 1024 x 200000), built
-  assert.equal(new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 100000, vdim: 4 }).kdim, 100000);
+  const apart = new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 100000, vdim: 4 });
+  assert.deepEqual([apart.kdim, apart.sameEmbedDim, m.sameEmbedDim], [100000, false, true]);
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 8, numHeads: 2, kdim: 2 ** 27 }),
     RangeError,

@@ -507,7 +507,7 @@ test('memory: weights resident once (forward allocates nothing that stays), disp
     model.residentBytes >= params * 4 && model.residentBytes < params * 4 + 64 * 1024,
     `resident ${model.residentBytes} for ${params} floats`,
   );
-  // the weights and the model's small bookkeeping (parameter names and shapes); the 4 MiB staging buffer is freed
+  // the weights and the model's small bookkeeping (parameter names and shapes); the 1 MiB staging buffer is freed
   assert.ok(
     loaded - baseline >= model.residentBytes && loaded - baseline < model.residentBytes + 64 * 1024,
     `loading holds ${loaded - baseline} bytes for ${model.residentBytes} of weights`,

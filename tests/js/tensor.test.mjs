@@ -148,6 +148,18 @@ test('new Tensor takes Float32Array, Uint8Array and Int32Array data; other data 
     name: 'TypeError',
     message: /got an object posing as Float32Array \(a Proxy\?\), not a typed array$/,
   });
+  // a subclass (Node's Buffer is a Uint8Array) is taken as its kind: a view on the same memory
+  class Scores extends Float32Array {}
+  const buffer = Buffer.from([1, 0, 1]),
+    scores = Scores.from([0.5, 2]);
+  const mask = new Tensor(buffer, [3]),
+    t = new Tensor(scores);
+  assert.deepEqual([mask.dtype, mask.data.constructor, Array.from(mask.data)], ['bool', Uint8Array, [1, 0, 1]]);
+  assert.deepEqual([t.dtype, t.data.constructor, t.shape], ['float32', Float32Array, [2]]);
+  buffer[1] = 1;
+  scores[0] = 3;
+  assert.deepEqual([mask.data[1], t.data[0]], [1, 3]); // the caller's memory, as for its own kind
+  assert.equal(String(t), 'tensor([3., 2.])');
 });
 
 test('Tensor.fromArray: nested arrays of numbers of one shape, as torch.tensor takes; ragged or holey ones are TypeErrors', () => {

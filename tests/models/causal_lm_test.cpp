@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
 #include "models/causal_lm.hpp"
 #include "models/checkpoint.hpp"
@@ -18,14 +19,7 @@
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const aw::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using aw_test::error_of;
 
 const char* kConfigs[] = {
     R"({"model_type": "gpt2", "vocab_size": 23, "n_embd": 10, "n_head": 2, "n_layer": 2, "n_positions": 16})",

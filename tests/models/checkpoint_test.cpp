@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
 #include "models/checkpoint.hpp"
 #include "models/model.hpp"
@@ -21,25 +22,6 @@
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const aw::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
-
-aw::ErrorKind kind_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const aw::Error& e) {
-    return e.kind();
-  }
-  FAIL("no error");
-  return aw::ErrorKind::Shape;
-}
-
 const std::string kDistil =
     R"("model_type": "distilbert", "vocab_size": 50, "dim": 12, "n_heads": 3, "n_layers": 2, "hidden_dim": 19, "max_position_embeddings": 16)";
 const std::string kBert =
@@ -47,9 +29,11 @@ const std::string kBert =
 
 std::string with(const std::string& base, const std::string& extra) { return "{" + base + ", " + extra + "}"; }
 
+using aw_test::error_of;
 using aw_test::File;
 using aw_test::file_of;
 using aw_test::FileTensor;
+using aw_test::kind_of;
 
 // Every tensor a tiny DistilBERT (kDistil) needs, under `prefix`, and the masked-LM head's.
 std::vector<FileTensor> distilbert_tensors(const std::string& prefix = "distilbert.") {

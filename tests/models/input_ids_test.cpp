@@ -5,11 +5,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "check_error.hpp"
 #include "models/input_ids.hpp"
-#include "ops/check_error.hpp"
 
 using aw::ErrorKind;
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("input_ids: at least one token, every id in the vocabulary, every mask value 0 or 1", "[models][input_ids]") {
   check_error([] { aw::check_input_ids_shape("f", 0, 4); }, ErrorKind::Range,

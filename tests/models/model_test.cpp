@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "models/checkpoint.hpp"
@@ -21,6 +22,8 @@
 #include "ops/transformer_encoder_layer.hpp"
 
 namespace {
+
+using aw_test::error_of;
 
 // A tiny config of a registered architecture, read from config.json text: 3 heads of 4, 2 layers.
 aw::ModelConfig tiny(const std::string& model_type, const std::string& activation = "gelu") {
@@ -56,15 +59,6 @@ void randomise(aw::Model& model, std::uint32_t seed, bool pack = true) {
     for (std::size_t i = 0; i < n; ++i) values[i] = norm_weight ? 1.0f + u(rng) * 0.5f : u(rng);
   }
   if (pack) model.pack_linear_weights();
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const aw::Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 void check_close(const float* got, const float* want, std::size_t n, double rel, const char* what) {

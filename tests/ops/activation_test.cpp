@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
 #include "ops/activation.hpp"
-#include "ops/check_error.hpp"
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: gelu approximate and relu shapes", "[ops][activation]") {
   const std::vector<float> x(6, -1.0f);

@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "ops/check_error.hpp"
+#include "check_error.hpp"
 
-using op_test::values;
+using aw_test::values;
 
 TEST_CASE("ops: additive_mask in both polarities keeps the shape, 0 or -inf", "[ops][attention_mask]") {
   const std::vector<std::uint8_t> bits{1, 0, 0, 1, 1, 0};

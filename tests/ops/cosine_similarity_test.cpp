@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
 #include "kernels/cosine_similarity.hpp"
-#include "ops/check_error.hpp"
 #include "ops/cosine_similarity.hpp"
 
-using op_test::check_error;
+using aw_test::check_error;
 
 namespace {
 

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
-#include "ops/check_error.hpp"
 #include "ops/elementwise.hpp"
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: add and mul broadcast as torch", "[ops][elementwise]") {
   // a (2, 1, 3) + b (4, 1): out (2, 4, 3), out[i, j, k] = a[i, 0, k] + b[j, 0]

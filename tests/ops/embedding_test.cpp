@@ -6,12 +6,12 @@
 
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
-#include "ops/check_error.hpp"
 
-using op_test::values;
+using aw_test::values;
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: embedding gathers weight's rows for ids of any shape", "[ops][embedding]") {
   std::vector<float> w(5 * 3);  // (5, 3): row r is [10 r, 10 r + 1, 10 r + 2]

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
-#include "ops/check_error.hpp"
 #include "ops/layer_norm.hpp"
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: layer_norm shapes and errors", "[ops][layer_norm]") {
   const std::vector<float> x(24, 1.0f), w(4, 1.0f);

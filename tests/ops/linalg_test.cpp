@@ -9,11 +9,15 @@
 #include <random>
 #include <vector>
 
+#include "check_error.hpp"
+#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "kernels/matmul.hpp"
 #include "ops/linalg.hpp"
 
 #include "kernels/kernel_test_util.hpp"  // uniform_buffer
+
+using aw_test::kind_of;
 
 TEST_CASE("matmul op: large operands (packed kernel), 1 and 2 threads, equal the plain kernel", "[ops][linalg]") {
   std::mt19937 rng(20240605);
@@ -63,4 +67,20 @@ TEST_CASE("linear op: from 64 rows (W packed block by block), 1 and 2 threads, e
     for (std::size_t i = 0; i < want.size(); ++i)  // and the dot tiles' result up to rounding
       REQUIRE(std::fabs(got.data[i] - unpacked[i]) <= 1e-5f * (1.0f + std::fabs(unpacked[i])));
   }
+}
+
+TEST_CASE("matmul op: inner dims that differ are a shape error; a result beyond 2^29 floats a range error",
+          "[ops][linalg]") {
+  std::vector<float> a(12, 1.0f);
+  CHECK(kind_of([&] { aw::matmul({a.data(), {3, 4}}, {a.data(), {3, 4}}); }) == aw::ErrorKind::Shape);
+  // (65536, 1) x (1, 65536): 2^32 floats, 0 in a 32-bit size_t
+  CHECK(kind_of([&] { aw::matmul({a.data(), {65536, 1}}, {a.data(), {1, 65536}}); }) == aw::ErrorKind::Range);
+}
+
+TEST_CASE("matmul op: (0, 3) x (3, 4) -> (0, 4); (2, 0) x (0, 3) -> zeros", "[ops][linalg]") {
+  std::vector<float> a(12, 1.0f), none;
+  CHECK(aw::matmul({none.data(), {0, 3}}, {a.data(), {3, 4}}).shape == aw::Shape{0, 4});
+  const auto z = aw::matmul({none.data(), {2, 0}}, {none.data(), {0, 3}});
+  CHECK(z.shape == aw::Shape{2, 3});
+  for (float y : z.data) CHECK(y == 0.0f);
 }

@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
-#include "ops/check_error.hpp"
 #include "ops/positional_encoding.hpp"
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: positional_encoding shapes and errors", "[ops][positional_encoding]") {
   CHECK(aw::positional_encoding(5, 3).shape == aw::Shape{5, 3});

@@ -7,9 +7,9 @@
 
 #include <vector>
 
-#include "ops/check_error.hpp"
+#include "check_error.hpp"
 
-using op_test::values;
+using aw_test::values;
 
 TEST_CASE("ops: rand and randn after manual_seed are the seeded generator's stream, across calls", "[ops][random]") {
   for (const bool normal : {false, true}) {

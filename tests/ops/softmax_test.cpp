@@ -9,12 +9,12 @@
 #include <limits>
 #include <vector>
 
+#include "check_error.hpp"
 #include "core/error.hpp"
-#include "ops/check_error.hpp"
 
-using op_test::values;
+using aw_test::values;
 
-using op_test::check_error;
+using aw_test::check_error;
 
 TEST_CASE("ops: softmax along every dim of (2, 3, 4) equals float64's", "[ops][softmax]") {
   const aw::Shape shape{2, 3, 4};

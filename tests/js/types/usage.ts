@@ -44,6 +44,10 @@ import {
   type GenerationResult,
   type GenerateOptions,
   type CausalLMOutput,
+  type Answer,
+  type AnswerOptions,
+  type ClassifyInput,
+  type ClassLabel,
 } from 'attention-wasm';
 import { init as initThreaded, Tensor as ThreadsTensor } from 'attention-wasm/threads';
 import 'attention-wasm/tokenizer-check';
@@ -239,6 +243,7 @@ const mhaSizes: (number | boolean)[] = [
   mha.headDim,
   mha.kdim,
   mha.vdim,
+  mha.sameEmbedDim,
   mha.batchFirst,
   mha.dropout,
 ];
@@ -387,6 +392,19 @@ const hasTokenizer: boolean = model.hasTokenizer;
 const one: number[][] = model.embed('one text').toArray(); // one string is one text: [1, hiddenSize]
 // @ts-expect-error: a string is not token ids (tokenize it first)
 model.forward('a text');
+// @ts-expect-error: a misspelt option beside a valid one is still an error (the runtime's TypeError)
+model.forward([101, 102], { outputHiddenStates: true, outputLogit: true });
+const rowsOut: number[][][] = model
+  .forward([
+    [101, 102],
+    [101, 102],
+  ])
+  .lastHiddenState.toArray(); // rows of ids, a batch
+// the task helpers with options held in a variable, and any of classify's inputs
+const answerOptions: AnswerOptions = { maxAnswerLength: 10 };
+const someAnswer: Answer | Answer[] | null = model.answer('who?', 'the cat', answerOptions);
+const classifyInput: ClassifyInput = ['a text', { text: 'a', textPair: 'b' }];
+const someLabels: ClassLabel[] | ClassLabel[][] = model.classify(classifyInput);
 // token classification: 'none' gives tokens, every other aggregation entities
 const tokenTags: { entity: string; index: number }[] = model.tagTokens('my name is wolfgang');
 for (const aggregation of ['simple', 'first', 'average', 'max'] as const) {
@@ -568,6 +586,10 @@ const cachedLength: number = lmCache.length;
 const cacheDisposed: boolean = lmCache.disposed;
 // @ts-expect-error outputLogits is the encoders' option: a causal LM always returns its logits
 lm.forward([1, 2], { outputLogits: true });
+// @ts-expect-error: a misspelt option beside a valid one is still an error
+lm.forward([1, 2], { outputAttentions: true, outputHiddenState: true });
+const lmBatchOut: CausalLMOutput = lm.forward(lm.tokenizer.encodeBatch(['a', 'bb'])); // encodeBatch's result as it is
+lm.generate([[1, 2, 3]], { stop: null, signal: null }); // a batch of one row; null: none
 const lmIsCausal: boolean = lm instanceof CausalLM && lmCache instanceof KvCache;
 lmCache.dispose();
 const generateOptions: GenerateOptions = {

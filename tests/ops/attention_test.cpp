@@ -1,0 +1,135 @@
+// Tests for src/ops/attention (scaled_dot_product_attention). The dispatch: without weights to
+// return the op runs the fused kernel (kernels/flash_attention); force_materialized runs the (L, S)
+// head kernel. Both must agree through broadcasting, grouped-query heads, bool and float masks and
+// causal. The boundary: sizes computed in int64 (on wasm32 a size_t product wraps), bad shapes an
+// aw::Error of the right kind before any kernel runs, zero-length dims empty or zero results.
+#include "ops/attention.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "check_error.hpp"
+#include "core/error.hpp"
+#include "kernels/kernel_test_util.hpp"  // uniform_buffer
+
+namespace {
+
+using aw_test::kind_of;
+
+std::size_t numel(const aw::Shape& s) {
+  std::size_t n = 1;
+  for (auto d : s) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
+// max |fused - materialised| / (1 + |materialised|) over the output
+double compare_paths(const aw::TensorRef& q, const aw::TensorRef& k, const aw::TensorRef& v, aw::SdpaOptions opt) {
+  opt.force_materialized = false;
+  const aw::SdpaResult fused = aw::scaled_dot_product_attention(q, k, v, opt);
+  opt.force_materialized = true;
+  const aw::SdpaResult materialised = aw::scaled_dot_product_attention(q, k, v, opt);
+  REQUIRE(fused.output.shape == materialised.output.shape);
+  REQUIRE(fused.weights.data.empty());
+  double worst = 0;
+  for (std::size_t i = 0; i < fused.output.data.size(); ++i) {
+    const double a = fused.output.data[i], b = materialised.output.data[i];
+    REQUIRE(std::isfinite(a));
+    worst = std::max(worst, std::fabs(a - b) / (1.0 + std::fabs(b)));
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("sdpa op: fused and materialised paths agree", "[ops][attention]") {
+  std::mt19937 rng(7);
+  // query (2, 4, 70, 9), key/value (2, 2, 67, 9|5) with enable_gqa; batch dim of key broadcast
+  const aw::Shape qs{2, 4, 70, 9}, ks{1, 2, 67, 9}, vs{1, 2, 67, 5};
+  using kernel_test::uniform_buffer;
+  const auto qd = uniform_buffer(rng, numel(qs), 0), kd = uniform_buffer(rng, numel(ks), 0),
+             vd = uniform_buffer(rng, numel(vs), 0);
+  const aw::TensorRef q{qd.data(), qs}, k{kd.data(), ks}, v{vd.data(), vs};
+
+  aw::SdpaOptions opt;
+  opt.enable_gqa = true;
+  CHECK(compare_paths(q, k, v, opt) < 1e-5);
+
+  opt.is_causal = true;
+  CHECK(compare_paths(q, k, v, opt) < 1e-5);
+  opt.is_causal = false;
+
+  // bool key-padding mask (S), some rows of a float (L, S) mask fully -inf
+  const aw::Shape bs{67};
+  std::vector<std::uint8_t> bd(67);
+  for (std::size_t j = 0; j < bd.size(); ++j) bd[j] = j % 3 != 0;
+  const aw::BoolTensorRef bmask{bd.data(), bs};
+  opt.bool_mask = &bmask;
+  CHECK(compare_paths(q, k, v, opt) < 1e-5);
+  opt.bool_mask = nullptr;
+
+  const aw::Shape fs{4, 70, 67};
+  auto fd = uniform_buffer(rng, numel(fs), 0);
+  for (std::size_t j = 0; j < 67; ++j) fd[5 * 67 + j] = -INFINITY;
+  const aw::TensorRef fmask{fd.data(), fs};
+  opt.float_mask = &fmask;
+  opt.scale = 0.3;
+  CHECK(compare_paths(q, k, v, opt) < 1e-5);
+}
+
+TEST_CASE("sdpa op: an (L, S) score matrix beyond 2^29 elements is rejected before any allocation",
+          "[ops][attention]") {
+  // L = S = 65536: L * S = 2^32, which is 0 in a 32-bit size_t. Only the paths that materialise
+  // the (L, S) matrix need it (the fused path needs a few tiles and handles this size).
+  std::vector<float> x(65536, 0.5f);
+  const aw::TensorRef q{x.data(), {65536, 1}};
+  aw::SdpaOptions materialized;
+  materialized.force_materialized = true;
+  CHECK(kind_of([&] { aw::scaled_dot_product_attention(q, q, q, materialized); }) == aw::ErrorKind::Range);
+  aw::SdpaOptions weights;
+  weights.return_weights = true;
+  CHECK(kind_of([&] { aw::scaled_dot_product_attention(q, q, q, weights); }) == aw::ErrorKind::Range);
+}
+
+TEST_CASE("sdpa op: grouped-query heads that do not divide are a shape error", "[ops][attention]") {
+  std::vector<float> a(12, 1.0f);
+  aw::SdpaOptions gqa;
+  gqa.enable_gqa = true;
+  CHECK(kind_of([&] {
+          aw::scaled_dot_product_attention({a.data(), {3, 1, 4}}, {a.data(), {2, 1, 4}}, {a.data(), {2, 1, 4}}, gqa);
+        }) == aw::ErrorKind::Shape);
+}
+
+TEST_CASE("sdpa op: zero-length dims", "[ops][attention]") {
+  std::vector<float> q(2 * 3 * 4, 1.0f), none;
+  const aw::TensorRef query{q.data(), {2, 3, 4}}, key{none.data(), {2, 0, 4}}, value{none.data(), {2, 0, 6}};
+  const auto r = aw::scaled_dot_product_attention(query, key, value);
+  CHECK(r.output.shape == aw::Shape{2, 3, 6});
+  for (float y : r.output.data) CHECK(y == 0.0f);
+}
+
+TEST_CASE("sdpa op: Ev = 0 still gives the weights when asked", "[ops][attention]") {
+  std::vector<float> q{1, 0}, k{1, 0, 0, 1}, none;
+  aw::SdpaOptions opt;
+  opt.return_weights = true;
+  opt.scale = 1.0;
+  const auto r = aw::scaled_dot_product_attention({q.data(), {1, 2}}, {k.data(), {2, 2}}, {none.data(), {2, 0}}, opt);
+  REQUIRE(r.weights.data.size() == 2);
+  CHECK(r.weights.data[0] + r.weights.data[1] == Approx(1.0f));
+  CHECK(r.weights.data[0] > r.weights.data[1]);
+}
+
+TEST_CASE("sdpa op: a head dim too large for the fused tiles takes the bounded materialised path", "[ops][attention]") {
+  // The fused kernel's scratch is about 128 (E + Ev) floats: beyond 2^29 for E > 2^22 (and it
+  // would wrap a 32-bit size_t near E = 2^29). L = S = 1 needs only a 1 x 1 score matrix.
+  const std::size_t E = (std::size_t{1} << 22) + 1;
+  std::vector<float> q(E, 0.0f), v(E);
+  for (std::size_t i = 0; i < E; ++i) v[i] = static_cast<float>(i % 7);
+  const aw::TensorRef query{q.data(), {1, static_cast<std::int64_t>(E)}},
+      value{v.data(), {1, static_cast<std::int64_t>(E)}};
+  const auto r = aw::scaled_dot_product_attention(query, query, value);
+  REQUIRE(r.output.shape == aw::Shape{1, static_cast<std::int64_t>(E)});
+  CHECK(r.output.data == aw::AlignedVector<float>(v.begin(), v.end()));  // one key: weight 1
+}
