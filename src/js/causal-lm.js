@@ -6,7 +6,7 @@
 // the page: docs/causal-lm.md; the forward itself is C++ (src/models/causal_lm.cpp).
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption } from './validate.js';
-import { idRows, flatInts } from './model-input.js';
+import { idRows, flatInts, checkInputFields } from './model-input.js';
 import { modelTokenizer } from './tokenizer.js';
 import { MT19937 } from './mt19937.js';
 
@@ -436,21 +436,9 @@ export class CausalLM {
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input', fn);
     } else if (input !== null && typeof input === 'object' && !ArrayBuffer.isView(input)) {
-      const known = [
-        'inputIds',
-        'ids',
-        'attentionMask',
-        'positionIds',
-        'tokens',
-        'offsets',
-        'sequenceIds',
-        'tokenTypeIds',
-      ];
-      const unknown = Object.keys(input).filter((k) => !known.includes(k));
-      if (unknown.length)
-        throw new TypeError(
-          `${fn}: unknown input field '${unknown[0]}' (allowed: inputIds, attentionMask, positionIds)`,
-        );
+      // no tokenTypeIds: Llama and Qwen2 take none, and GPT-2 would add their embeddings, which
+      // this model does not (its tokenizer gives none)
+      checkInputFields(input, ['inputIds', 'ids', 'attentionMask', 'positionIds'], fn);
       ids = idRows(input.inputIds ?? input.ids, 'inputIds', fn);
       if (input.attentionMask !== undefined && input.attentionMask !== null)
         mask = idRows(input.attentionMask, 'attentionMask', fn);

@@ -1369,7 +1369,8 @@ export interface CausalForwardInput {
   tokens?: readonly string[] | readonly (readonly string[])[];
   offsets?: readonly (readonly [number, number])[] | readonly (readonly (readonly [number, number])[])[];
   sequenceIds?: readonly (0 | 1 | null)[] | readonly (readonly (0 | 1 | null)[])[];
-  tokenTypeIds?: TokenIds | readonly TokenIds[] | null;
+  wordIds?: readonly (number | null)[] | readonly (readonly (number | null)[])[];
+  overflowing?: readonly EncodedText[];
 }
 
 export interface CausalForwardOptions {

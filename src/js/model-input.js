@@ -5,6 +5,20 @@ import { describe } from './tensor.js';
 // what each input holds, for the errors
 const KINDS = { attentionMask: '0/1 values', positionIds: 'positions', tokenTypeIds: 'token type ids' };
 
+/**
+ * An input object's fields checked against what the model reads (`read`) and the other fields of
+ * an encoding as tokenizer.encode / encodeBatch return it, which forward accepts and does not read
+ * (its overflowing windows are encodings of their own, each forwarded on its own).
+ */
+export function checkInputFields(input, read, fn) {
+  const encoding = ['tokens', 'offsets', 'sequenceIds', 'wordIds', 'overflowing'];
+  const unknown = Object.keys(input).find((k) => !read.includes(k) && !encoding.includes(k));
+  if (unknown !== undefined)
+    throw new TypeError(
+      `${fn}: unknown input field '${unknown}' (allowed: ${read.join(', ')}, and an encoding's ${encoding.join(', ')})`,
+    );
+}
+
 /** Ids for forward: number[] | Int32Array, or rows of them. */
 export function idRows(value, what, fn = 'model.forward') {
   if (value instanceof Int32Array) return [Array.from(value)];

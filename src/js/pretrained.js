@@ -14,7 +14,7 @@ import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption, positiveIntegerOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
 import { tokenizerFromFiles, modelTokenizer, SHIPPED_TOKENIZERS } from './tokenizer.js';
-import { idRows, flatInts } from './model-input.js';
+import { idRows, flatInts, checkInputFields } from './model-input.js';
 import { CausalLM } from './causal-lm.js';
 import { HEADS, labelsOf, taskMethods } from './tasks.js';
 
@@ -165,15 +165,7 @@ export class PretrainedModel {
     if (Array.isArray(input) || input instanceof Int32Array) {
       ids = idRows(input, 'input');
     } else if (input !== null && typeof input === 'object' && !ArrayBuffer.isView(input)) {
-      // an encoding as tokenizer.encode returns it: its tokens, offsets, sequence and word ids
-      // and overflowing windows (each an encoding of its own, forwarded on its own) are not read
-      const read = ['inputIds', 'attentionMask', 'tokenTypeIds'];
-      const known = [...read, 'tokens', 'offsets', 'sequenceIds', 'wordIds', 'overflowing'];
-      const unknown = Object.keys(input).filter((k) => !known.includes(k));
-      if (unknown.length)
-        throw new TypeError(
-          `${fn}: unknown input field '${unknown[0]}' (allowed: ${read.join(', ')}, and an encoding's ${known.slice(read.length).join(', ')})`,
-        );
+      checkInputFields(input, ['inputIds', 'attentionMask', 'tokenTypeIds'], fn);
       ids = idRows(input.inputIds, 'inputIds');
       if (input.attentionMask !== undefined && input.attentionMask !== null)
         mask = idRows(input.attentionMask, 'attentionMask');

@@ -672,6 +672,25 @@ void refuse_causal_task_class(const Architecture& a, const ModelConfig& c, const
   }
 }
 
+// Where a tensor of the file goes: the parameter slot it fills, from element `offset` of the arena
+// (from row first_row of a fused parameter), stored transposed or not. Its dtype was checked when
+// it was found.
+TensorRead tensor_read(const SafetensorsTensor& t, std::size_t slot, std::size_t offset, bool transposed,
+                       std::size_t first_row) {
+  TensorRead read;
+  read.name = t.name;
+  read.dtype = parse_weight_dtype(t.dtype, read.name);
+  read.begin = t.begin;
+  read.end = t.end;
+  read.offset = offset;
+  read.transposed = transposed;
+  read.rows = static_cast<std::size_t>(t.shape[0]);
+  read.cols = t.shape.size() == 2 ? static_cast<std::size_t>(t.shape[1]) : 1;
+  read.slot = slot;
+  read.first_row = first_row;
+  return read;
+}
+
 }  // namespace
 
 CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
@@ -799,35 +818,15 @@ CheckpointPlan read_checkpoint(const Architecture& a, const ModelConfig& c,
     const ParameterSlot& slot = plan.layout.slots[slot_index];
     const std::int64_t cols = slot.shape.size() == 2 ? slot.shape[1] : 1;
     const std::int64_t first_row = part_rows(f.rule->part, f.rule->param, c).first;
-    TensorRead read;
-    read.name = f.tensor->name;
-    read.dtype = parse_weight_dtype(f.tensor->dtype, read.name);
-    read.begin = f.tensor->begin;
-    read.end = f.tensor->end;
-    read.offset = slot.offset + static_cast<std::size_t>(first_row * cols);
-    read.transposed = f.rule->transposed;
-    read.rows = static_cast<std::size_t>(f.tensor->shape[0]);
-    read.cols = f.tensor->shape.size() == 2 ? static_cast<std::size_t>(f.tensor->shape[1]) : 1;
-    read.slot = slot_index;
-    read.first_row = static_cast<std::size_t>(first_row);
-    plan.reads.push_back(std::move(read));
+    plan.reads.push_back(tensor_read(*f.tensor, slot_index, slot.offset + static_cast<std::size_t>(first_row * cols),
+                                     f.rule->transposed, static_cast<std::size_t>(first_row)));
     used.insert(f.tensor->name);
   }
   for (const HeadFound& f : head_found) {
     const HeadStepSlots& step = plan.layout.steps[f.tensor.head][f.tensor.step];
     const std::size_t slot_index = f.tensor.bias ? step.bias : step.weight;
-    const ParameterSlot& slot = plan.layout.slots[slot_index];
-    TensorRead read;
-    read.name = f.file_tensor->name;
-    read.dtype = parse_weight_dtype(f.file_tensor->dtype, read.name);
-    read.begin = f.file_tensor->begin;
-    read.end = f.file_tensor->end;
-    read.offset = slot.offset;
-    read.transposed = f.tensor.transposed;
-    read.rows = static_cast<std::size_t>(f.file_tensor->shape[0]);
-    read.cols = f.file_tensor->shape.size() == 2 ? static_cast<std::size_t>(f.file_tensor->shape[1]) : 1;
-    read.slot = slot_index;
-    plan.reads.push_back(std::move(read));
+    plan.reads.push_back(
+        tensor_read(*f.file_tensor, slot_index, plan.layout.slots[slot_index].offset, f.tensor.transposed, 0));
     used.insert(f.file_tensor->name);
   }
   std::sort(plan.reads.begin(), plan.reads.end(),

@@ -97,6 +97,24 @@ test('lm.forward: logits, hidden states and attentions equal the float64 referen
     const encoded = lm.tokenizer.encode('the cat sat');
     const ref = referenceCausalLM(f, { inputIds: [Array.from(encoded.inputIds)] });
     assertClose(lm.forward(encoded).logits.data, logitsWithMagnitudes(f, ref), TOL, `${name} encoded text`);
+    // an encoding with its overflowing windows is taken as it is (its first window forwarded)
+    const windows = lm.tokenizer.encode('the cat sat on the mat', {
+      truncation: true,
+      maxLength: 3,
+      returnOverflowingTokens: true,
+    });
+    assert.ok(windows.overflowing.length > 0, name);
+    assert.deepEqual(
+      lm.forward(windows).logits.data,
+      lm.forward(Array.from(windows.inputIds)).logits.data,
+      `${name} overflowing`,
+    );
+    // token type ids are no input of these models (GPT-2's would add embeddings this model has not)
+    assert.throws(() => lm.forward({ inputIds: [1, 2], tokenTypeIds: [0, 0] }), {
+      name: 'TypeError',
+      message:
+        "lm.forward: unknown input field 'tokenTypeIds' (allowed: inputIds, ids, attentionMask, positionIds, and an encoding's tokens, offsets, sequenceIds, wordIds, overflowing)",
+    });
   }
 });
 
