@@ -304,7 +304,8 @@ export interface Module<P extends Tensor | QuantizedTensor = Tensor> {
   /** `state_dict()`: torch name -> Tensor (held by reference, not copied). */
   stateDict(): Record<string, P>;
   /**
-   * `load_state_dict()`: sets parameters by torch name (e.g. `in_proj_weight`, `out_proj.bias`).
+   * `load_state_dict()`: sets parameters by torch name (e.g. `in_proj_weight`, `out_proj.bias`),
+   * each a copy of the tensor given (as torch's `param.copy_`); an int8 weight is assigned as it is.
    * @throws Error naming the parameter and both shapes on a size mismatch, or the missing /
    *   unexpected keys when strict; nothing is changed then.
    */
@@ -476,7 +477,7 @@ export class AttentionWasm {
   /** `torch.nn.LayerNorm` parameters: `new A.LayerNorm({ features, eps, bias })`. */
   readonly LayerNorm: new (options: {
     features: number;
-    /** > 0 (default 1e-5) */
+    /** >= 0 (default 1e-5), as torch takes it */
     eps?: number;
     bias?: boolean;
   }) => LayerNorm;

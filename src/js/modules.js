@@ -178,7 +178,9 @@ class Module {
         );
       }
       if (quantized) value.handleFor(slot.quantizedFor, where);
-      updates.push([slot, quantized || value instanceof Tensor ? value : new Tensor(arg.data, arg.shape)]);
+      // copied, as torch's param.copy_(input_param): the module's parameter is its own (an int8
+      // weight is a handle to memory of its own, assigned as it is)
+      updates.push([slot, quantized ? value : new Tensor(new Float32Array(arg.data), arg.shape)]);
     }
     for (const [slot, value] of updates) slot.owner[slot.prop] = value;
     return { missingKeys: missing, unexpectedKeys: unexpected };
@@ -276,7 +278,7 @@ export function moduleClasses(lib) {
       const o = optionsArg(options, ['features', 'eps', 'bias'], fn);
       const features = positiveIntegerOption(o.features, `${fn}: features`);
       const eps = numberOption(o.eps, `${fn}: eps`) ?? 1e-5;
-      if (!(eps > 0)) throw new RangeError(`${fn}: eps must be positive, got ${eps}`);
+      if (eps < 0) throw new RangeError(`${fn}: eps must be non-negative, got ${eps}`); // 0 as torch takes it
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       // read-only: TransformerEncoderLayer's forward normalises with its layerNormEps
       settings(this, { features, eps });
@@ -416,7 +418,7 @@ export function moduleClasses(lib) {
         );
       }
       const eps = numberOption(o.layerNormEps, `${fn}: layerNormEps`) ?? 1e-5;
-      if (!(eps > 0)) throw new RangeError(`${fn}: layerNormEps must be positive, got ${eps}`);
+      if (eps < 0) throw new RangeError(`${fn}: layerNormEps must be non-negative, got ${eps}`);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       checkWeightSize(3 * dModel, dModel, `${fn}: dModel ${dModel}`); // self_attn.in_proj_weight
       checkWeightSize(dimFeedforward, dModel, `${fn}: dimFeedforward ${dimFeedforward} and dModel ${dModel}`);

@@ -114,6 +114,25 @@ test('forward agrees with float64: post-norm / pre-norm, relu / gelu, seq-first 
   }
 });
 
+test('loadStateDict copies the tensors given, as torch (param.copy_): changing them later changes nothing', () => {
+  const source = new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, dimFeedforward: 8 });
+  const layer = new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, dimFeedforward: 8 });
+  const x = A.randn(1, 3, 4);
+  const given = source.stateDict();
+  layer.loadStateDict(given);
+  const before = Array.from(layer.forward(x).data);
+  assert.deepEqual(before, Array.from(source.forward(x).data));
+  for (const t of Object.values(given)) t.data.fill(0);
+  const plain = { data: new Float32Array(16).fill(0.5), shape: [4, 4] }; // a {data, shape} object too
+  layer.selfAttn.outProj.loadStateDict({ weight: plain, bias: layer.selfAttn.outProj.bias });
+  plain.data.fill(0);
+  assert.notEqual(layer.selfAttn.outProj.weight.data, plain.data);
+  assert.ok(layer.selfAttn.outProj.weight.data.every((v) => v === 0.5));
+  layer.selfAttn.outProj.loadStateDict(source.selfAttn.outProj.stateDict()); // zeros now
+  assert.ok(layer.selfAttn.outProj.weight.data.every((v) => v === 0));
+  assert.ok(layer.linear1.weight.data.some((v) => v !== 0)); // loaded before the source was zeroed
+});
+
 test('loadStateDict by torch name; bad input names the argument and shapes', () => {
   const layer = new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, dimFeedforward: 8 });
   const throwsLike = (fn, cls, pattern) =>

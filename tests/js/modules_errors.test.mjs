@@ -81,7 +81,20 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
     TypeError,
     /^LayerNorm: unknown option 'elementwiseAffine'/,
   );
-  throwsLike(() => new A.LayerNorm({ features: 4, eps: -1 }), RangeError, /^LayerNorm: eps must be positive, got -1$/);
+  throwsLike(
+    () => new A.LayerNorm({ features: 4, eps: -1 }),
+    RangeError,
+    /^LayerNorm: eps must be non-negative, got -1$/,
+  );
+  // eps 0 as torch.nn.LayerNorm(4, eps=0) takes it: a constant row is 0 / 0
+  const noEps = new A.LayerNorm({ features: 2, eps: 0 });
+  assert.deepEqual(Array.from(noEps.forward(new Tensor(Float32Array.of(1, 3, 2, 2), [2, 2])).data), [-1, 1, NaN, NaN]);
+  throwsLike(
+    () => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, layerNormEps: -1e-9 }),
+    RangeError,
+    /^TransformerEncoderLayer: layerNormEps must be non-negative, got -1e-9$/,
+  );
+  assert.equal(new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, layerNormEps: 0 }).layerNormEps, 0);
   throwsLike(() => new A.LayerNorm({ features: 4, bias: 'no' }), TypeError, /^LayerNorm: bias must be a boolean/);
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 2 ** 20, numHeads: 1 }),
