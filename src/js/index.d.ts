@@ -991,13 +991,13 @@ export class TextTokenizer {
  */
 export function loadTokenizer(source: ModelSource, options?: LoadTokenizerOptions): Promise<TextTokenizer>;
 
+/** The keys of O that Options does not have, typed never: a misspelt option of a generic method is an error. */
+export type NoOtherKeys<O, Options> = { [K in Exclude<keyof O, keyof Options>]: never };
+
 /**
  * A padded batch (rows of one length) or one text's ids: `tokenizer.encode(text)`'s and
  * `tokenizer.encodeBatch(texts)`'s results are ForwardInputs as they are.
  */
-/** The keys of O that Options does not have, typed never: a misspelt option of a generic method is an error. */
-export type NoOtherKeys<O, Options> = { [K in Exclude<keyof O, keyof Options>]: never };
-
 export interface ForwardInput {
   /** One text's token ids, or rows of them (a batch padded to one length) */
   inputIds: TokenIds | readonly TokenIds[];

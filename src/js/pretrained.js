@@ -1,15 +1,16 @@
 // Pretrained models from a Hugging Face model folder: A.loadPretrained(source, { onProgress }).
 //
 // The C++ side reads and validates the checkpoint, once (src/models/checkpoint.cpp: config.json
-// through the architecture's table -- model_type 'distilbert', 'bert', 'gpt2', 'llama' or 'qwen2',
-// transformers' defaults --, the safetensors header, each tensor the model needs by the base model's name with or without
-// the checkpoint's prefix, its shape and dtype), before it allocates anything. This side only
-// finds the files, streams the bytes of the tensors the model uses into the wasm heap chunk by
-// chunk (converted to float32 there, once) and reports progress. The task head (issue 20) is the
-// one config.json's architectures[0] names (or options.head): its tensors are read with the base
-// model's, the other heads' left unread; model.forward(input, { outputLogits }) returns its
-// logits and the task helpers of tasks.js (fillMask, classify, rerank, tagTokens, answer) turn
-// them into the pipelines' answers. The weights stay resident until model.dispose().
+// through the architecture's table -- model_type 'distilbert', 'bert', 'gpt2', 'llama' or
+// 'qwen2', transformers' defaults --, the safetensors header, each tensor the model needs by the
+// base model's name with or without the checkpoint's prefix, its shape and dtype), before it
+// allocates anything. This side only finds the files, streams the bytes of the tensors the model
+// uses into the wasm heap chunk by chunk (converted to float32 there, once) and reports progress.
+// The task head (issue 20) is the one config.json's architectures[0] names (or options.head): its
+// tensors are read with the base model's, the other heads' left unread; model.forward(input, {
+// outputLogits }) returns its logits and the task helpers of tasks.js (fillMask, classify, rerank,
+// tagTokens, answer) turn them into the pipelines' answers. The weights stay resident until
+// model.dispose().
 import { Tensor, describe } from './tensor.js';
 import { call, unwrap, optionsArg, boolOption, positiveIntegerOption } from './validate.js';
 import { openModelFiles } from './model-files.js';
