@@ -196,7 +196,7 @@ export interface ScaledDotProductAttentionOptions {
   isCausal?: boolean;
   /** Multiplies Q K^T; default `1 / sqrt(E)`. `1` gives the plain dot product. */
   scale?: number | null;
-  /** Grouped-query attention: key/value heads H divide the query heads Hq (dim -3). */
+  /** Grouped-query attention: the key heads and the value heads (dim -3) each divide the query heads Hq, as torch. */
   enableGqa?: boolean;
   /** Also return `weights` (N..., Hq, L, S). */
   returnWeights?: boolean;
@@ -567,7 +567,8 @@ export class AttentionWasm {
   /** `torch.matmul(input, other)` with broadcasting of batch dims; 1-D operands as torch. */
   matmul(input: TensorLike, other: TensorLike): Tensor;
   /**
-   * `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out). With an int8 weight
+   * `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out); as torch, a 1-D
+   * weight (in) gives (...) and a bias [] is added to every output. With an int8 weight
    * ({@link quantize}), the int8 layer: each row of the input quantized to 7 bits (its own scale
    * and zero point), the products summed exactly in int32, then scaled back to float32 and the
    * bias added; the result is byte-identical in every engine for one build (and between the

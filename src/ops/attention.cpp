@@ -67,39 +67,40 @@ Dims check_inputs(const TensorRef& query, const TensorRef& key, const TensorRef&
           static_cast<std::size_t>(Ev)};
 }
 
-// Leading dims broadcast as torch's; with enable_gqa the key/value heads H divide the query heads
-// Hq and query head h reads key/value head h / (Hq / H).
+// Leading dims broadcast as torch's; with enable_gqa the key heads Hk and the value heads Hv each
+// divide the query heads Hq, and query head h reads key head h / (Hq / Hk) and value head
+// h / (Hq / Hv) (aten's pre_process_group_query_attention_input repeats each so many times).
 HeadPlan plan_heads(const TensorRef& query, const TensorRef& key, const TensorRef& value, const SdpaOptions& opt) {
   const std::string& fn = opt.function;
   const std::string shapes = describe_qkv(query, key, value);
   const Shape qb = leading_dims(query.shape, 2), kb = leading_dims(key.shape, 2), vb = leading_dims(value.shape, 2);
-  std::int64_t group = 1;  // query heads per key/value head
+  std::int64_t key_group = 1, value_group = 1;  // query heads per key head, per value head
   if (opt.enable_gqa) {
     if (qb.empty() || kb.empty() || vb.empty())
       fail(ErrorKind::Shape, fn + ": " + api_name("enable_gqa") +
                                  " needs a heads dimension (..., H, L, E) in query, key and value, got " + shapes);
-    const std::int64_t Hq = qb.back(), H = kb.back();
-    if (vb.back() != H)
-      fail(ErrorKind::Shape, fn + ": key and value must have the same number of heads, got " + shapes);
-    if (H == 0 || Hq % H != 0)
+    const std::int64_t Hq = qb.back(), Hk = kb.back(), Hv = vb.back();
+    if (Hk == 0 || Hv == 0 || Hq % Hk != 0 || Hq % Hv != 0)
       fail(ErrorKind::Shape, fn + ": with " + api_name("enable_gqa") + " the query heads (" + std::to_string(Hq) +
-                                 ") must be a multiple of the key/value heads (" + std::to_string(H) + "), got " +
-                                 shapes);
-    group = Hq / H;
+                                 ") must be a multiple of the key heads (" + std::to_string(Hk) +
+                                 ") and of the value heads (" + std::to_string(Hv) + "), got " + shapes);
+    key_group = Hq / Hk;
+    value_group = Hq / Hv;
   }
   // In the broadcast, key and value count their heads as query heads (each one `group` times).
-  auto as_query_heads = [group](Shape s) {
+  auto as_query_heads = [](Shape s, std::int64_t group) {
     if (group > 1) s.back() *= group;
     return s;
   };
   HeadPlan plan;
   const std::string where = fn + ": batch dims of " + shapes;
-  plan.batch = broadcast_shapes(broadcast_shapes(qb, as_query_heads(kb), where), as_query_heads(vb), where);
+  plan.batch = broadcast_shapes(broadcast_shapes(qb, as_query_heads(kb, key_group), where),
+                                as_query_heads(vb, value_group), where);
   plan.heads = 1;
   for (auto d : plan.batch) plan.heads *= static_cast<std::size_t>(d);
   plan.query_of = broadcast_offsets(plan.batch, qb);
-  plan.key_of = broadcast_offsets(plan.batch, kb, group);
-  plan.value_of = broadcast_offsets(plan.batch, vb, group);
+  plan.key_of = broadcast_offsets(plan.batch, kb, key_group);
+  plan.value_of = broadcast_offsets(plan.batch, vb, value_group);
   plan.key_planes = 1;
   for (auto d : kb) plan.key_planes *= static_cast<std::size_t>(d);
   return plan;

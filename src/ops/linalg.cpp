@@ -126,24 +126,40 @@ Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, con
   std::string shapes = "input " + shape_str(x) + ", weight " + shape_str(w) + weight_note;
   if (bias) shapes += ", bias " + shape_str(*bias);
   if (x.empty()) fail(ErrorKind::Shape, "linear: input needs at least 1 dimension, got " + shapes);
-  if (w.size() != 2) fail(ErrorKind::Shape, "linear: weight must be 2-D (out_features, in_features), got " + shapes);
-  if (x.back() != w[1])
+  if (w.size() != 1 && w.size() != 2)
+    fail(ErrorKind::Shape,
+         "linear: weight must be 2-D (out_features, in_features) or 1-D (in_features), got " + shapes);
+  const std::int64_t in_features = w.back(), out_features = w.size() == 2 ? w[0] : 1;
+  if (x.back() != in_features)
     fail(ErrorKind::Shape, "linear: " + shapes + ": input's last dimension " + std::to_string(x.back()) +
-                               " must equal weight's in_features " + std::to_string(w[1]));
-  if (bias && !(bias->size() == 1 && (*bias)[0] == w[0]) && !(bias->empty() && w[0] == 1))
-    fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(w[0]) + "], got " + shapes);
+                               " must equal weight's in_features " + std::to_string(in_features));
+  if (bias && !(bias->size() == 1 && (*bias)[0] == out_features) && !bias->empty())
+    fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(out_features) + "] or [], got " + shapes);
   Shape out_shape = x;
-  out_shape.back() = w[0];
+  if (w.size() == 2)
+    out_shape.back() = out_features;
+  else
+    out_shape.pop_back();  // a 1-D weight: one output, its dimension removed
+  if (out_shape.empty() && bias && bias->size() == 1) out_shape = {1};  // [] + bias [1] broadcasts to [1]
   return out_shape;
+}
+
+const float* linear_bias(const TensorRef* bias, std::size_t n, AlignedVector<float>& storage) {
+  if (!bias) return nullptr;
+  if (!bias->shape.empty() || n == 1) return bias->data;
+  storage.assign(n, bias->data[0]);
+  return storage.data();
 }
 
 Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias) {
   const Shape& w = weight.shape;
   Tensor out = make_tensor(linear_result_shape(input.shape, w, bias ? &bias->shape : nullptr), "linear: result");
-  const std::size_t K = static_cast<std::size_t>(w[1]), N = static_cast<std::size_t>(w[0]);
+  // (N, K): a 1-D weight (in_features) is one row
+  const std::size_t K = static_cast<std::size_t>(w.back()), N = w.size() == 2 ? static_cast<std::size_t>(w[0]) : 1;
   const std::size_t M = N == 0 ? 0 : out.data.size() / N;
   if (M * N == 0) return out;
-  linear_rows_parallel(input.data, weight.data, bias ? bias->data : nullptr, out.data.data(), M, K, N);
+  AlignedVector<float> repeated;
+  linear_rows_parallel(input.data, weight.data, linear_bias(bias, N, repeated), out.data.data(), M, K, N);
   return out;
 }
 

@@ -78,7 +78,8 @@ Tensor quantized_linear(const TensorRef& input, const QuantizedLinearWeight& wei
   const auto N = static_cast<std::size_t>(weight.out_features);
   const std::size_t M = N == 0 ? 0 : out.data.size() / N;
   if (M * N == 0) return out;
-  quantized_linear_rows_parallel(input.data, weight, bias ? bias->data : nullptr, out.data.data(), M, act);
+  AlignedVector<float> repeated;
+  quantized_linear_rows_parallel(input.data, weight, linear_bias(bias, N, repeated), out.data.data(), M, act);
   return out;
 }
 

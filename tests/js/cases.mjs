@@ -200,9 +200,11 @@ export const functions = {
       const k = r.dim(),
         n = r.dim();
       const lead = Array.from({ length: r.int(0, 2) }, () => r.dim());
+      // torch's F.linear also takes a 1-D weight (in_features) and a bias []
+      const vector = r.chance(0.2);
       const x = r.tensor([...lead, k]),
-        w = r.tensor([n, k]);
-      const bias = r.chance(0.5) ? r.tensor([n]) : undefined;
+        w = r.tensor(vector ? [k] : [n, k]);
+      const bias = r.chance(0.5) ? r.tensor(r.chance(0.3) ? [] : [vector ? 1 : n]) : undefined;
       return {
         label: `linear ${JSON.stringify(x.shape)} W ${JSON.stringify(w.shape)} bias ${!!bias}`,
         args: [x, w, bias].filter(Boolean),
@@ -231,7 +233,7 @@ export const functions = {
             label: 'linear bias',
             run: (A) => A.linear(x, w, r.tensor([5])),
             type: Error,
-            message: /^linear: bias must have shape \[4\], got input \[2, 3\], weight \[4, 3\], bias \[5\]/,
+            message: /^linear: bias must have shape \[4\] or \[\], got input \[2, 3\], weight \[4, 3\], bias \[5\]/,
           };
       }
     },
@@ -633,7 +635,7 @@ export const functions = {
               }),
             type: Error,
             message:
-              /^scaledDotProductAttention: with enableGqa the query heads \(3\) must be a multiple of the key\/value heads \(2\), got query \[1, 3, 2, 4\]/,
+              /^scaledDotProductAttention: with enableGqa the query heads \(3\) must be a multiple of the key heads \(2\) and of the value heads \(2\), got query \[1, 3, 2, 4\]/,
           };
         case 6: {
           const [opts, type, message] = r.pick([

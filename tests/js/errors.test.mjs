@@ -180,7 +180,7 @@ const cases = [
     'sdpa Hq % H',
     () => A.scaledDotProductAttention(f([1, 4, 3, 8]), f([1, 3, 5, 8]), f([1, 3, 5, 8]), { enableGqa: true }),
     Error,
-    /^scaledDotProductAttention: with enableGqa the query heads \(4\) must be a multiple of the key\/value heads \(3\), got query \[1, 4, 3, 8\], key \[1, 3, 5, 8\], value \[1, 3, 5, 8\]$/,
+    /^scaledDotProductAttention: with enableGqa the query heads \(4\) must be a multiple of the key heads \(3\) and of the value heads \(3\), got query \[1, 4, 3, 8\], key \[1, 3, 5, 8\], value \[1, 3, 5, 8\]$/,
   ],
   [
     'sdpa heads without enableGqa',

@@ -261,7 +261,7 @@ test('SDPA traps: Hq % H != 0 with enableGqa, masks that do not broadcast', () =
   throwsLike(
     () => A.scaledDotProductAttention(q, k, k, { enableGqa: true }),
     Error,
-    /query heads \(6\) must be a multiple of the key\/value heads \(4\), got query \[1, 6, 3, 4\], key \[1, 4, 5, 4\]/,
+    /query heads \(6\) must be a multiple of the key heads \(4\) and of the value heads \(4\), got query \[1, 6, 3, 4\], key \[1, 4, 5, 4\]/,
   );
   const k2 = randomTensor([1, 6, 5, 4], r);
   throwsLike(

@@ -17,6 +17,7 @@
 
 namespace {
 
+using aw_test::error_of;
 using aw_test::kind_of;
 
 std::size_t numel(const aw::Shape& s) {
@@ -97,9 +98,42 @@ TEST_CASE("sdpa op: grouped-query heads that do not divide are a shape error", "
   std::vector<float> a(12, 1.0f);
   aw::SdpaOptions gqa;
   gqa.enable_gqa = true;
-  CHECK(kind_of([&] {
-          aw::scaled_dot_product_attention({a.data(), {3, 1, 4}}, {a.data(), {2, 1, 4}}, {a.data(), {2, 1, 4}}, gqa);
-        }) == aw::ErrorKind::Shape);
+  CHECK(error_of([&] {
+          aw::scaled_dot_product_attention({a.data(), {3, 1, 4}}, {a.data(), {2, 1, 4}}, {a.data(), {3, 1, 4}}, gqa);
+        }) ==
+        "scaled_dot_product_attention: with enable_gqa the query heads (3) must be a multiple of the key heads "
+        "(2) and of the value heads (3), got query [3, 1, 4], key [2, 1, 4], value [3, 1, 4]");
+}
+
+TEST_CASE("sdpa op: enable_gqa with key and value heads of their own counts repeats each, as torch",
+          "[ops][attention]") {
+  // aten's pre_process_group_query_attention_input: Hq = 4 query heads, key heads repeated
+  // Hq / Hk = 2 times, value heads Hq / Hv = 4 times (repeat_interleave over the heads dim)
+  std::mt19937 rng(20261128);
+  const std::size_t Hq = 4, Hk = 2, Hv = 1, L = 3, S = 5, E = 2, Ev = 3;
+  const auto q = kernel_test::uniform_buffer(rng, Hq * L * E, 0), k = kernel_test::uniform_buffer(rng, Hk * S * E, 0),
+             v = kernel_test::uniform_buffer(rng, Hv * S * Ev, 0);
+  std::vector<float> k_repeated, v_repeated;
+  for (std::size_t h = 0; h < Hq; ++h) {
+    const std::size_t kh = h / (Hq / Hk), vh = h / (Hq / Hv);
+    k_repeated.insert(k_repeated.end(), k.data() + kh * S * E, k.data() + (kh + 1) * S * E);
+    v_repeated.insert(v_repeated.end(), v.data() + vh * S * Ev, v.data() + (vh + 1) * S * Ev);
+  }
+  const auto i64 = [](std::size_t n) { return static_cast<std::int64_t>(n); };
+  const aw::TensorRef query{q.data(), {1, i64(Hq), i64(L), i64(E)}};
+  for (bool weights : {false, true}) {  // the fused kernel, and the materialised path with its weights
+    CAPTURE(weights);
+    aw::SdpaOptions gqa, plain;
+    gqa.enable_gqa = true;
+    gqa.return_weights = plain.return_weights = weights;
+    const auto got = aw::scaled_dot_product_attention(query, {k.data(), {1, i64(Hk), i64(S), i64(E)}},
+                                                      {v.data(), {1, i64(Hv), i64(S), i64(Ev)}}, gqa);
+    const auto want = aw::scaled_dot_product_attention(query, {k_repeated.data(), {1, i64(Hq), i64(S), i64(E)}},
+                                                       {v_repeated.data(), {1, i64(Hq), i64(S), i64(Ev)}}, plain);
+    CHECK(got.output.shape == aw::Shape{1, i64(Hq), i64(L), i64(Ev)});
+    CHECK(got.output.data == want.output.data);
+    CHECK(got.weights.data == want.weights.data);
+  }
 }
 
 TEST_CASE("sdpa op: zero-length dims", "[ops][attention]") {

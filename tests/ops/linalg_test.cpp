@@ -84,3 +84,25 @@ TEST_CASE("matmul op: (0, 3) x (3, 4) -> (0, 4); (2, 0) x (0, 3) -> zeros", "[op
   CHECK(z.shape == aw::Shape{2, 3});
   for (float y : z.data) CHECK(y == 0.0f);
 }
+
+TEST_CASE("linear op: a 1-D weight (in_features) drops the output's dimension; a bias [] is added to every output",
+          "[ops][linalg]") {
+  // torch.nn.functional.linear: weight (in_features) -> y (...) (matmul's 1-D operand); bias ()
+  // broadcast over the output features
+  std::vector<float> x{1, 2, 3, 4, 5, 6}, w{1, 0, -1}, w2{1, 0, -1, 2, 1, 0}, b0{10}, none;
+  const aw::Tensor dot = aw::linear({x.data(), {2, 3}}, {w.data(), {3}}, nullptr);
+  CHECK(dot.shape == aw::Shape{2});
+  CHECK(dot.data == aw::AlignedVector<float>{-2, -2});
+  const aw::TensorRef scalar{b0.data(), {}};
+  const aw::Tensor biased = aw::linear({x.data(), {2, 3}}, {w2.data(), {2, 3}}, &scalar);
+  CHECK(biased.shape == aw::Shape{2, 2});
+  CHECK(biased.data == aw::AlignedVector<float>{8, 14, 8, 23});
+  const aw::Tensor one = aw::linear({x.data(), {3}}, {w.data(), {3}}, &scalar);  // y (): 1 - 3 + 10
+  CHECK(one.shape == aw::Shape{});
+  CHECK(one.data == aw::AlignedVector<float>{8});
+  const aw::TensorRef b1{b0.data(), {1}};
+  CHECK(aw::linear({x.data(), {3}}, {w.data(), {3}}, &b1).shape == aw::Shape{1});  // () + (1,) -> (1,)
+  CHECK(kind_of([&] { aw::linear({x.data(), {2, 3}}, {x.data(), {1, 2, 3}}, nullptr); }) == aw::ErrorKind::Shape);
+  const aw::TensorRef b2{w2.data(), {2}};
+  CHECK(kind_of([&] { aw::linear({x.data(), {2, 3}}, {w.data(), {3}}, &b2); }) == aw::ErrorKind::Shape);
+}

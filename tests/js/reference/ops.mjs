@@ -74,9 +74,14 @@ export function matmul(a, b) {
 /** matmul of flat row-major (m, k) and (k, n) arrays: the (m, n) product's data. */
 export const matmulFlat = (a, b, m, k, n) => matmul({ data: a, shape: [m, k] }, { data: b, shape: [k, n] }).data;
 
-/** F.linear (nn.Linear): y (..., n) = x (..., k) W^T (n, k) + bias (n). */
+/**
+ * F.linear (nn.Linear): y (..., n) = x (..., k) W^T (n, k) + bias (n), torch/nn/functional.py's
+ * linear as aten runs it: a 1-D weight (k) gives y (...) (matmul's 1-D operand), a bias [] is
+ * added to every output.
+ */
 export function linear(x, w, bias) {
-  const [n, k] = w.shape;
+  const vector = w.shape.length === 1;
+  const [n, k] = vector ? [1, w.shape[0]] : w.shape;
   const rows = numel(x.shape) / (k || 1);
   const m = k === 0 ? numel(x.shape.slice(0, -1)) : rows;
   const data = new Float64Array(m * n);
@@ -94,7 +99,9 @@ export function linear(x, w, bias) {
       mag[i * n + j] = g;
     }
   }
-  return { data, shape: [...x.shape.slice(0, -1), n], mag };
+  // a 1-D weight drops the output's dimension; a [] result plus a bias [1] broadcasts to [1]
+  const shape = vector ? x.shape.slice(0, -1) : [...x.shape.slice(0, -1), n];
+  return { data, shape: shape.length === 0 && bias?.shape.length === 1 ? [1] : shape, mag };
 }
 
 /**
