@@ -392,16 +392,33 @@ export interface MultiheadAttention extends Module<Tensor | QuantizedTensor> {
   ): MultiheadAttentionResult;
 }
 
-/** torch.nn.LayerNorm over the last dimension (weight 1, bias 0 initially). */
-export interface LayerNorm extends Module {
-  readonly features: number;
+/** Options of `new A.LayerNorm({...})` (torch.nn.LayerNorm's arguments). */
+export interface LayerNormModuleOptions {
+  /** The last dims normalised over: a size, or a list of them (`[2, 3]`: the last two). */
+  normalizedShape: number | readonly number[];
+  /** >= 0 (default 1e-5), as torch takes it */
+  eps?: number;
+  /** A weight (initially 1) and a bias (initially 0) of normalizedShape; without, neither. Default true. */
+  elementwiseAffine?: boolean;
+  /** The bias, with elementwiseAffine. Default true. */
+  bias?: boolean;
+}
+
+/**
+ * torch.nn.LayerNorm over the last dims, `normalizedShape` (weight 1, bias 0 initially; none
+ * without elementwiseAffine: `LayerNorm<false>`).
+ */
+export interface LayerNorm<Affine extends boolean = true> extends Module {
+  /** torch's `normalized_shape`, as a list (a size given alone is a list of one) */
+  readonly normalizedShape: readonly number[];
   /** Read-only: a TransformerEncoderLayer normalises with its layerNormEps. */
   readonly eps: number;
-  /** (features) */
-  weight: Tensor;
-  /** (features) or null */
+  readonly elementwiseAffine: Affine;
+  /** (normalizedShape); null without elementwiseAffine */
+  weight: Affine extends true ? Tensor : null;
+  /** (normalizedShape) or null */
   bias: Tensor | null;
-  /** (..., features) -> (..., features): {@link AttentionWasm.layerNorm} with this module's parameters and eps. */
+  /** (..., normalizedShape) -> the same shape: {@link AttentionWasm.layerNorm} with this module's parameters and eps. */
   forward(input: TensorLike): Tensor;
 }
 
@@ -474,13 +491,11 @@ export class AttentionWasm {
   private constructor();
   /** `torch.nn.TransformerEncoderLayer`: `new A.TransformerEncoderLayer({ dModel, nhead })`. */
   readonly TransformerEncoderLayer: new (options: TransformerEncoderLayerOptions) => TransformerEncoderLayer;
-  /** `torch.nn.LayerNorm` parameters: `new A.LayerNorm({ features, eps, bias })`. */
-  readonly LayerNorm: new (options: {
-    features: number;
-    /** >= 0 (default 1e-5), as torch takes it */
-    eps?: number;
-    bias?: boolean;
-  }) => LayerNorm;
+  /** `torch.nn.LayerNorm`: `new A.LayerNorm({ normalizedShape, eps, elementwiseAffine, bias })`. */
+  readonly LayerNorm: {
+    new (options: LayerNormModuleOptions & { elementwiseAffine: false }): LayerNorm<false>;
+    new (options: LayerNormModuleOptions): LayerNorm;
+  };
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
   readonly MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
   /**

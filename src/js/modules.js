@@ -230,6 +230,17 @@ function settings(module, values) {
 }
 
 /** A weight of rows x cols floats, within the 2^29 floats a tensor may have: a RangeError naming the options. */
+/** LayerNorm's normalizedShape: a size, or a list of them (the last dims), frozen; at most 2^29 floats. */
+function normalizedShapeOption(value, where) {
+  const dims = typeof value === 'number' ? [value] : Array.isArray(value) ? [...value] : []; // read once
+  if (dims.length === 0)
+    throw new TypeError(`${where} must be a positive integer or a non-empty array of them, got ${describe(value)}`);
+  dims.forEach((d, i) => positiveIntegerOption(d, Array.isArray(value) ? `${where}[${i}]` : where));
+  if (dims.reduce((a, b) => a * b, 1) > 2 ** 29)
+    throw new RangeError(`${where} ${shapeString(dims)}: a weight of more than 2^29 floats`);
+  return Object.freeze(dims);
+}
+
 function checkWeightSize(rows, cols, where) {
   if (rows * cols > 2 ** 29) throw new RangeError(`${where}: a weight [${rows}, ${cols}] of more than 2^29 floats`);
 }
@@ -268,27 +279,31 @@ export function moduleClasses(lib) {
     }
   }
 
-  // torch.nn.LayerNorm (weight 1, bias 0); inside a TransformerEncoderLayer its parameters are read
-  // by the layer's C++ forward.
+  // torch.nn.LayerNorm(normalized_shape, eps, elementwise_affine, bias): weight 1 and bias 0 of
+  // normalized_shape (none without elementwise_affine); inside a TransformerEncoderLayer its
+  // parameters are read by the layer's C++ forward.
   class LayerNorm extends Module {
     constructor(options) {
       super();
       const fn = 'LayerNorm';
-      if (options === undefined || options === null) throw new TypeError(`${fn}: options {features} are required`);
-      const o = optionsArg(options, ['features', 'eps', 'bias'], fn);
-      const features = positiveIntegerOption(o.features, `${fn}: features`);
+      if (options === undefined || options === null)
+        throw new TypeError(`${fn}: options {normalizedShape} are required`);
+      const o = optionsArg(options, ['normalizedShape', 'eps', 'elementwiseAffine', 'bias'], fn);
+      const normalizedShape = normalizedShapeOption(o.normalizedShape, `${fn}: normalizedShape`);
       const eps = numberOption(o.eps, `${fn}: eps`) ?? 1e-5;
       if (eps < 0) throw new RangeError(`${fn}: eps must be non-negative, got ${eps}`); // 0 as torch takes it
+      const affine = boolOption(o.elementwiseAffine, `${fn}: elementwiseAffine`, true);
       const bias = boolOption(o.bias, `${fn}: bias`, true);
       // read-only: TransformerEncoderLayer's forward normalises with its layerNormEps
-      settings(this, { features, eps });
-      this._param('weight', 'weight', () => [features], filled([features], 1));
-      this._param('bias', 'bias', () => [features], bias ? filled([features], 0) : null, true);
+      settings(this, { normalizedShape, eps, elementwiseAffine: affine });
+      const shape = () => [...normalizedShape];
+      this._param('weight', 'weight', shape, affine ? filled(shape(), 1) : null, !affine);
+      this._param('bias', 'bias', shape, affine && bias ? filled(shape(), 0) : null, true);
     }
 
     forward(input) {
-      return lib.layerNorm(input, [this.features], {
-        weight: this.weight,
+      return lib.layerNorm(input, this.normalizedShape, {
+        weight: this.weight ?? undefined,
         bias: this.bias ?? undefined,
         eps: this.eps,
       });
@@ -448,8 +463,8 @@ export function moduleClasses(lib) {
         new Linear({ inFeatures: dimFeedforward, outFeatures: dModel, bias }),
         'linear2',
       );
-      this.norm1 = this._child('norm1', new LayerNorm({ features: dModel, eps, bias }), 'norm1');
-      this.norm2 = this._child('norm2', new LayerNorm({ features: dModel, eps, bias }), 'norm2');
+      this.norm1 = this._child('norm1', new LayerNorm({ normalizedShape: dModel, eps, bias }), 'norm1');
+      this.norm2 = this._child('norm2', new LayerNorm({ normalizedShape: dModel, eps, bias }), 'norm2');
     }
 
     forward(src, options) {

@@ -77,17 +77,36 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
     /^Linear: outFeatures 32768 and inFeatures 32768: a weight \[32768, 32768\] of more than 2\^29 floats$/,
   );
   throwsLike(
-    () => new A.LayerNorm({ features: 4, elementwiseAffine: false }),
+    () => new A.LayerNorm({ features: 4 }),
     TypeError,
-    /^LayerNorm: unknown option 'elementwiseAffine'/,
+    /^LayerNorm: unknown option 'features' \(allowed: normalizedShape, eps, elementwiseAffine, bias\)/,
   );
+  for (const [shape, type, message] of [
+    [
+      [],
+      TypeError,
+      /^LayerNorm: normalizedShape must be a positive integer or a non-empty array of them, got Array\(0\)$/,
+    ],
+    [
+      '4',
+      TypeError,
+      /^LayerNorm: normalizedShape must be a positive integer or a non-empty array of them, got string$/,
+    ],
+    [[4, 0], RangeError, /^LayerNorm: normalizedShape\[1\] must be a positive integer, got 0$/],
+    [
+      [2 ** 15, 2 ** 15],
+      RangeError,
+      /^LayerNorm: normalizedShape \[32768, 32768\]: a weight of more than 2\^29 floats$/,
+    ],
+  ])
+    throwsLike(() => new A.LayerNorm({ normalizedShape: shape }), type, message);
   throwsLike(
-    () => new A.LayerNorm({ features: 4, eps: -1 }),
+    () => new A.LayerNorm({ normalizedShape: 4, eps: -1 }),
     RangeError,
     /^LayerNorm: eps must be non-negative, got -1$/,
   );
   // eps 0 as torch.nn.LayerNorm(4, eps=0) takes it: a constant row is 0 / 0
-  const noEps = new A.LayerNorm({ features: 2, eps: 0 });
+  const noEps = new A.LayerNorm({ normalizedShape: 2, eps: 0 });
   assert.deepEqual(Array.from(noEps.forward(new Tensor(Float32Array.of(1, 3, 2, 2), [2, 2])).data), [-1, 1, NaN, NaN]);
   throwsLike(
     () => new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, layerNormEps: -1e-9 }),
@@ -95,7 +114,11 @@ test('Linear, LayerNorm and the settings: options checked as every function chec
     /^TransformerEncoderLayer: layerNormEps must be non-negative, got -1e-9$/,
   );
   assert.equal(new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, layerNormEps: 0 }).layerNormEps, 0);
-  throwsLike(() => new A.LayerNorm({ features: 4, bias: 'no' }), TypeError, /^LayerNorm: bias must be a boolean/);
+  throwsLike(
+    () => new A.LayerNorm({ normalizedShape: 4, bias: 'no' }),
+    TypeError,
+    /^LayerNorm: bias must be a boolean/,
+  );
   throwsLike(
     () => new A.MultiheadAttention({ embedDim: 2 ** 20, numHeads: 1 }),
     RangeError,

@@ -271,16 +271,34 @@ test('nn.LayerNorm.forward: its weight, bias and eps, as torch.nn.LayerNorm, vs 
   const x = randomTensor([3, 4, 6], random);
   const w = randomTensor([6], random),
     b = randomTensor([6], random);
-  const ln = new A.LayerNorm({ features: 6, eps: 1e-3 });
+  const ln = new A.LayerNorm({ normalizedShape: 6, eps: 1e-3 });
   assertClose(ln.forward(x), f64.layerNorm(x, 1, undefined, undefined, 1e-3), 2e-6, 'initial: weight 1, bias 0');
   ln.weight = w;
   ln.bias = b;
   assertClose(ln.forward(x), f64.layerNorm(x, 1, w, b, 1e-3), 4e-6, 'set weight and bias');
-  const noBias = new A.LayerNorm({ features: 6, bias: false });
+  const noBias = new A.LayerNorm({ normalizedShape: 6, bias: false });
   noBias.weight = w;
   assertClose(noBias.forward(x), f64.layerNorm(x, 1, w), 4e-6, 'bias: false');
   assert.throws(() => ln.forward(randomTensor([2, 5], random)), {
     name: 'Error',
     message: /^layerNorm: input must end with the dims of normalizedShape \(expected \[\*, 6\]\), got input \[2, 5\]/,
   });
+  // over the last two dims, and without elementwiseAffine (no weight, no bias), as torch
+  const two = new A.LayerNorm({ normalizedShape: [4, 6], eps: 1e-3 });
+  assert.deepEqual(
+    [two.normalizedShape, two.weight.shape],
+    [
+      [4, 6],
+      [4, 6],
+    ],
+  );
+  const w2 = randomTensor([4, 6], random);
+  two.weight = w2;
+  assertClose(two.forward(x), f64.layerNorm(x, 2, w2, undefined, 1e-3), 4e-6, 'last two dims');
+  const plain = new A.LayerNorm({ normalizedShape: 6, elementwiseAffine: false });
+  assert.deepEqual(
+    [plain.weight, plain.bias, plain.elementwiseAffine, Object.keys(plain.stateDict())],
+    [null, null, false, []],
+  );
+  assertClose(plain.forward(x), f64.layerNorm(x, 1), 2e-6, 'elementwiseAffine: false');
 });

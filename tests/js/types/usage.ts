@@ -194,9 +194,14 @@ wq.dispose();
 const int8Info: [string, number] = [A.buildInfo().int8Product, A.buildInfo().relaxedDotLowering];
 const b: Tensor | null = linear.bias;
 const sizes: number[] = [linear.inFeatures, linear.outFeatures];
-const norm: LayerNorm = new A.LayerNorm({ features: 8, eps: 1e-6, bias: true });
+const norm: LayerNorm = new A.LayerNorm({ normalizedShape: 8, eps: 1e-6, bias: true });
+const normShape: readonly number[] = norm.normalizedShape;
+const plainNorm = new A.LayerNorm({ normalizedShape: [2, 4], elementwiseAffine: false });
+const noWeight: null = plainNorm.weight;
+// @ts-expect-error: torch's name is normalizedShape
+new A.LayerNorm({ features: 8 });
 const normParams: (Tensor | null)[] = [norm.weight, norm.bias, null];
-const normSizes: number[] = [norm.features, norm.eps];
+const normSizes: number[] = [...norm.normalizedShape, norm.eps];
 
 const mha: MultiheadAttention = new A.MultiheadAttention({
   embedDim: 8,
