@@ -494,7 +494,8 @@ export class AttentionWasm {
   /** `torch.nn.LayerNorm`: `new A.LayerNorm({ normalizedShape, eps, elementwiseAffine, bias })`. */
   readonly LayerNorm: {
     new (options: LayerNormModuleOptions & { elementwiseAffine: false }): LayerNorm<false>;
-    new (options: LayerNormModuleOptions): LayerNorm;
+    new (options: LayerNormModuleOptions & { elementwiseAffine?: true }): LayerNorm;
+    new (options: LayerNormModuleOptions): LayerNorm<boolean>;
   };
   /** `torch.nn.MultiheadAttention`: `new A.MultiheadAttention({ embedDim, numHeads })`. */
   readonly MultiheadAttention: new (options: MultiheadAttentionOptions) => MultiheadAttention;
@@ -583,7 +584,8 @@ export class AttentionWasm {
   matmul(input: TensorLike, other: TensorLike): Tensor;
   /**
    * `torch.nn.functional.linear`: input (..., in) W^T (out, in) + bias (out); as torch, a 1-D
-   * weight (in) gives (...) and a bias [] is added to every output. With an int8 weight
+   * weight (in) gives (...) (with no bias: torch's addmm refuses one for most inputs) and a bias
+   * [] is added to every output. With an int8 weight
    * ({@link quantize}), the int8 layer: each row of the input quantized to 7 bits (its own scale
    * and zero point), the products summed exactly in int32, then scaled back to float32 and the
    * bias added; the result is byte-identical in every engine for one build (and between the
@@ -623,7 +625,8 @@ export class AttentionWasm {
   ): Tensor;
   /**
    * `torch.nn.functional.scaled_dot_product_attention(query, key, value, ...)`.
-   * query (N..., Hq, L, E), key (N..., H, S, E), value (N..., H, S, Ev) -> output (N..., Hq, L, Ev).
+   * query (N..., Hq, L, E), key (N..., Hk, S, E), value (N..., Hv, S, Ev) -> output (N..., Hq, L, Ev)
+   * (Hk and Hv: Hq, or with enableGqa each a divisor of it).
    */
   scaledDotProductAttention(
     query: TensorLike,

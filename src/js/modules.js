@@ -147,12 +147,12 @@ class Module {
       );
     }
     const entries = tensors instanceof Map ? [...tensors] : Object.entries(tensors);
-    const slots = new Map(this.#slots(''));
+    // the parameters the module has: an absent one (a bias of bias: false, LayerNorm's weight
+    // without elementwiseAffine) is no key, as torch's _load_from_state_dict skips None
+    const slots = new Map([...this.#slots('')].filter(([, slot]) => slot.owner[slot.prop] !== null));
     const unexpected = entries.filter(([name]) => !slots.has(name)).map(([name]) => name);
     const given = new Set(entries.map(([name]) => name));
-    const missing = [...slots.keys()].filter(
-      (name) => !given.has(name) && slots.get(name).owner[slots.get(name).prop] !== null,
-    );
+    const missing = [...slots.keys()].filter((name) => !given.has(name));
     if (strict && (unexpected.length || missing.length)) {
       throw new Error(
         `${cls}.loadStateDict: ` +
@@ -229,7 +229,6 @@ function settings(module, values) {
     Object.defineProperty(module, name, { value, enumerable: true, writable: false, configurable: false });
 }
 
-/** A weight of rows x cols floats, within the 2^29 floats a tensor may have: a RangeError naming the options. */
 /** LayerNorm's normalizedShape: a size, or a list of them (the last dims), frozen; at most 2^29 floats. */
 function normalizedShapeOption(value, where) {
   const dims = typeof value === 'number' ? [value] : Array.isArray(value) ? [...value] : []; // read once
@@ -241,6 +240,7 @@ function normalizedShapeOption(value, where) {
   return Object.freeze(dims);
 }
 
+/** A weight of rows x cols floats, within the 2^29 floats a tensor may have: a RangeError naming the options. */
 function checkWeightSize(rows, cols, where) {
   if (rows * cols > 2 ** 29) throw new RangeError(`${where}: a weight [${rows}, ${cols}] of more than 2^29 floats`);
 }

@@ -1152,6 +1152,9 @@ export function modelTokenizer(tokenizer, owner, where, advice) {
   );
 }
 
+/** The model types whose tokenizers give no token type ids (model_input_names without them). */
+const NO_TOKEN_TYPE_IDS = ['distilbert', 'gpt2', 'llama', 'qwen2'];
+
 /**
  * A tokenizer without model weights: 'bert-base-uncased' or 'distilbert-base-uncased' (the
  * vocabulary shipped in the package), or a folder / files as loadPretrained takes them.
@@ -1186,13 +1189,13 @@ export async function loadTokenizer(source, options) {
       tokenTypeIds = true;
     if (files.has('config.json')) {
       // the positions as loadPretrained takes them (GPT-2 names them n_positions), and token type
-      // ids for the models that take them: of the model types the library reads, BERT alone
-      // (transformers' tokenizers list token_type_ids in model_input_names for BERT; DistilBERT,
-      // GPT-2, Llama and Qwen2 have none)
+      // ids unless the model type's tokenizer has none: transformers' tokenizers list
+      // token_type_ids in model_input_names by default, and DistilBERT's, GPT-2's, Llama's and
+      // Qwen2's (the other model types the library reads) leave them out
       const config = await files.json('config.json');
       const P = config?.max_position_embeddings ?? config?.n_positions;
       if (Number.isInteger(P)) positions = P;
-      if (typeof config?.model_type === 'string') tokenTypeIds = config.model_type === 'bert';
+      if (NO_TOKEN_TYPE_IDS.includes(config?.model_type)) tokenTypeIds = false;
     }
     const tokenizer = await tokenizerFromFiles(files, {
       maxLength: maxLength ?? positions,

@@ -230,8 +230,9 @@ export function numberOption(value, where) {
 export function positiveIntegerOption(value, where, fallback) {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== 'number') throw new TypeError(`${where} must be a positive integer, got ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new RangeError(`${where} must be a positive integer, got ${value}`);
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${where} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`${where} must be a positive integer below 2^53, got ${value}`);
   return value;
 }
 

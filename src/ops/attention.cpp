@@ -80,12 +80,12 @@ HeadPlan plan_heads(const TensorRef& query, const TensorRef& key, const TensorRe
       fail(ErrorKind::Shape, fn + ": " + api_name("enable_gqa") +
                                  " needs a heads dimension (..., H, L, E) in query, key and value, got " + shapes);
     const std::int64_t Hq = qb.back(), Hk = kb.back(), Hv = vb.back();
-    if (Hk == 0 || Hv == 0 || Hq % Hk != 0 || Hq % Hv != 0)
+    const bool all_equal = Hq == Hk && Hk == Hv;  // as torch: nothing to repeat (0 heads too)
+    if (!all_equal && (Hk == 0 || Hv == 0 || Hq % Hk != 0 || Hq % Hv != 0))
       fail(ErrorKind::Shape, fn + ": with " + api_name("enable_gqa") + " the query heads (" + std::to_string(Hq) +
                                  ") must be a multiple of the key heads (" + std::to_string(Hk) +
                                  ") and of the value heads (" + std::to_string(Hv) + "), got " + shapes);
-    key_group = Hq / Hk;
-    value_group = Hq / Hv;
+    if (!all_equal) key_group = Hq / Hk, value_group = Hq / Hv;
   }
   // In the broadcast, key and value count their heads as query heads (each one `group` times).
   auto as_query_heads = [](Shape s, std::int64_t group) {

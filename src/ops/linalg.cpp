@@ -133,6 +133,8 @@ Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, con
   if (x.back() != in_features)
     fail(ErrorKind::Shape, "linear: " + shapes + ": input's last dimension " + std::to_string(x.back()) +
                                " must equal weight's in_features " + std::to_string(in_features));
+  // torch adds a bias to a 1-D weight's product for some input ranks only (addmm refuses it): none here
+  if (bias && w.size() == 1) fail(ErrorKind::Shape, "linear: a 1-D weight (in_features) takes no bias, got " + shapes);
   if (bias && !(bias->size() == 1 && (*bias)[0] == out_features) && !bias->empty())
     fail(ErrorKind::Shape, "linear: bias must have shape [" + std::to_string(out_features) + "] or [], got " + shapes);
   Shape out_shape = x;
@@ -140,7 +142,6 @@ Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, con
     out_shape.back() = out_features;
   else
     out_shape.pop_back();  // a 1-D weight: one output, its dimension removed
-  if (out_shape.empty() && bias && bias->size() == 1) out_shape = {1};  // [] + bias [1] broadcasts to [1]
   return out_shape;
 }
 

@@ -13,13 +13,14 @@ namespace aw {
 Tensor matmul(const TensorRef& input, const TensorRef& other);
 
 // torch.nn.functional.linear(input, weight, bias): y = x W^T + b.
-// input (..., in_features), weight (out_features, in_features) or (in_features) (the result
-// without its last dimension), bias (out_features), [] (added to every output) or null.
+// input (..., in_features), weight (out_features, in_features), or (in_features) (the result
+// without its last dimension; no bias), bias (out_features), [] (added to every output) or null.
 Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* bias);
 
 // linear's shapes (and the int8 linear's, ops/quantized_linear): input x (..., in_features), weight
-// w (out_features, in_features) or (in_features), bias (out_features), [] or null -> the result's
-// (..., out_features), or (...) for a 1-D weight. A mismatch is an Error naming the three shapes,
+// w (out_features, in_features) or (in_features), bias (out_features), [] or null (with a 1-D
+// weight null) -> the result's (..., out_features), or (...) for a 1-D weight. A mismatch is an
+// Error naming the three shapes,
 // the weight's followed by weight_note (" (int8)").
 Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, const std::string& weight_note = "");
 

@@ -204,7 +204,7 @@ export const functions = {
       const vector = r.chance(0.2);
       const x = r.tensor([...lead, k]),
         w = r.tensor(vector ? [k] : [n, k]);
-      const bias = r.chance(0.5) ? r.tensor(r.chance(0.3) ? [] : [vector ? 1 : n]) : undefined;
+      const bias = !vector && r.chance(0.5) ? r.tensor(r.chance(0.3) ? [] : [n]) : undefined;
       return {
         label: `linear ${JSON.stringify(x.shape)} W ${JSON.stringify(w.shape)} bias ${!!bias}`,
         args: [x, w, bias].filter(Boolean),

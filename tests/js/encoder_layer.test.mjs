@@ -133,6 +133,23 @@ test('loadStateDict copies the tensors given, as torch (param.copy_): changing t
   assert.ok(layer.linear1.weight.data.some((v) => v !== 0)); // loaded before the source was zeroed
 });
 
+test('loadStateDict: an absent parameter (bias: false, no elementwiseAffine) is no key, as torch skips None', () => {
+  const linear = new A.Linear({ inFeatures: 2, outFeatures: 3, bias: false });
+  const given = { weight: new Tensor(new Float32Array(6).fill(1), [3, 2]), bias: new Tensor(new Float32Array(3), [3]) };
+  assert.throws(() => linear.loadStateDict(given), {
+    name: 'Error',
+    message: 'Linear.loadStateDict: unexpected key(s) "bias"',
+  });
+  assert.deepEqual(linear.loadStateDict(given, { strict: false }), { missingKeys: [], unexpectedKeys: ['bias'] });
+  assert.deepEqual([linear.bias, Array.from(linear.weight.data)], [null, [1, 1, 1, 1, 1, 1]]);
+  const norm = new A.LayerNorm({ normalizedShape: 3, elementwiseAffine: false });
+  assert.deepEqual(norm.loadStateDict({ weight: new Tensor(new Float32Array(3).fill(2)) }, { strict: false }), {
+    missingKeys: [],
+    unexpectedKeys: ['weight'],
+  });
+  assert.equal(norm.weight, null);
+});
+
 test('loadStateDict by torch name; bad input names the argument and shapes', () => {
   const layer = new A.TransformerEncoderLayer({ dModel: 4, nhead: 2, dimFeedforward: 8 });
   const throwsLike = (fn, cls, pattern) =>

@@ -106,6 +106,17 @@ test('a folder: tokenizer.json and vocab.txt give the same tokens; maxLength fro
   assert.equal(a.maxLength, 40);
   assert.equal(fromFiles.maxLength, Infinity);
   assert.equal((await loadTokenizer(both.dir, { maxLength: 8 })).maxLength, 8);
+  // token type ids as the model type's tokenizer in transformers gives them: DistilBERT's none,
+  // transformers' default (an ELECTRA, BERT's) them
+  const withConfig = (config) => ({
+    'vocab.txt': vocabOnly.files['vocab.txt'],
+    'config.json': new TextEncoder().encode(JSON.stringify(config)),
+  });
+  const types = async (config) => (await loadTokenizer(withConfig(config))).encode('bank').tokenTypeIds;
+  assert.deepEqual(await types({ model_type: 'bert' }), [0, 0, 0]);
+  assert.deepEqual(await types({ model_type: 'electra' }), [0, 0, 0]);
+  assert.equal(await types({ model_type: 'distilbert' }), undefined);
+  assert.equal(a.returnsTokenTypeIds, false);
 });
 
 test("a WordPiece vocabulary put in after the library's constructor: the model the library builds from the whole vocabulary", async () => {

@@ -136,6 +136,15 @@ TEST_CASE("sdpa op: enable_gqa with key and value heads of their own counts repe
   }
 }
 
+TEST_CASE("sdpa op: enable_gqa with no heads at all is no error (nothing to repeat), as torch", "[ops][attention]") {
+  std::vector<float> none;
+  aw::SdpaOptions gqa;
+  gqa.enable_gqa = true;
+  const auto r = aw::scaled_dot_product_attention({none.data(), {1, 0, 3, 4}}, {none.data(), {1, 0, 5, 4}},
+                                                  {none.data(), {1, 0, 5, 2}}, gqa);
+  CHECK(r.output.shape == aw::Shape{1, 0, 3, 2});
+}
+
 TEST_CASE("sdpa op: zero-length dims", "[ops][attention]") {
   std::vector<float> q(2 * 3 * 4, 1.0f), none;
   const aw::TensorRef query{q.data(), {2, 3, 4}}, key{none.data(), {2, 0, 4}}, value{none.data(), {2, 0, 6}};

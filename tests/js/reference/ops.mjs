@@ -76,8 +76,8 @@ export const matmulFlat = (a, b, m, k, n) => matmul({ data: a, shape: [m, k] }, 
 
 /**
  * F.linear (nn.Linear): y (..., n) = x (..., k) W^T (n, k) + bias (n), torch/nn/functional.py's
- * linear as aten runs it: a 1-D weight (k) gives y (...) (matmul's 1-D operand), a bias [] is
- * added to every output.
+ * linear as aten runs it: a 1-D weight (k) gives y (...) (matmul's 1-D operand; the library takes
+ * no bias with it), a bias [] is added to every output.
  */
 export function linear(x, w, bias) {
   const vector = w.shape.length === 1;
@@ -99,9 +99,7 @@ export function linear(x, w, bias) {
       mag[i * n + j] = g;
     }
   }
-  // a 1-D weight drops the output's dimension; a [] result plus a bias [1] broadcasts to [1]
-  const shape = vector ? x.shape.slice(0, -1) : [...x.shape.slice(0, -1), n];
-  return { data, shape: shape.length === 0 && bias?.shape.length === 1 ? [1] : shape, mag };
+  return { data, shape: vector ? x.shape.slice(0, -1) : [...x.shape.slice(0, -1), n], mag };
 }
 
 /**

@@ -198,6 +198,10 @@ const norm: LayerNorm = new A.LayerNorm({ normalizedShape: 8, eps: 1e-6, bias: t
 const normShape: readonly number[] = norm.normalizedShape;
 const plainNorm = new A.LayerNorm({ normalizedShape: [2, 4], elementwiseAffine: false });
 const noWeight: null = plainNorm.weight;
+const affine: boolean = normShape.length > 0;
+const maybeWeight: Tensor | null = new A.LayerNorm({ normalizedShape: 8, elementwiseAffine: affine }).weight;
+// @ts-expect-error: with elementwiseAffine unknown the weight may be null
+const surelyWeight: Tensor = new A.LayerNorm({ normalizedShape: 8, elementwiseAffine: affine }).weight;
 // @ts-expect-error: torch's name is normalizedShape
 new A.LayerNorm({ features: 8 });
 const normParams: (Tensor | null)[] = [norm.weight, norm.bias, null];
