@@ -61,8 +61,8 @@ std::int64_t check_shapes(const TensorRef& src, const EncoderLayerParams& p) {
 
 // The block's weights: torch's tensors as they are (LinearFormat::Rows), in_proj_weight fused or
 // the three separate projections, absent biases and norm parameters null (0 and 1).
-BlockWeights block_weights(const EncoderLayerParams& p, std::int64_t E, std::int64_t F) {
-  const auto uE = static_cast<std::size_t>(E), uF = static_cast<std::size_t>(F);
+BlockWeights block_weights(const EncoderLayerParams& p, std::int64_t E) {
+  const auto uE = static_cast<std::size_t>(E);
   const MhaParams& a = p.self_attn;
   auto rows = [](const TensorRef* w, const float* bias, std::size_t out, std::size_t in) {
     return LinearWeight{LinearFormat::Rows, w ? w->data : nullptr, bias, out, in};
@@ -123,7 +123,7 @@ Tensor transformer_encoder_layer(const TensorRef& src, const EncoderLayerParams&
   in.order = batched && !attn.batch_first ? TokenOrder::SequenceFirst : TokenOrder::BatchFirst;
   in.mask = mask.ref.data ? &mask.ref : nullptr;
   BlockScratch scratch = allocate_block_scratch(c, in.batch, in.length, fn);
-  transformer_block(c, block_weights(p, E, F), in, scratch, x.data.data());
+  transformer_block(c, block_weights(p, E), in, scratch, x.data.data());
   return x;
 }
 
