@@ -20,8 +20,7 @@ Tensor linear(const TensorRef& input, const TensorRef& weight, const TensorRef* 
 // linear's shapes (and the int8 linear's, ops/quantized_linear): input x (..., in_features), weight
 // w (out_features, in_features) or (in_features), bias (out_features), [] or null (with a 1-D
 // weight null) -> the result's (..., out_features), or (...) for a 1-D weight. A mismatch is an
-// Error naming the three shapes,
-// the weight's followed by weight_note (" (int8)").
+// Error naming the three shapes, the weight's followed by weight_note (" (int8)").
 Shape linear_result_shape(const Shape& x, const Shape& w, const Shape* bias, const std::string& weight_note = "");
 
 // linear's bias as the kernels take it, n values: the tensor's own, or a [] bias repeated into
