@@ -335,6 +335,8 @@ int main() {
   add_int<4, 2, Route::RelaxedDot>();
   add_int<4, 2, Route::RelaxedDot, true>();
   add_int<6, 2, Route::RelaxedDot, true>();
+  add_int<6, 2, Route::RelaxedDot>();
+  add_int<5, 2, Route::RelaxedDot>();
   add_int<2, 4, Route::RelaxedDot>();
   add_int<3, 3, Route::RelaxedDot>();
   add_int<3, 2, Route::RelaxedDot>();

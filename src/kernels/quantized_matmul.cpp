@@ -23,16 +23,20 @@ namespace {
 constexpr std::size_t panel = int8_panel_columns;
 constexpr std::size_t group = int8_group;
 constexpr std::size_t panel_bytes_per_group = panel * group;  // 32
-// Rows of x quantized at a time: their u7 copy (64 x k bytes) stays in the L2 cache while every
-// panel of W meets it.
-constexpr std::size_t block_rows = 64;
-// Rows per register tile (see the tiles): 2 for RelaxedI16Dot, 4 for the others.
+// Rows of x quantized at a time: their u7 copy (96 x k bytes) stays in the L2 cache while every
+// panel of W meets it. 96: whole tiles of every product (6, 2 and 4 rows), and W streamed once per
+// 96 rows (it was 64 with 4-row tiles).
+constexpr std::size_t block_rows = 96;
+// Rows per register tile (see the tiles): 6 for RelaxedDot, 2 for RelaxedI16Dot, 4 for SIMD128.
 template <Int8Product product>
-constexpr std::size_t tile_rows = product == Int8Product::RelaxedI16Dot ? 2 : 4;
+constexpr std::size_t tile_rows = product == Int8Product::RelaxedDot      ? 6
+                                  : product == Int8Product::RelaxedI16Dot ? 2
+                                                                          : 4;
 static_assert(block_rows % tile_rows<Int8Product::RelaxedDot> == 0 &&
-                  block_rows % tile_rows<Int8Product::RelaxedI16Dot> == 0,
+                  block_rows % tile_rows<Int8Product::RelaxedI16Dot> == 0 &&
+                  block_rows % tile_rows<Int8Product::Simd128Dot> == 0,
               "whole tiles per block");
-// Panels whose outputs a fused activation covers at once: 64 rows x 64 columns, 16 KB.
+// Panels whose outputs a fused activation covers at once: 96 rows x 64 columns, 24 KB.
 constexpr std::size_t activation_panels = 8;
 
 std::size_t round_up(std::size_t x, std::size_t to) { return (x + to - 1) / to * to; }
@@ -127,12 +131,18 @@ struct TileOutput {
 
 // ---------------------------------------------------------------------------------------------
 // The register tiles: sums[r][c] = sum over the panel's groups of a[r, 4g : 4g + 4] . w[c, 4g : 4g + 4]
-// for 4 rows (or fewer) x the panel's 8 channels.
+// for R rows (tile_rows, or fewer for the last rows) x the panel's 8 channels.
 
 #if defined(__wasm_simd128__)
 
-// V8 gives wasm 15 SIMD registers on x86-64: 4 rows x 8 channels keep 8 accumulators, the panel's
-// 2 vectors and 4 broadcasts (plus, emulated, one temporary). RelaxedI16Dot holds two groups of
+// V8 gives wasm 15 SIMD registers on x86-64. RelaxedDot, 6 rows x 8 channels: 12 accumulators,
+// the panel's 2 vectors and one broadcast at a time (Node 24 and Chromium keep the wasm's order:
+// a row's splat load next to its two dots). Where the dot is one instruction (VNNI's vpdpbusd,
+// which adds into its accumulator: a dependency chain of several cycles) 12 independent sums keep
+// the multipliers busier than 4 rows' 8. Where it is emulated, RelaxedI16Dot is chosen anyway.
+// Measured (scripts/int8-probe.mjs, AMD EPYC Zen 5 with avx_vnni, GOP/s in Node 24 / Chromium
+// 156): 4 x 8 177-188 / 183-189, 6 x 8 203-216 / 210, 2 x 16 and 3 x 12 189-202 / 195-210
+// (docs/performance.md, "The relaxed dot as one instruction"). RelaxedI16Dot holds two groups of
 // the panel (4 vectors) and two broadcasts per row: at 4 rows that is more than Node 20's V8
 // (11.3) allocates without spilling, so it takes 2 rows x 8 channels. Measured
 // (scripts/int8-probe.mjs, AMD EPYC Zen 4, GOP/s in Node 20 / Node 24 / Chromium 156, where the

@@ -35,7 +35,7 @@ const Case cases[] = {
     {"silu", aw::kernels::silu, aw::kernels::silu_reference, silu64, false},
 };
 
-// Against float64: 2e-6 of |y| (xsimd erf/tanh are within a few ulp), plus, where GELU cancels,
+// Against float64: 2e-6 of |y| (the rational erf, xsimd tanh: within a few ulp), plus, where GELU cancels,
 // 2e-7 |x| (~3 ulp of 1 times |x| / 2); a floor of 1e-30 for the zeros.
 constexpr Tolerance float64{2e-6, 1e-30};
 constexpr double cancellation = 0.1;  // 2e-6 x 0.1 |x| = 2e-7 |x|
