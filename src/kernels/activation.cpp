@@ -42,14 +42,15 @@ void relu_reference(const float* x, float* y, std::size_t n) {
 namespace {
 
 // erf(t) ~ t P(t^2) / Q(t^2), P and Q of degree 5, fitted on [0, 3.9] by scripts/erf-fit.py (a
-// weighted least-squares rational fit in 40-digit arithmetic: 1.5e-8 from erf there; evaluated in
-// float32 as below, at most 3.2 ulp of 1 from erf over [0, 4.5]). Beyond 3.9 erf rounds to 1 in
-// float32: t is clamped there, and the result to [-1, 1] (the fit passes 1 by an ulp near 3.7),
-// so that erf(-inf) is exactly -1 and GELU(-inf) = -inf x 0 = NaN, as torch. Plain multiplies and
-// adds (no fused multiply-add, whose rounding differs by engine): the same bytes everywhere.
-// GELU over (512, 3072) values ~ N(0, 1.5^2) took 2.3x less time than with xsimd::erf (an exp, two
-// polynomials, a division, and both branches for vectors that straddle 2/3): Node 24, AMD Zen 5,
-// copies in and out included (docs/performance.md, "The relaxed dot as one instruction").
+// weighted least-squares rational fit in 40-digit arithmetic: 1.5e-8 from erf there). Evaluated in
+// float32 as below (12 multiplies, 10 adds, a division), within 3.4 ulp of 1 of erf: the roundings
+// of p, q and p / q near 1. t is clamped to 3.9 (erf(3.9) = 1 - 2^-24 in float32; the fit gives
+// exactly 1 there, so erf(+-inf) = +-1 and GELU(-inf) = -inf x 0 = NaN, as torch), and the result
+// to [-1, 1] (from t = 3.61 the float32 evaluation passes 1 by up to 3 ulp). Plain multiplies and
+// adds (no fused multiply-add, whose rounding differs by engine): the same bytes in every wasm
+// engine. GELU over (512, 3072) values ~ N(0, 1.5^2) took 2.3x less time than with xsimd::erf (an
+// exp, two polynomials, a division, and both branches for vectors that straddle 2/3): Node 24, AMD
+// Zen 5, copies in and out included (docs/performance.md, "The relaxed dot as one instruction").
 constexpr float erf_limit = 3.9f;
 constexpr float erf_p[] = {1.1283790336972172f,   0.19189783575922356f,    0.0529614491848835f,
                            0.003835083478879917f, 0.00028742700779886963f, 2.0508549293923081e-6f};

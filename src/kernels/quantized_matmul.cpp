@@ -25,17 +25,18 @@ constexpr std::size_t group = int8_group;
 constexpr std::size_t panel_bytes_per_group = panel * group;  // 32
 // Rows of x quantized at a time: their u7 copy (96 x k bytes) stays in the L2 cache while every
 // panel of W meets it. 96: whole tiles of every product (6, 2 and 4 rows), and W streamed once per
-// 96 rows (it was 64 with 4-row tiles).
+// 96 rows (it was 64 with 4-row tiles; measured for every route: docs/performance.md, "The relaxed
+// dot as one instruction").
 constexpr std::size_t block_rows = 96;
 // Rows per register tile (see the tiles): 6 for RelaxedDot, 2 for RelaxedI16Dot, 4 for SIMD128.
 template <Int8Product product>
 constexpr std::size_t tile_rows = product == Int8Product::RelaxedDot      ? 6
                                   : product == Int8Product::RelaxedI16Dot ? 2
                                                                           : 4;
-static_assert(block_rows % tile_rows<Int8Product::RelaxedDot> == 0 &&
-                  block_rows % tile_rows<Int8Product::RelaxedI16Dot> == 0 &&
-                  block_rows % tile_rows<Int8Product::Simd128Dot> == 0,
-              "whole tiles per block");
+static_assert(int8_row_multiple % tile_rows<Int8Product::RelaxedDot> == 0 &&
+                  int8_row_multiple % tile_rows<Int8Product::RelaxedI16Dot> == 0 &&
+                  int8_row_multiple % tile_rows<Int8Product::Simd128Dot> == 0 && block_rows % int8_row_multiple == 0,
+              "whole tiles per block and per int8_row_multiple");
 // Panels whose outputs a fused activation covers at once: 96 rows x 64 columns, 24 KB.
 constexpr std::size_t activation_panels = 8;
 
@@ -141,7 +142,7 @@ struct TileOutput {
 // which adds into its accumulator: a dependency chain of several cycles) 12 independent sums keep
 // the multipliers busier than 4 rows' 8. Where it is emulated, RelaxedI16Dot is chosen anyway.
 // Measured (scripts/int8-probe.mjs, AMD EPYC Zen 5 with avx_vnni, GOP/s in Node 24 / Chromium
-// 156): 4 x 8 177-188 / 183-189, 6 x 8 203-216 / 210, 2 x 16 and 3 x 12 189-202 / 195-210
+// 156): 4 x 8 177-188 / 183-189, 6 x 8 203-213 / 210, 2 x 16 and 3 x 12 189-202 / 195-210
 // (docs/performance.md, "The relaxed dot as one instruction"). RelaxedI16Dot holds two groups of
 // the panel (4 vectors) and two broadcasts per row: at 4 rows that is more than Node 20's V8
 // (11.3) allocates without spilling, so it takes 2 rows x 8 channels. Measured

@@ -41,6 +41,9 @@ namespace aw::kernels {
 
 constexpr std::size_t int8_panel_columns = 8;  // output channels per panel
 constexpr std::size_t int8_group = 4;          // values of k per 32-bit lane
+// Rows a caller splitting a product between threads keeps together: a multiple of every product's
+// register tile (6, 2 and 4 rows), so that each part runs whole tiles.
+constexpr std::size_t int8_row_multiple = 12;
 
 // Sizes of the packed weight (bytes) and of its scales and sums (elements, padded to whole panels).
 std::size_t quantized_weight_bytes(std::size_t n, std::size_t k);

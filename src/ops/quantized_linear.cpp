@@ -65,10 +65,13 @@ void quantized_linear_rows_parallel(const float* x, const QuantizedLinearWeight&
   const std::size_t scratch_bytes = kernels::quantized_linear_scratch_bytes(k);
   AlignedVector<unsigned char> scratch(scratch_bytes * thread_count());
   const kernels::QuantizedWeightView w = weight.view();
-  split_rows(m, k, n, [&](std::size_t begin, std::size_t end, std::size_t worker) {
-    kernels::quantized_linear(x + begin * k, w, bias, y + begin * n, end - begin, act,
-                              scratch.data() + worker * scratch_bytes);
-  });
+  split_rows(
+      m, k, n,
+      [&](std::size_t begin, std::size_t end, std::size_t worker) {
+        kernels::quantized_linear(x + begin * k, w, bias, y + begin * n, end - begin, act,
+                                  scratch.data() + worker * scratch_bytes);
+      },
+      kernels::int8_row_multiple);
 }
 
 Tensor quantized_linear(const TensorRef& input, const QuantizedLinearWeight& weight, const TensorRef* bias,

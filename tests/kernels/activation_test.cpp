@@ -35,10 +35,11 @@ const Case cases[] = {
     {"silu", aw::kernels::silu, aw::kernels::silu_reference, silu64, false},
 };
 
-// Against float64: 2e-6 of |y| (the rational erf, xsimd tanh: within a few ulp), plus, where GELU cancels,
-// 2e-7 |x| (~3 ulp of 1 times |x| / 2); a floor of 1e-30 for the zeros.
+// Against float64: 2e-6 of |y| (GELU's rational erf, xsimd's tanh: within a few ulp), plus, where
+// GELU cancels, 3e-7 |x| (5 ulp of 1 times |x| / 2: the erf is within 3.4 ulp of 1, and the
+// reference's erff within 1); a floor of 1e-30 for the zeros.
 constexpr Tolerance float64{2e-6, 1e-30};
-constexpr double cancellation = 0.1;  // 2e-6 x 0.1 |x| = 2e-7 |x|
+constexpr double cancellation = 0.15;  // 2e-6 x 0.15 |x| = 3e-7 |x|
 
 void check(const Case& c, const Buffer& x) {
   const std::size_t n = x.count;

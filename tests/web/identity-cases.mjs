@@ -132,8 +132,8 @@ export const CASES = [
     relaxed: 'bytes',
   },
   {
-    name: 'linear, int8 weights (q8), every tail: (7, 37) x (13, 37)^T + bias',
-    run: (A) => q8(A, t([13, 37], 22), (w) => A.linear(A.mul(t([7, 37], 23), 3), w, t([13], 24)).data),
+    name: 'linear, int8 weights (q8), tails of every tile: (11, 37) x (13, 37)^T + bias',
+    run: (A) => q8(A, t([13, 37], 22), (w) => A.linear(A.mul(t([11, 37], 23), 3), w, t([13], 24)).data),
     relaxed: 'bytes',
   },
   {
