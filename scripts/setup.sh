@@ -107,6 +107,12 @@ if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ]
   # lacking other platforms' optional packages (rollup's native binaries), though it resolves.
   npm install --no-audit --no-fund --no-save
 fi
+# The package test installs the packed tarball offline into an empty project
+# (tests/js/package.test.mjs): its one dependency's registry metadata must be in npm's cache, and
+# `npm install` from the lock file fetches only the tarball. (A machine whose cache held it from
+# other work hid this: a fresh one failed the test.) --prefer-offline: no request once cached.
+npm cache add --prefer-offline \
+  "@huggingface/tokenizers@$(node -p "require('./node_modules/@huggingface/tokenizers/package.json').version")" >/dev/null
 
 # Node 22 and 24: the tests' Node matrix (scripts/test.sh) and `npm run bench` (on 24).
 for major in 22 24; do

@@ -1,6 +1,6 @@
 // The npm package as a user gets it: `npm pack` into a temp folder, install the tarball into an
-// empty project (offline: its one dependency, @huggingface/tokenizers, is in npm's cache since
-// setup installed it), import it in Node (the `node`
+// empty project (offline: its one dependency, @huggingface/tokenizers, is in npm's cache, where
+// scripts/setup.sh puts its registry metadata too), import it in Node (the `node`
 // condition and the plain `import` of dist/index.js), compute something small correctly; the
 // tarball holds the .wasm, the types, LICENSE and NOTICE (the vocabulary's Apache-2.0 attribution)
 // and no sources or tests.
